@@ -1,0 +1,21 @@
+# Compiler cache and a fast linker when the machine has them.
+find_program(MESHGUARD_CCACHE ccache)
+if(MESHGUARD_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${MESHGUARD_CCACHE})
+  message(STATUS "meshguard: using ccache (${MESHGUARD_CCACHE})")
+endif()
+
+# The clang tools link hundreds of MB of static archives: lld does that in
+# seconds where GNU ld takes minutes.
+find_program(MESHGUARD_LLD NAMES ld.lld-19 ld.lld)
+if(MESHGUARD_LLD AND NOT MESHGUARD_NO_LLD)
+  get_filename_component(_lld_dir ${MESHGUARD_LLD} DIRECTORY)
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_LINK_OPTIONS "-fuse-ld=lld;-B${_lld_dir}")
+  check_cxx_source_compiles("int main() { return 0; }" MESHGUARD_HAVE_LLD)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(MESHGUARD_HAVE_LLD)
+    add_link_options(-fuse-ld=lld -B${_lld_dir})
+    message(STATUS "meshguard: linking with lld (${MESHGUARD_LLD})")
+  endif()
+endif()

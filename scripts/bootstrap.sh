@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs, with apt, exactly what meshguard needs to build and test on Debian 12.
+# Idempotent and quiet: packages already installed are not touched, and apt runs
+# only when something is missing. Fails loudly naming the package it could not get.
+set -euo pipefail
+
+# What each package is for:
+#   LLVM/Clang 19: the analysis, the clang-tidy module and the tools link them;
+#     clang-tidy-19 hosts the -load plugin; llvm-19-tools gives lit and FileCheck.
+#   gRPC/protobuf/absl: Debian's clangd archives reference them at link time.
+#   libtorch-dev: the runtime (libtorch 1.13.1 with c10d and Gloo).
+#   googletest/benchmark: runtime tests and benchmarks.
+PACKAGES=(
+  cmake ninja-build ccache python3 g++ lld-19
+  llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clangd-19 llvm-19-tools
+  libgrpc++-dev libprotobuf-dev libabsl-dev
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
+  libtorch-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+else
+  SUDO=
+fi
+
+echo "bootstrap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp /tmp/meshguard-apt.XXXXXX.log)
+
+# Package lists may be missing on a fresh machine, or too old to know a package.
+if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 ||
+   ! apt-cache show "${missing[@]}" >/dev/null 2>&1; then
+  $SUDO apt-get update -q >"$log" 2>&1 || { echo "bootstrap: apt-get update failed (log: $log)" >&2; exit 1; }
+fi
+
+if ! $SUDO apt-get install -y -q "${missing[@]}" >>"$log" 2>&1; then
+  for pkg in "${missing[@]}"; do
+    if ! apt-cache show "$pkg" >/dev/null 2>&1; then
+      echo "bootstrap: package '$pkg' cannot be installed: apt does not know it" >&2
+    fi
+  done
+  echo "bootstrap: apt-get install failed for: ${missing[*]} (log: $log)" >&2
+  exit 1
+fi
+echo "bootstrap: done" >&2

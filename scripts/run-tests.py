@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Runs every meshguard test in a build tree and prints one closing line.
+
+lit runs the check and tool tests, ctest runs the runtime's GoogleTests; both
+write JUnit XML, which is counted here so the closing line covers everything:
+    N passed, N failed, N skipped
+Exits non-zero when anything failed or a runner itself broke.
+"""
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+
+def count(xml_path):
+    """Returns (passed, failed, skipped) from a JUnit XML file."""
+    passed = failed = skipped = 0
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        status = case.get("status", "")
+        if case.find("failure") is not None or case.find("error") is not None or status == "fail":
+            failed += 1
+        elif case.find("skipped") is not None or status in ("notrun", "disabled"):
+            skipped += 1
+        else:
+            passed += 1
+    return passed, failed, skipped
+
+
+def run_step(name, command, xml_path):
+    print("==> %s: %s" % (name, " ".join(command)), flush=True)
+    if os.path.exists(xml_path):
+        os.remove(xml_path)
+    code = subprocess.call(command)
+    if not os.path.exists(xml_path):
+        if code == 0:
+            return (0, 0, 0)
+        print("%s: runner failed (exit %d) without results" % (name, code))
+        return (0, 1, 0)
+    result = count(xml_path)
+    if code != 0 and result[1] == 0:
+        print("%s: runner exited %d with no failed test; counting one failure" % (name, code))
+        result = (result[0], 1, result[2])
+    print("==> %s: %d passed, %d failed, %d skipped" % ((name,) + result), flush=True)
+    return result
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    results_dir = os.path.join(build, "test-results")
+    os.makedirs(results_dir, exist_ok=True)
+    jobs = str(os.cpu_count() or 2)
+    totals = [0, 0, 0]
+
+    lit = os.environ.get("MESHGUARD_LIT", "/usr/lib/llvm-19/build/utils/lit/lit.py")
+    lit_xml = os.path.join(results_dir, "lit.xml")
+    steps = [("lit", [sys.executable, lit, "-sv", "-j", jobs, "--xunit-xml-output", lit_xml,
+                      os.path.join(build, "test")], lit_xml)]
+    ctest_xml = os.path.join(results_dir, "ctest.xml")
+    steps.append(("ctest", ["ctest", "--test-dir", build, "--output-on-failure", "-j", jobs,
+                            "--timeout", "600", "--output-junit", ctest_xml], ctest_xml))
+    for name, command, xml_path in steps:
+        for i, n in enumerate(run_step(name, command, xml_path)):
+            totals[i] += n
+
+    print("%d passed, %d failed, %d skipped" % tuple(totals))
+    return 1 if totals[1] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
