@@ -1,0 +1,2 @@
+// Does not parse.
+void broken( {
