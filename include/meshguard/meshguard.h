@@ -1,0 +1,12 @@
+#pragma once
+
+// The meshguard runtime: a C++ DTensor for libtorch. Link meshguard::runtime.
+
+#include <meshguard/runtime/CollectiveGuard.h>
+#include <meshguard/runtime/Collectives.h>
+#include <meshguard/runtime/DTensor.h>
+#include <meshguard/runtime/DTensorImpl.h>
+#include <meshguard/runtime/DeviceMesh.h>
+#include <meshguard/runtime/Errors.h>
+#include <meshguard/runtime/Module.h>
+#include <meshguard/runtime/Placement.h>

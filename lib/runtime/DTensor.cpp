@@ -1,0 +1,318 @@
+// Making and taking apart DTensors, plus the provenance side table that lets
+// a "found no DeviceMesh" error say where a plain tensor came from.
+
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include <meshguard/runtime/DTensor.h>
+#include <meshguard/runtime/DTensorImpl.h>
+#include <meshguard/runtime/Errors.h>
+
+#include "Internal.h"
+#include "compat/TorchCompat.h"
+
+namespace meshguard {
+
+namespace {
+
+// Provenance of plain tensors handed out by to_local()/full_tensor(), keyed
+// by TensorImpl. Weak references notice when an address is reused.
+struct ProvenanceEntry {
+  c10::weak_intrusive_ptr<c10::TensorImpl> impl;
+  std::string text;
+};
+
+struct ProvenanceTable {
+  std::mutex mu;
+  std::unordered_map<const c10::TensorImpl*, ProvenanceEntry> entries;
+  size_t purge_at = 1024;
+};
+
+ProvenanceTable& provenance_table() {
+  static auto* table = new ProvenanceTable();
+  return *table;
+}
+
+std::atomic<int> replica_check_state{-1}; // -1: read the environment
+
+DTensorSpec make_spec(const at::Tensor& local, const DeviceMesh& mesh, const Placements& placements,
+                      const std::optional<std::vector<int64_t>>& shape) {
+  DTensorSpec spec{mesh, placements, local.sizes().vec()};
+  if (shape) {
+    if (shape->size() != spec.shape.size()) {
+      throw PlacementError("from_local: the global shape has a different number of dims than the local tensor");
+    }
+    spec.shape = *shape;
+  } else {
+    for (int64_t i = 0; i < mesh.ndim(); ++i) {
+      if (auto* s = std::get_if<Shard>(&placements[i])) {
+        spec.shape[s->dim] *= mesh.size(i);
+      }
+    }
+  }
+  return spec;
+}
+
+struct FromLocalFn : public torch::autograd::Function<FromLocalFn> {
+  static at::Tensor forward(torch::autograd::AutogradContext*, const at::Tensor& local, DTensorSpec spec) {
+    return make_dtensor(local.detach(), std::move(spec));
+  }
+  static torch::autograd::variable_list backward(
+      torch::autograd::AutogradContext*,
+      torch::autograd::variable_list grads) {
+    at::Tensor g = grads[0];
+    if (auto* impl = get_dtensor_impl(g)) {
+      g = impl->local();
+    }
+    return {g, at::Tensor()};
+  }
+};
+
+struct ToLocalFn : public torch::autograd::Function<ToLocalFn> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor) {
+    auto* impl = get_dtensor_impl(dtensor);
+    ctx->saved_data["dtensor"] = dtensor.detach();
+    return impl->local().alias();
+  }
+  static torch::autograd::variable_list backward(
+      torch::autograd::AutogradContext* ctx,
+      torch::autograd::variable_list grads) {
+    const auto saved = ctx->saved_data["dtensor"].toTensor();
+    const auto& spec = get_dtensor_impl(saved)->spec();
+    if (!grads[0].defined()) {
+      return {at::Tensor()};
+    }
+    return {make_dtensor(grads[0].contiguous(), spec)};
+  }
+};
+
+DTensorImpl* require_dtensor(const at::Tensor& t, const char* fn) {
+  auto* impl = get_dtensor_impl(t);
+  if (impl == nullptr) {
+    throw PlacementError(
+        std::string(fn) + ": the argument is a plain at::Tensor, not a DTensor" +
+        (provenance_of(t).empty() ? std::string() : " (it came from " + provenance_of(t) + ")"));
+  }
+  return impl;
+}
+
+} // namespace
+
+namespace detail {
+
+void record_provenance(const at::Tensor& plain, const char* what, const char* file, int line) {
+  auto& table = provenance_table();
+  std::ostringstream text;
+  text << what << " at " << (file ? file : "?") << ":" << line;
+  std::lock_guard<std::mutex> lock(table.mu);
+  if (table.entries.size() >= table.purge_at) {
+    for (auto it = table.entries.begin(); it != table.entries.end();) {
+      it = it->second.impl.expired() ? table.entries.erase(it) : std::next(it);
+    }
+    table.purge_at = std::max<size_t>(1024, 2 * table.entries.size());
+  }
+  auto* impl = plain.unsafeGetTensorImpl();
+  table.entries.erase(impl);
+  table.entries.emplace(
+      impl, ProvenanceEntry{c10::weak_intrusive_ptr<c10::TensorImpl>(plain.getIntrusivePtr()), text.str()});
+}
+
+std::string describe_arg(const at::Tensor& t) {
+  if (!t.defined()) {
+    return "an undefined tensor";
+  }
+  std::ostringstream os;
+  if (auto* impl = get_dtensor_impl(t)) {
+    os << "a DTensor on " << impl->spec().mesh.to_string() << " with placements "
+       << to_string(impl->spec().placements);
+    return os.str();
+  }
+  os << "a plain at::Tensor " << t.sizes() << " (" << t.dtype() << ")";
+  const auto origin = provenance_of(t);
+  if (!origin.empty()) {
+    os << " returned by " << origin;
+  }
+  return os.str();
+}
+
+} // namespace detail
+
+std::string provenance_of(const at::Tensor& t) {
+  if (!t.defined()) {
+    return {};
+  }
+  auto& table = provenance_table();
+  std::lock_guard<std::mutex> lock(table.mu);
+  auto it = table.entries.find(t.unsafeGetTensorImpl());
+  if (it == table.entries.end()) {
+    return {};
+  }
+  auto alive = it->second.impl.lock();
+  if (alive.get() != t.unsafeGetTensorImpl()) {
+    return {};
+  }
+  return it->second.text;
+}
+
+bool replica_check_enabled() {
+  int state = replica_check_state.load();
+  if (state < 0) {
+    const char* env = std::getenv("MESHGUARD_CHECK_REPLICAS");
+    state = (env != nullptr && std::string(env) != "0" && *env != '\0') ? 1 : 0;
+    replica_check_state.store(state);
+  }
+  return state == 1;
+}
+
+void set_replica_check(bool enabled) {
+  replica_check_state.store(enabled ? 1 : 0);
+}
+
+void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::string& what) {
+  // Two checksums: the plain sum and a position-weighted sum, in double.
+  auto flat = local.detach().reshape({-1}).to(at::kDouble);
+  auto weights = at::arange(flat.numel(), flat.options()).remainder(97).add_(1);
+  auto sums = at::stack({flat.sum(), (flat * weights).sum()}).to(at::kCPU);
+  if (mesh.device_type() == "cuda") {
+    sums = sums.to(local.device());
+  }
+  for (int64_t d = 0; d < mesh.ndim(); ++d) {
+    const int64_t k = mesh.size(d);
+    if (k == 1) {
+      continue;
+    }
+    std::vector<at::Tensor> gathered;
+    for (int64_t j = 0; j < k; ++j) {
+      gathered.push_back(at::empty_like(sums));
+    }
+    compat::all_gather(mesh.get_group(d), gathered, sums, mesh.timeout());
+    const auto ranks = mesh.group_ranks(d);
+    auto reference = gathered[0].cpu();
+    std::ostringstream bad;
+    for (int64_t j = 1; j < k; ++j) {
+      if (!at::equal(gathered[j].cpu(), reference)) {
+        bad << (bad.tellp() > 0 ? ", " : "") << "rank " << ranks[j];
+      }
+    }
+    if (bad.tellp() > 0) {
+      auto ref = reference.accessor<double, 1>();
+      std::ostringstream os;
+      os << "replica check failed for " << what << ": it should be replicated over mesh dim " << d << " of "
+         << mesh.to_string() << " but " << bad.str() << " hold(s) different values than rank " << ranks[0]
+         << " (checksum " << ref[0] << "). Replicas diverged; broadcast the tensor from one rank first.";
+      throw ReplicaMismatchError(os.str());
+    }
+  }
+}
+
+at::Tensor distribute_tensor(const at::Tensor& full, const DeviceMesh& mesh, const Placements& placements) {
+  if (!full.defined()) {
+    throw PlacementError("distribute_tensor: the tensor is undefined");
+  }
+  if (is_dtensor(full)) {
+    throw PlacementError("distribute_tensor: the tensor already is a DTensor; use redistribute() to change placements");
+  }
+  detail::validate_placements(placements, mesh, full.dim());
+  detail::check_device(full, mesh, "distribute_tensor");
+  at::Tensor value = full.detach();
+  if (mesh.size() > 1) {
+    // Rank 0's value wins, as in PyTorch: broadcast along every mesh dim.
+    value = value.clone(at::MemoryFormat::Contiguous);
+    std::vector<at::Tensor> buf{value};
+    for (int64_t d = 0; d < mesh.ndim(); ++d) {
+      if (mesh.size(d) > 1) {
+        compat::broadcast(mesh.get_group(d), buf, 0, mesh.timeout());
+      }
+    }
+  }
+  at::Tensor local = value;
+  const auto& coord = mesh.coordinate();
+  for (int64_t i = 0; i < mesh.ndim(); ++i) {
+    if (auto* s = std::get_if<Shard>(&placements[i])) {
+      local = detail::chunk_of(local, s->dim, mesh.size(i), coord[i]);
+    } else if (auto* p = std::get_if<Partial>(&placements[i])) {
+      local = detail::partition_value(local, p->reduce_op, coord[i]);
+    }
+  }
+  // A compact copy: never alias the caller's tensor or keep the whole buffer.
+  local = local.clone(at::MemoryFormat::Contiguous);
+  at::Tensor out = make_dtensor(local, DTensorSpec{mesh, placements, full.sizes().vec()});
+  if (full.requires_grad()) {
+    out.requires_grad_(true);
+  }
+  return out;
+}
+
+at::Tensor from_local(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    bool run_check,
+    std::optional<std::vector<int64_t>> shape) {
+  if (!local.defined()) {
+    throw PlacementError("from_local: the tensor is undefined");
+  }
+  if (is_dtensor(local)) {
+    throw PlacementError("from_local: the tensor already is a DTensor; use redistribute() to change placements");
+  }
+  detail::validate_placements(placements, mesh, local.dim());
+  detail::check_device(local, mesh, "from_local");
+  DTensorSpec spec = make_spec(local, mesh, placements, shape);
+  if (run_check) {
+    bool any_replicate = false;
+    for (const auto& p : placements) {
+      any_replicate = any_replicate || is_replicate(p);
+    }
+    if (any_replicate && spec.all_replicate()) {
+      check_replicas(local, mesh, "from_local(" + detail::describe_arg(local) + ")");
+    }
+  }
+  if (at::GradMode::is_enabled() && local.requires_grad()) {
+    return FromLocalFn::apply(local, std::move(spec));
+  }
+  return make_dtensor(local, std::move(spec));
+}
+
+at::Tensor to_local(const at::Tensor& dtensor, const char* file, int line) {
+  auto* impl = require_dtensor(dtensor, "to_local");
+  at::Tensor out = (at::GradMode::is_enabled() && dtensor.requires_grad()) ? ToLocalFn::apply(dtensor)
+                                                                            : impl->local().alias();
+  detail::record_provenance(out, "to_local()", file, line);
+  return out;
+}
+
+at::Tensor full_tensor(const at::Tensor& dtensor, const char* file, int line) {
+  auto* impl = require_dtensor(dtensor, "full_tensor");
+  Placements all_replicate(impl->spec().mesh.ndim(), Replicate{});
+  at::Tensor replicated = redistribute(dtensor, all_replicate);
+  at::Tensor out = (at::GradMode::is_enabled() && replicated.requires_grad())
+      ? ToLocalFn::apply(replicated)
+      : get_dtensor_impl(replicated)->local().alias();
+  detail::record_provenance(out, "full_tensor()", file, line);
+  return out;
+}
+
+bool is_dtensor(const at::Tensor& t) {
+  return get_dtensor_impl(t) != nullptr;
+}
+
+std::optional<DeviceMesh> mesh_of(const at::Tensor& t) {
+  if (auto* impl = get_dtensor_impl(t)) {
+    return impl->spec().mesh;
+  }
+  return std::nullopt;
+}
+
+std::optional<Placements> placements_of(const at::Tensor& t) {
+  if (auto* impl = get_dtensor_impl(t)) {
+    return impl->spec().placements;
+  }
+  return std::nullopt;
+}
+
+} // namespace meshguard

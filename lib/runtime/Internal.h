@@ -1,0 +1,71 @@
+#pragma once
+
+// Helpers shared by the runtime's sources; not installed.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/Tensor.h>
+
+#include <meshguard/runtime/DTensorImpl.h>
+#include <meshguard/runtime/DeviceMesh.h>
+#include <meshguard/runtime/Placement.h>
+
+namespace meshguard {
+namespace detail {
+
+struct MeshState {
+  std::string device_type;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> mesh; // global ranks, row-major
+  int64_t global_rank = 0;
+  std::vector<int64_t> coordinate;
+  std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
+  std::chrono::milliseconds timeout{0};
+};
+
+// torch.chunk: chunks of ceil(n / k), trailing ones smaller or empty.
+int64_t chunk_size(int64_t n, int64_t k);
+int64_t chunk_offset(int64_t n, int64_t k, int64_t index);
+int64_t chunk_length(int64_t n, int64_t k, int64_t index);
+// `t`'s chunk `index` of `k` along `dim` (a view; possibly empty).
+at::Tensor chunk_of(const at::Tensor& t, int64_t dim, int64_t k, int64_t index);
+
+// The local shape of a tensor of `global_shape` on the rank at `coordinate`.
+std::vector<int64_t> local_shape(
+    const std::vector<int64_t>& global_shape,
+    const Placements& placements,
+    const DeviceMesh& mesh,
+    const std::vector<int64_t>& coordinate);
+
+// Throws PlacementError for a placement count or shard dim that does not fit.
+void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim);
+
+// Throws PlacementError when `local` is not on the mesh's device type.
+void check_device(const at::Tensor& local, const DeviceMesh& mesh, const char* what);
+
+// All-gathers `local` (this rank's chunk along `dim` of a tensor whose size
+// there is `full_size`) over mesh dim `mesh_dim`, undoing torch.chunk.
+at::Tensor gather_shards(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    int64_t dim,
+    int64_t full_size);
+
+// Reduces `local` over mesh dim `mesh_dim` (a copy; the input is untouched).
+at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op);
+
+// The share of a replicated value that a rank keeps in a Partial(op):
+// the value on coordinate 0 and the identity elsewhere (SUM, PRODUCT), or
+// the value everywhere (AVG, MIN, MAX).
+at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate);
+
+void record_provenance(const at::Tensor& plain, const char* what, const char* file, int line);
+
+std::string describe_arg(const at::Tensor& t);
+
+} // namespace detail
+} // namespace meshguard

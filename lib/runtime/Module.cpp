@@ -1,0 +1,110 @@
+// distribute_module / check_fully_distributed.
+
+#include <meshguard/runtime/Module.h>
+
+#include <sstream>
+#include <type_traits>
+
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+
+#include <meshguard/runtime/DTensor.h>
+#include <meshguard/runtime/Errors.h>
+
+namespace meshguard {
+
+namespace {
+
+// parameters_ is a protected member of torch::nn::Module, and the only way
+// to replace an entry (register_parameter refuses existing names).
+struct ParameterAccess : torch::nn::Module {
+  static torch::OrderedDict<std::string, at::Tensor>& of(torch::nn::Module& m) {
+    return m.*(&ParameterAccess::parameters_);
+  }
+};
+
+// Built-in layers keep a second handle to their parameters in a public
+// member that forward() reads; it must follow the registry.
+template <typename Impl>
+bool rebind(torch::nn::Module& m, const std::string& name, const at::Tensor& value) {
+  auto* impl = dynamic_cast<Impl*>(&m);
+  if (impl == nullptr) {
+    return false;
+  }
+  if (name == "weight") {
+    impl->weight = value;
+  } else if constexpr (!std::is_same_v<Impl, torch::nn::EmbeddingImpl>) {
+    if (name == "bias") {
+      impl->bias = value;
+    }
+  }
+  return true;
+}
+
+void rebind_member(torch::nn::Module& m, const std::string& name, const at::Tensor& value) {
+  rebind<torch::nn::LinearImpl>(m, name, value) || rebind<torch::nn::BilinearImpl>(m, name, value) ||
+      rebind<torch::nn::Conv1dImpl>(m, name, value) || rebind<torch::nn::Conv2dImpl>(m, name, value) ||
+      rebind<torch::nn::Conv3dImpl>(m, name, value) || rebind<torch::nn::EmbeddingImpl>(m, name, value) ||
+      rebind<torch::nn::LayerNormImpl>(m, name, value) || rebind<torch::nn::BatchNorm1dImpl>(m, name, value) ||
+      rebind<torch::nn::BatchNorm2dImpl>(m, name, value) || rebind<torch::nn::BatchNorm3dImpl>(m, name, value);
+}
+
+void distribute_recursive(
+    torch::nn::Module& module,
+    const std::string& prefix,
+    const DeviceMesh& mesh,
+    const PartitionFn& partition_fn) {
+  auto& params = ParameterAccess::of(module);
+  for (auto& item : params) {
+    const at::Tensor param = item.value();
+    if (!param.defined() || is_dtensor(param)) {
+      continue;
+    }
+    const std::string name = prefix.empty() ? item.key() : prefix + "." + item.key();
+    Placements placements =
+        partition_fn ? partition_fn(name, param, mesh) : Placements(mesh.ndim(), Replicate{});
+    at::Tensor dt;
+    {
+      at::NoGradGuard no_grad;
+      dt = distribute_tensor(param.detach(), mesh, placements);
+    }
+    dt.set_requires_grad(param.requires_grad());
+    item.value() = dt;
+    rebind_member(module, item.key(), dt);
+  }
+  for (auto& child : module.named_children()) {
+    distribute_recursive(*child.value(), prefix.empty() ? child.key() : prefix + "." + child.key(), mesh,
+                         partition_fn);
+  }
+}
+
+} // namespace
+
+void distribute_module(torch::nn::Module& module, const DeviceMesh& mesh, const PartitionFn& partition_fn) {
+  distribute_recursive(module, "", mesh, partition_fn);
+}
+
+void check_fully_distributed(const torch::nn::Module& module) {
+  std::vector<std::string> plain;
+  for (const auto& item : module.named_parameters(/*recurse=*/true)) {
+    if (!is_dtensor(item.value())) {
+      plain.push_back(item.key());
+    }
+  }
+  if (plain.empty()) {
+    return;
+  }
+  std::ostringstream os;
+  os << "module is not fully distributed: " << plain.size() << " parameter(s) are still plain at::Tensors: ";
+  for (size_t i = 0; i < plain.size(); ++i) {
+    os << (i ? ", " : "") << plain[i];
+  }
+  os << ". Collectives over its parameters will find no DeviceMesh on them (the FSDP/TP wrapping was "
+        "incomplete); run meshguard::distribute_module over the whole module or distribute these parameters too.";
+  throw NotDistributedError(os.str());
+}
+
+} // namespace meshguard

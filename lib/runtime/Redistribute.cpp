@@ -1,0 +1,274 @@
+// Shard arithmetic (torch.chunk semantics) and redistribute: the same global
+// value under new placements, one mesh dimension at a time.
+
+#include <algorithm>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include <meshguard/runtime/DTensor.h>
+#include <meshguard/runtime/Errors.h>
+
+#include "Internal.h"
+#include "compat/TorchCompat.h"
+
+namespace meshguard {
+namespace detail {
+
+int64_t chunk_size(int64_t n, int64_t k) {
+  return (n + k - 1) / k;
+}
+
+int64_t chunk_offset(int64_t n, int64_t k, int64_t index) {
+  return std::min(n, chunk_size(n, k) * index);
+}
+
+int64_t chunk_length(int64_t n, int64_t k, int64_t index) {
+  return std::max<int64_t>(0, std::min(n, chunk_offset(n, k, index) + chunk_size(n, k)) - chunk_offset(n, k, index));
+}
+
+at::Tensor chunk_of(const at::Tensor& t, int64_t dim, int64_t k, int64_t index) {
+  const int64_t n = t.size(dim);
+  return t.narrow(dim, chunk_offset(n, k, index), chunk_length(n, k, index));
+}
+
+std::vector<int64_t> local_shape(
+    const std::vector<int64_t>& global_shape,
+    const Placements& placements,
+    const DeviceMesh& mesh,
+    const std::vector<int64_t>& coordinate) {
+  auto shape = global_shape;
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (auto* s = std::get_if<Shard>(&placements[i])) {
+      shape[s->dim] = chunk_length(shape[s->dim], mesh.size(static_cast<int64_t>(i)), coordinate[i]);
+    }
+  }
+  return shape;
+}
+
+void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim) {
+  if (static_cast<int64_t>(placements.size()) != mesh.ndim()) {
+    throw PlacementError(
+        "need one placement per mesh dimension: got " + std::to_string(placements.size()) + " placements " +
+        to_string(placements) + " for the " + std::to_string(mesh.ndim()) + "-d " + mesh.to_string());
+  }
+  for (const auto& p : placements) {
+    if (auto* s = std::get_if<Shard>(&p)) {
+      if (s->dim < 0 || s->dim >= tensor_dim) {
+        throw PlacementError(
+            to_string(p) + " is out of range for a " + std::to_string(tensor_dim) +
+            "-d tensor (shard dims must be in [0, " + std::to_string(tensor_dim) + "))");
+      }
+    }
+  }
+}
+
+void check_device(const at::Tensor& local, const DeviceMesh& mesh, const char* what) {
+  const bool cuda_mesh = mesh.device_type() == "cuda";
+  if (local.device().is_cuda() != cuda_mesh) {
+    throw PlacementError(
+        std::string(what) + ": a " + local.device().str() + " tensor cannot live on " + mesh.to_string() +
+        "; move it with .to(\"" + mesh.device_type() + "\") first");
+  }
+}
+
+at::Tensor gather_shards(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    int64_t dim,
+    int64_t full_size) {
+  const int64_t k = mesh.size(mesh_dim);
+  const int64_t cs = chunk_size(full_size, k);
+  if (k == 1) {
+    return local;
+  }
+  auto padded_shape = local.sizes().vec();
+  padded_shape[dim] = cs;
+  // Gloo gathers equal-sized buffers: pad each shard to the chunk size.
+  at::Tensor padded = at::zeros(padded_shape, local.options());
+  padded.narrow(dim, 0, local.size(dim)).copy_(local);
+  std::vector<at::Tensor> outputs;
+  for (int64_t j = 0; j < k; ++j) {
+    outputs.push_back(at::empty_like(padded));
+  }
+  compat::all_gather(mesh.get_group(mesh_dim), outputs, padded, mesh.timeout());
+  std::vector<at::Tensor> pieces;
+  for (int64_t j = 0; j < k; ++j) {
+    pieces.push_back(outputs[j].narrow(dim, 0, chunk_length(full_size, k, j)));
+  }
+  return at::cat(pieces, dim);
+}
+
+at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op) {
+  std::vector<at::Tensor> buf{local.clone(at::MemoryFormat::Contiguous)};
+  if (mesh.size(mesh_dim) > 1) {
+    compat::all_reduce(mesh.get_group(mesh_dim), buf, op, mesh.timeout());
+  }
+  return buf[0];
+}
+
+at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate) {
+  switch (op) {
+    case ReduceOp::SUM:
+      return coordinate == 0 ? value.clone() : at::zeros_like(value);
+    case ReduceOp::PRODUCT:
+      return coordinate == 0 ? value.clone() : at::ones_like(value);
+    default:
+      return value.clone();
+  }
+}
+
+} // namespace detail
+
+namespace {
+
+using detail::chunk_of;
+using detail::gather_shards;
+using detail::partition_value;
+using detail::reduce_over;
+
+// The size of tensor dim `d` after the shards of mesh dims [0, upto) only.
+int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto, int64_t d) {
+  int64_t n = spec.shape[d];
+  const auto& coord = spec.mesh.coordinate();
+  for (int64_t i = 0; i < upto; ++i) {
+    if (is_shard(cur[i], d)) {
+      n = detail::chunk_length(n, spec.mesh.size(i), coord[i]);
+    }
+  }
+  return n;
+}
+
+at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spec, const Placements& target) {
+  const auto& mesh = spec.mesh;
+  const int64_t nd = mesh.ndim();
+  const auto& coord = mesh.coordinate();
+  Placements cur = spec.placements;
+  at::Tensor local = local_in;
+
+  auto changes = [&](int64_t k) { return !(cur[k] == target[k]); };
+  auto touches_dim = [&](int64_t k, int64_t d) { return is_shard(cur[k], d) || is_shard(target[k], d); };
+
+  // Pass 1, innermost mesh dim first: undo shards (those that change, and
+  // those nested inside a changing shard of the same tensor dim) and reduce
+  // partials that do not become shards.
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    if (auto* s = std::get_if<Shard>(&cur[i])) {
+      bool unshard = changes(i);
+      for (int64_t k = 0; k < i && !unshard; ++k) {
+        unshard = changes(k) && touches_dim(k, s->dim);
+      }
+      if (unshard) {
+        local = gather_shards(local, mesh, i, s->dim, size_before(spec, cur, i, s->dim));
+        cur[i] = Replicate{};
+      }
+    } else if (auto* p = std::get_if<Partial>(&cur[i])) {
+      if (changes(i) && !is_shard(target[i])) {
+        local = reduce_over(local, mesh, i, p->reduce_op);
+        cur[i] = Replicate{};
+      }
+    }
+  }
+  // Pass 2, outermost first: shard, reduce-scatter and partition.
+  for (int64_t i = 0; i < nd; ++i) {
+    if (cur[i] == target[i]) {
+      continue;
+    }
+    if (auto* s = std::get_if<Shard>(&target[i])) {
+      if (auto* p = std::get_if<Partial>(&cur[i])) {
+        local = reduce_over(local, mesh, i, p->reduce_op);
+      }
+      local = chunk_of(local, s->dim, mesh.size(i), coord[i]).contiguous().clone();
+    } else if (auto* p = std::get_if<Partial>(&target[i])) {
+      local = partition_value(local, p->reduce_op, coord[i]);
+    }
+    cur[i] = target[i];
+  }
+  return local;
+}
+
+at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& target) {
+  auto* impl = get_dtensor_impl(dtensor);
+  const DTensorSpec& spec = impl->spec();
+  detail::validate_placements(target, spec.mesh, static_cast<int64_t>(spec.shape.size()));
+  if (spec.placements == target) {
+    return make_dtensor(impl->local(), spec);
+  }
+  at::Tensor local = redistribute_local(impl->local(), spec, target);
+  return make_dtensor(std::move(local), DTensorSpec{spec.mesh, target, spec.shape});
+}
+
+// Placements travel through the autograd context as ints: Shard(d) -> d,
+// Replicate -> -1, Partial(op) -> -10 - op.
+std::vector<int64_t> encode(const Placements& ps) {
+  std::vector<int64_t> out;
+  for (const auto& p : ps) {
+    if (auto* s = std::get_if<Shard>(&p)) {
+      out.push_back(s->dim);
+    } else if (auto* q = std::get_if<Partial>(&p)) {
+      out.push_back(-10 - static_cast<int64_t>(q->reduce_op));
+    } else {
+      out.push_back(-1);
+    }
+  }
+  return out;
+}
+
+Placements decode(const std::vector<int64_t>& codes) {
+  Placements out;
+  for (auto c : codes) {
+    if (c >= 0) {
+      out.push_back(Shard{c});
+    } else if (c == -1) {
+      out.push_back(Replicate{});
+    } else {
+      out.push_back(Partial{static_cast<ReduceOp>(-10 - c)});
+    }
+  }
+  return out;
+}
+
+struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, Placements target) {
+    auto* impl = get_dtensor_impl(dtensor);
+    // The gradient goes back to the input's layout; a Partial input's
+    // gradient is the (replicated) output gradient.
+    Placements back = impl->spec().placements;
+    for (auto& p : back) {
+      if (is_partial(p)) {
+        p = Replicate{};
+      }
+    }
+    ctx->saved_data["back"] = encode(back);
+    return redistribute_plain(dtensor, target);
+  }
+
+  static torch::autograd::variable_list backward(
+      torch::autograd::AutogradContext* ctx,
+      torch::autograd::variable_list grads) {
+    at::Tensor g = grads[0];
+    if (g.defined() && is_dtensor(g)) {
+      g = redistribute_plain(g, decode(ctx->saved_data["back"].toIntVector()));
+    }
+    return {g, at::Tensor()};
+  }
+};
+
+} // namespace
+
+at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements) {
+  auto* impl = get_dtensor_impl(dtensor);
+  if (impl == nullptr) {
+    throw PlacementError(
+        "redistribute: the argument is a plain at::Tensor, not a DTensor; make it one with distribute_tensor() "
+        "or from_local()");
+  }
+  detail::validate_placements(placements, impl->spec().mesh, static_cast<int64_t>(impl->spec().shape.size()));
+  if (at::GradMode::is_enabled() && dtensor.requires_grad()) {
+    return RedistributeFn::apply(dtensor, placements);
+  }
+  return redistribute_plain(dtensor, placements);
+}
+
+} // namespace meshguard

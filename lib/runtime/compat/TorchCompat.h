@@ -1,0 +1,66 @@
+#pragma once
+
+// The one place that knows what moved between libtorch 1.13 and 2.x:
+// in 1.13 ProcessGroupGloo/NCCL are ProcessGroups; in 2.x they are
+// c10d::Backends wrapped by a ProcessGroup. Everything else in the runtime
+// talks to c10d::ProcessGroup through these functions only.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/Tensor.h>
+#include <c10/util/intrusive_ptr.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <meshguard/runtime/Placement.h>
+
+namespace meshguard {
+namespace compat {
+
+using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
+
+bool have_nccl();
+
+c10::intrusive_ptr<c10d::Store> make_tcp_store(
+    const std::string& host,
+    uint16_t port,
+    bool is_server,
+    int64_t world_size,
+    std::chrono::milliseconds timeout);
+
+c10::intrusive_ptr<c10d::Store> make_prefix_store(
+    const std::string& prefix,
+    const c10::intrusive_ptr<c10d::Store>& store);
+
+void set_store_timeout(const c10::intrusive_ptr<c10d::Store>& store, std::chrono::milliseconds timeout);
+
+Group make_gloo_group(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    int64_t rank,
+    int64_t size,
+    std::chrono::milliseconds timeout,
+    const std::string& hostname);
+
+// Throws a clear error when libtorch was built without NCCL.
+Group make_nccl_group(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    int64_t rank,
+    int64_t size,
+    std::chrono::milliseconds timeout);
+
+// Blocking collectives on plain local tensors, bounded by `timeout`.
+void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
+// AVG is done as SUM then a division, since Gloo has no AVG.
+void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout);
+// outputs[i] receives rank i's `input`; all must have the same shape.
+void all_gather(
+    const Group& pg,
+    std::vector<at::Tensor>& outputs,
+    const at::Tensor& input,
+    std::chrono::milliseconds timeout);
+
+} // namespace compat
+} // namespace meshguard
