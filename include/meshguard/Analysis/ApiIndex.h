@@ -1,0 +1,73 @@
+//===--- ApiIndex.h - Fast AST lookups into the ApiModel --------*- C++ -*-===//
+//
+// Answers "what does the model say about this FunctionDecl / this type" once
+// per declaration and caches the answer. One index lives for one translation
+// unit (the caches are keyed by AST node).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_APIINDEX_H
+#define MESHGUARD_ANALYSIS_APIINDEX_H
+
+#include "meshguard/Analysis/ApiModel.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace meshguard {
+namespace analysis {
+
+class ApiIndex {
+public:
+  explicit ApiIndex(ApiModel Model);
+
+  const ApiModel &model() const { return Model; }
+
+  /// The source entry of \p FD, if the model lists it.
+  const SourceEntry *source(const clang::FunctionDecl *FD) const;
+  const MeshCollectiveEntry *
+  meshCollective(const clang::FunctionDecl *FD) const;
+  const ProcessGroupCollectiveEntry *
+  processGroupCollective(const clang::FunctionDecl *FD) const;
+  /// True for a free function in an op namespace (see ApiModel::OpNamespaces).
+  bool isOpFunction(const clang::FunctionDecl *FD) const;
+  bool isMeshOf(const clang::FunctionDecl *FD) const;
+
+  /// True for a modelled tensor type (references and cv-qualifiers ignored).
+  bool isTensorType(clang::QualType T) const;
+  /// True for a container of tensors (std::vector<at::Tensor>, TensorList).
+  bool isTensorContainerType(clang::QualType T) const;
+  /// True for a DeviceMesh type (references and cv-qualifiers ignored).
+  bool isMeshType(clang::QualType T) const;
+
+  /// Names of all mesh-inferred collectives, for AST matchers.
+  std::vector<llvm::StringRef> meshCollectiveNames() const;
+  std::vector<llvm::StringRef> processGroupCollectiveNames() const;
+
+private:
+  struct DeclFacts {
+    const SourceEntry *Source = nullptr;
+    const MeshCollectiveEntry *Collective = nullptr;
+    const ProcessGroupCollectiveEntry *PGCollective = nullptr;
+    bool IsOp = false;
+    bool IsMeshOf = false;
+  };
+  const DeclFacts &facts(const clang::FunctionDecl *FD) const;
+  enum TypeKind : unsigned { TK_None, TK_Tensor, TK_Container, TK_Mesh };
+  TypeKind typeKind(clang::QualType T) const;
+
+  ApiModel Model;
+  llvm::StringMap<const SourceEntry *> SourceByName;
+  llvm::StringMap<const MeshCollectiveEntry *> CollectiveByName;
+  llvm::StringMap<const ProcessGroupCollectiveEntry *> PGByName;
+  llvm::StringSet<> TensorNames, ContainerNames, MeshNames, OpNamespaces;
+  mutable llvm::DenseMap<const clang::FunctionDecl *, DeclFacts> DeclCache;
+  mutable llvm::DenseMap<const clang::Type *, TypeKind> TypeCache;
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_APIINDEX_H

@@ -1,0 +1,88 @@
+//===--- ApiModel.h - What the DTensor APIs do, as data ---------*- C++ -*-===//
+//
+// The API model is a plain data table: which functions make DTensors, which
+// make plain tensors, which collectives infer their DeviceMesh from their
+// tensor arguments (and what to call instead), which collectives are raw
+// c10d process-group collectives. The built-in table describes the meshguard
+// runtime, libtorch's factories and c10d; a user configuration file (YAML,
+// see docs/) appends to it. Nothing in here knows about Clang's AST.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_APIMODEL_H
+#define MESHGUARD_ANALYSIS_APIMODEL_H
+
+#include <string>
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+/// What a call does to the provenance of the tensor it returns.
+enum class SourceKind {
+  /// The result is a DTensor (it carries a DeviceMesh).
+  DTensor,
+  /// The result is a plain tensor (no DeviceMesh).
+  Plain,
+};
+
+/// A function whose tensor result has a fixed provenance.
+struct SourceEntry {
+  /// Fully qualified name, e.g. "meshguard::to_local" or "torch::randn".
+  std::string Function;
+  SourceKind Kind;
+};
+
+/// A collective that finds its DeviceMesh by looking at its tensor arguments.
+struct MeshCollectiveEntry {
+  /// Fully qualified name, e.g. "meshguard::dist::broadcast_".
+  std::string Function;
+  /// Index of the parameter holding the tensors (a tensor, a tensor list or
+  /// a std::vector of tensors).
+  unsigned TensorArg = 0;
+  /// The operator name the runtime error uses, e.g. "c10d.broadcast_.default".
+  std::string OpName;
+  /// The mesh-explicit replacement, e.g. "meshguard::guarded::broadcast_". It
+  /// takes the same arguments with a DeviceMesh inserted after TensorArg.
+  std::string Guarded;
+};
+
+/// A raw c10d process-group collective: it must be given local tensors.
+struct ProcessGroupCollectiveEntry {
+  /// Fully qualified name; methods as "c10d::ProcessGroup::broadcast".
+  std::string Function;
+  /// Indices of the parameters that hold tensors.
+  std::vector<unsigned> TensorArgs;
+  std::string OpName;
+};
+
+/// The whole model. Every list extends the built-in defaults when a user file
+/// is loaded; names are fully qualified without leading "::".
+struct ApiModel {
+  /// Types whose values carry provenance (the DTensor-or-plain question).
+  std::vector<std::string> TensorTypes;
+  /// Class templates that hold tensors: std::vector<T>, c10::ArrayRef<T>.
+  std::vector<std::string> TensorContainers;
+  /// Types of a DeviceMesh value usable in a fix-it.
+  std::vector<std::string> MeshTypes;
+  /// A function from a DTensor to something dereferenceable to its mesh.
+  std::string MeshOfFunction;
+  /// Namespaces whose free functions returning a tensor are tensor ops: the
+  /// result is a DTensor if an operand is, plain if all operands are (and
+  /// plain when there is no tensor operand at all: a factory).
+  std::vector<std::string> OpNamespaces;
+  std::vector<SourceEntry> Sources;
+  std::vector<MeshCollectiveEntry> MeshCollectives;
+  std::vector<ProcessGroupCollectiveEntry> ProcessGroupCollectives;
+
+  /// The meshguard runtime, libtorch factories and c10d.
+  static ApiModel builtin();
+
+  /// Appends every entry of \p Other (a user file) to this model.
+  void append(const ApiModel &Other);
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_APIMODEL_H

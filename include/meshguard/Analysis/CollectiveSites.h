@@ -1,0 +1,62 @@
+//===--- CollectiveSites.h - Mesh-inferred collectives and their args -*- C++ -*-//
+//
+// Runs the provenance analysis on a function and reports, for every call to a
+// mesh-inferred collective, whether its tensor arguments can carry a
+// DeviceMesh, with the facts a diagnostic needs (where each argument became
+// plain, which DTensors are available at the call).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_COLLECTIVESITES_H
+#define MESHGUARD_ANALYSIS_COLLECTIVESITES_H
+
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Provenance.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallVector.h"
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+struct OperandFact {
+  const clang::Expr *E;
+  bool IsContainer;
+  Provenance P;
+  /// Where the operand became plain, if one place explains it.
+  const clang::Expr *Origin;
+};
+
+enum class MeshVerdict {
+  /// Some argument can carry a mesh, or the analysis does not know.
+  MayHaveMesh,
+  /// Every tensor argument is plain on every path.
+  NoMesh,
+  /// Every argument is known; on some path all are plain.
+  MaybeNoMesh,
+};
+
+struct CollectiveSite {
+  const clang::CallExpr *Call;
+  const MeshCollectiveEntry *Entry;
+  MeshVerdict Verdict;
+  llvm::SmallVector<OperandFact, 4> Operands;
+  /// Tensor variables that are surely DTensors before the call (candidates
+  /// for `*mesh_of(x)`); filled only when Verdict is not MayHaveMesh.
+  llvm::SmallVector<const clang::VarDecl *, 4> DTensorVars;
+};
+
+struct CollectiveScan {
+  AnalysisResult Result;
+  /// Empty unless Result.ok().
+  std::vector<CollectiveSite> Sites;
+};
+
+CollectiveScan scanCollectives(const clang::FunctionDecl &FD,
+                               clang::ASTContext &Ctx, const ApiIndex &Index,
+                               const AnalysisLimits &Limits);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_COLLECTIVESITES_H

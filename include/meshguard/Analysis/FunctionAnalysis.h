@@ -1,0 +1,66 @@
+//===--- FunctionAnalysis.h - Run the provenance model on a function -*- C++ -*-//
+//
+// Runs ProvenanceModel over one function with explicit limits and reports why
+// it stopped. Unlike clang::dataflow::diagnoseFunction, hitting a limit is an
+// outcome the caller sees (and reports), never a silent "no findings".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_FUNCTIONANALYSIS_H
+#define MESHGUARD_ANALYSIS_FUNCTIONANALYSIS_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/TensorState.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include <cstdint>
+#include <string>
+
+namespace meshguard {
+namespace analysis {
+
+struct AnalysisLimits {
+  /// SAT solver iterations for the whole function (upstream default: 1e9,
+  /// which can take minutes; this keeps a function well under a second).
+  std::int64_t MaxSATIterations = 2'000'000;
+  /// Basic-block visits before giving up (upstream default: 20000).
+  std::int32_t MaxBlockVisits = 20'000;
+  /// Functions with more CFG elements than this are not analysed.
+  std::int32_t MaxFunctionElements = 50'000;
+};
+
+enum class AnalysisOutcome {
+  Done,
+  /// No CFG could be built (e.g. the body has errors).
+  NoCFG,
+  SATLimit,
+  BlockVisitLimit,
+  TooLarge,
+  OtherError,
+};
+
+struct AnalysisResult {
+  AnalysisOutcome Outcome = AnalysisOutcome::Done;
+  std::string Message;
+  bool ok() const { return Outcome == AnalysisOutcome::Done; }
+};
+
+/// Called once per CFG element, after the analysis converged, with the state
+/// before that element. Results seen by the visitor must be discarded when
+/// the returned outcome is not Done.
+using ElementVisitor = llvm::function_ref<void(
+    const clang::CFGElement &, const clang::dataflow::Environment &,
+    const OriginTable &)>;
+
+AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
+                               clang::ASTContext &Ctx, const ApiIndex &Index,
+                               const AnalysisLimits &Limits,
+                               ElementVisitor Visit);
+
+/// "SAT solver limit", "block visit limit", ... for messages.
+llvm::StringRef describe(AnalysisOutcome Outcome);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_FUNCTIONANALYSIS_H

@@ -1,0 +1,45 @@
+//===--- ProvenanceModel.h - DTensor-or-plain, as a dataflow model -*- C++ -*-//
+//
+// A dataflow analysis on Clang's FlowSensitive framework that tracks, for every
+// at::Tensor and container of tensors, whether it is a DTensor, a plain tensor
+// or unknown. The framework handles copies, moves, references, joins and
+// loops; this model only says what calls do (from the ApiModel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
+#define MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/TensorState.h"
+#include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"
+#include "clang/Analysis/FlowSensitive/DataflowAnalysis.h"
+#include "clang/Analysis/FlowSensitive/NoopLattice.h"
+
+namespace meshguard {
+namespace analysis {
+
+class ProvenanceModel
+    : public clang::dataflow::DataflowAnalysis<ProvenanceModel,
+                                               clang::dataflow::NoopLattice> {
+public:
+  /// Installs the synthetic fields on \p Env's analysis context; construct the
+  /// model before the analysis creates any storage location.
+  ProvenanceModel(clang::ASTContext &Ctx, clang::dataflow::Environment &Env,
+                  const ApiIndex &Index, OriginTable &Origins);
+
+  static clang::dataflow::NoopLattice initialElement() { return {}; }
+
+  void transfer(const clang::CFGElement &Elt, clang::dataflow::NoopLattice &L,
+                clang::dataflow::Environment &Env);
+
+private:
+  clang::dataflow::CFGMatchSwitch<
+      clang::dataflow::TransferState<clang::dataflow::NoopLattice>>
+      TransferSwitch;
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_PROVENANCEMODEL_H

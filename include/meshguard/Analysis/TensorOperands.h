@@ -1,0 +1,38 @@
+//===--- TensorOperands.h - The tensors an argument passes ------*- C++ -*-===//
+
+#ifndef MESHGUARD_ANALYSIS_TENSOROPERANDS_H
+#define MESHGUARD_ANALYSIS_TENSOROPERANDS_H
+
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace meshguard {
+namespace analysis {
+
+class ApiIndex;
+
+struct TensorOperand {
+  const clang::Expr *E;
+  /// E is a container of tensors (a named vector, a TensorList), not a tensor.
+  bool IsContainer;
+};
+
+struct TensorOperands {
+  llvm::SmallVector<TensorOperand, 4> Items;
+  /// The operands are the elements of a braced list (`{a, b}`, `{}`).
+  bool FromList = false;
+};
+
+/// The tensors \p Arg passes: the elements of a braced list that initialises a
+/// container (`broadcast_({a, b}, 0)`), or \p Arg itself when it is a tensor
+/// or a container. Empty for anything else.
+TensorOperands tensorOperands(const clang::Expr *Arg, const ApiIndex &Index);
+
+/// The braced-list elements a container construction copies, if it is one.
+bool listElements(const clang::CXXConstructExpr *Construct,
+                  const ApiIndex &Index, TensorOperands &Out);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_TENSOROPERANDS_H

@@ -1,0 +1,153 @@
+//===--- ApiIndex.cpp - Fast AST lookups into the ApiModel ----------------===//
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
+  // Later entries win: a user file can override a built-in entry.
+  for (const SourceEntry &E : Model.Sources)
+    SourceByName[E.Function] = &E;
+  for (const MeshCollectiveEntry &E : Model.MeshCollectives)
+    CollectiveByName[E.Function] = &E;
+  for (const ProcessGroupCollectiveEntry &E : Model.ProcessGroupCollectives)
+    PGByName[E.Function] = &E;
+  for (const std::string &N : Model.TensorTypes)
+    TensorNames.insert(N);
+  for (const std::string &N : Model.TensorContainers)
+    ContainerNames.insert(N);
+  for (const std::string &N : Model.MeshTypes)
+    MeshNames.insert(N);
+  for (const std::string &N : Model.OpNamespaces)
+    OpNamespaces.insert(N);
+}
+
+/// The outermost named namespace \p DC lies in, or empty.
+static llvm::StringRef outermostNamespace(const DeclContext *DC) {
+  llvm::StringRef Name;
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (!NS->isInline() && !NS->isAnonymousNamespace())
+        Name = NS->getName();
+  return Name;
+}
+
+const ApiIndex::DeclFacts &ApiIndex::facts(const FunctionDecl *FD) const {
+  FD = FD->getCanonicalDecl();
+  auto It = DeclCache.find(FD);
+  if (It != DeclCache.end())
+    return It->second;
+  DeclFacts F;
+  auto LookUp = [&](const FunctionDecl *D) {
+    std::string Name = D->getQualifiedNameAsString();
+    if (!F.Source)
+      F.Source = SourceByName.lookup(Name);
+    if (!F.Collective)
+      F.Collective = CollectiveByName.lookup(Name);
+    if (!F.PGCollective)
+      F.PGCollective = PGByName.lookup(Name);
+    if (!Model.MeshOfFunction.empty() && Name == Model.MeshOfFunction)
+      F.IsMeshOf = true;
+  };
+  const FunctionDecl *Pattern = FD;
+  if (const FunctionDecl *T = FD->getTemplateInstantiationPattern())
+    Pattern = T;
+  LookUp(Pattern);
+  // An override of a modelled virtual (ProcessGroupGloo::broadcast) is the
+  // same collective.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Pattern)) {
+    llvm::SmallVector<const CXXMethodDecl *, 4> Work(MD->overridden_methods());
+    while (!Work.empty() && !F.PGCollective) {
+      const CXXMethodDecl *O = Work.pop_back_val();
+      LookUp(O);
+      Work.append(O->overridden_methods().begin(),
+                  O->overridden_methods().end());
+    }
+  }
+  if (!isa<CXXMethodDecl>(FD) && isTensorType(FD->getReturnType())) {
+    llvm::StringRef NS = outermostNamespace(FD->getDeclContext());
+    F.IsOp = !NS.empty() && OpNamespaces.contains(NS);
+  }
+  return DeclCache[FD] = F;
+}
+
+const SourceEntry *ApiIndex::source(const FunctionDecl *FD) const {
+  return FD ? facts(FD).Source : nullptr;
+}
+
+const MeshCollectiveEntry *
+ApiIndex::meshCollective(const FunctionDecl *FD) const {
+  return FD ? facts(FD).Collective : nullptr;
+}
+
+const ProcessGroupCollectiveEntry *
+ApiIndex::processGroupCollective(const FunctionDecl *FD) const {
+  return FD ? facts(FD).PGCollective : nullptr;
+}
+
+bool ApiIndex::isOpFunction(const FunctionDecl *FD) const {
+  return FD && facts(FD).IsOp;
+}
+
+bool ApiIndex::isMeshOf(const FunctionDecl *FD) const {
+  return FD && facts(FD).IsMeshOf;
+}
+
+ApiIndex::TypeKind ApiIndex::typeKind(QualType T) const {
+  if (T.isNull())
+    return TK_None;
+  T = T.getNonReferenceType();
+  const Type *Canon = T.getCanonicalType().getTypePtr();
+  auto It = TypeCache.find(Canon);
+  if (It != TypeCache.end())
+    return It->second;
+  TypeKind Kind = TK_None;
+  if (const CXXRecordDecl *RD = Canon->getAsCXXRecordDecl()) {
+    std::string Name = RD->getQualifiedNameAsString();
+    if (TensorNames.contains(Name)) {
+      Kind = TK_Tensor;
+    } else if (MeshNames.contains(Name)) {
+      Kind = TK_Mesh;
+    } else if (ContainerNames.contains(Name)) {
+      if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+        const TemplateArgumentList &Args = Spec->getTemplateArgs();
+        if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type &&
+            typeKind(Args[0].getAsType()) == TK_Tensor)
+          Kind = TK_Container;
+      }
+    }
+  }
+  return TypeCache[Canon] = Kind;
+}
+
+bool ApiIndex::isTensorType(QualType T) const {
+  return typeKind(T) == TK_Tensor;
+}
+
+bool ApiIndex::isTensorContainerType(QualType T) const {
+  return typeKind(T) == TK_Container;
+}
+
+bool ApiIndex::isMeshType(QualType T) const { return typeKind(T) == TK_Mesh; }
+
+std::vector<llvm::StringRef> ApiIndex::meshCollectiveNames() const {
+  std::vector<llvm::StringRef> Names;
+  for (const MeshCollectiveEntry &E : Model.MeshCollectives)
+    Names.push_back(E.Function);
+  return Names;
+}
+
+std::vector<llvm::StringRef> ApiIndex::processGroupCollectiveNames() const {
+  std::vector<llvm::StringRef> Names;
+  for (const ProcessGroupCollectiveEntry &E : Model.ProcessGroupCollectives)
+    Names.push_back(E.Function);
+  return Names;
+}
+
+} // namespace analysis
+} // namespace meshguard

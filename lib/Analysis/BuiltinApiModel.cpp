@@ -1,0 +1,115 @@
+//===--- BuiltinApiModel.cpp - The default API table ----------------------===//
+//
+// The meshguard runtime (include/meshguard/meshguard.h), libtorch's tensor
+// factories and c10d's process-group collectives, as data. Keep this file a
+// table: behaviour belongs in the analysis, names belong here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "meshguard/Analysis/ApiModel.h"
+
+namespace meshguard {
+namespace analysis {
+
+namespace {
+
+const char *const DTensorMakers[] = {
+    "meshguard::distribute_tensor",
+    "meshguard::from_local",
+    "meshguard::redistribute",
+    // The CollectiveGuard returns DTensors (plain inputs are promoted).
+    "meshguard::CollectiveGuard::sanitize_arg",
+};
+
+const char *const PlainMakers[] = {
+    "meshguard::to_local",
+    "meshguard::full_tensor",
+    // libtorch factories. Unlisted factories in an op namespace (at::, torch::)
+    // are plain too: an op without tensor operands makes a plain tensor.
+    "torch::randn", "torch::rand", "torch::randint", "torch::randperm",
+    "torch::zeros", "torch::ones", "torch::empty", "torch::full",
+    "torch::arange", "torch::linspace", "torch::eye", "torch::tensor",
+    "torch::from_blob", "torch::zeros_like", "torch::ones_like",
+    "torch::empty_like", "torch::randn_like", "torch::full_like",
+    "at::randn", "at::rand", "at::randint", "at::randperm", "at::zeros",
+    "at::ones", "at::empty", "at::full", "at::arange", "at::linspace",
+    "at::eye", "at::tensor", "at::from_blob", "at::zeros_like",
+    "at::ones_like", "at::empty_like", "at::randn_like", "at::full_like",
+};
+
+struct CollectiveRow {
+  const char *Name;
+  unsigned TensorArg;
+  const char *OpName;
+  const char *Guarded;
+};
+
+const CollectiveRow MeshCollectiveRows[] = {
+    {"meshguard::dist::broadcast_", 0, "c10d.broadcast_.default",
+     "meshguard::guarded::broadcast_"},
+    {"meshguard::dist::all_reduce_", 0, "c10d.allreduce_.default",
+     "meshguard::guarded::all_reduce_"},
+    {"meshguard::dist::all_gather", 0, "c10d.allgather_.default",
+     "meshguard::guarded::all_gather"},
+    {"meshguard::dist::reduce_scatter", 0, "c10d.reduce_scatter_.default",
+     "meshguard::guarded::reduce_scatter"},
+};
+
+struct PGRow {
+  const char *Name;
+  std::vector<unsigned> TensorArgs;
+  const char *OpName;
+};
+
+const PGRow ProcessGroupRows[] = {
+    {"c10d::ProcessGroup::broadcast", {0}, "c10d.broadcast_.default"},
+    {"c10d::ProcessGroup::allreduce", {0}, "c10d.allreduce_.default"},
+    {"c10d::ProcessGroup::allreduce_coalesced", {0},
+     "c10d.allreduce_coalesced_.default"},
+    {"c10d::ProcessGroup::reduce", {0}, "c10d.reduce_.default"},
+    {"c10d::ProcessGroup::allgather", {0, 1}, "c10d.allgather_.default"},
+    {"c10d::ProcessGroup::_allgather_base", {0, 1},
+     "c10d._allgather_base_.default"},
+    {"c10d::ProcessGroup::gather", {0, 1}, "c10d.gather_.default"},
+    {"c10d::ProcessGroup::scatter", {0, 1}, "c10d.scatter_.default"},
+    {"c10d::ProcessGroup::reduce_scatter", {0, 1},
+     "c10d.reduce_scatter_.default"},
+    {"c10d::ProcessGroup::_reduce_scatter_base", {0, 1},
+     "c10d._reduce_scatter_base_.default"},
+    {"c10d::ProcessGroup::alltoall_base", {0, 1}, "c10d.alltoall_base_.default"},
+    {"c10d::ProcessGroup::send", {0}, "c10d.send.default"},
+    {"c10d::ProcessGroup::recv", {0}, "c10d.recv_.default"},
+    {"c10d::Backend::broadcast", {0}, "c10d.broadcast_.default"},
+    {"c10d::Backend::allreduce", {0}, "c10d.allreduce_.default"},
+    {"c10d::Backend::allgather", {0, 1}, "c10d.allgather_.default"},
+    {"c10d::Backend::reduce_scatter", {0, 1}, "c10d.reduce_scatter_.default"},
+    {"c10d::ops::broadcast", {1}, "c10d.broadcast_.default"},
+    {"c10d::ops::allreduce", {1}, "c10d.allreduce_.default"},
+    {"c10d::ops::allgather", {1, 2}, "c10d.allgather_.default"},
+    {"c10d::ops::reduce_scatter", {1, 2}, "c10d.reduce_scatter_.default"},
+};
+
+} // namespace
+
+ApiModel ApiModel::builtin() {
+  ApiModel M;
+  M.TensorTypes = {"at::Tensor"};
+  M.TensorContainers = {"std::vector", "c10::ArrayRef"};
+  M.MeshTypes = {"meshguard::DeviceMesh"};
+  M.MeshOfFunction = "meshguard::mesh_of";
+  M.OpNamespaces = {"at", "torch"};
+  for (const char *Name : DTensorMakers)
+    M.Sources.push_back({Name, SourceKind::DTensor});
+  for (const char *Name : PlainMakers)
+    M.Sources.push_back({Name, SourceKind::Plain});
+  for (const CollectiveRow &Row : MeshCollectiveRows)
+    M.MeshCollectives.push_back(
+        {Row.Name, Row.TensorArg, Row.OpName, Row.Guarded});
+  for (const PGRow &Row : ProcessGroupRows)
+    M.ProcessGroupCollectives.push_back(
+        {Row.Name, Row.TensorArgs, Row.OpName});
+  return M;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,93 @@
+//===--- FunctionAnalysis.cpp - Run the provenance model on a function ----===//
+
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/ProvenanceModel.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Analysis/FlowSensitive/AdornedCFG.h"
+#include "clang/Analysis/FlowSensitive/DataflowAnalysisContext.h"
+#include "clang/Analysis/FlowSensitive/TypeErasedDataflowAnalysis.h"
+#include "clang/Analysis/FlowSensitive/WatchedLiteralsSolver.h"
+#include "llvm/Support/Error.h"
+
+using namespace clang;
+using namespace clang::dataflow;
+
+namespace meshguard {
+namespace analysis {
+
+llvm::StringRef describe(AnalysisOutcome Outcome) {
+  switch (Outcome) {
+  case AnalysisOutcome::Done:
+    return "done";
+  case AnalysisOutcome::NoCFG:
+    return "no control-flow graph could be built";
+  case AnalysisOutcome::SATLimit:
+    return "the SAT solver limit (MaxSATIterations) was reached";
+  case AnalysisOutcome::BlockVisitLimit:
+    return "the block visit limit (MaxBlockVisits) was reached";
+  case AnalysisOutcome::TooLarge:
+    return "the function is larger than MaxFunctionElements";
+  case AnalysisOutcome::OtherError:
+    return "the dataflow framework gave up";
+  }
+  return "unknown";
+}
+
+static std::int64_t countElements(const CFG &G) {
+  std::int64_t N = 0;
+  for (const CFGBlock *B : G)
+    N += B->size();
+  return N;
+}
+
+AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
+                               const ApiIndex &Index,
+                               const AnalysisLimits &Limits,
+                               ElementVisitor Visit) {
+  AnalysisResult Result;
+  if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
+      FD.isInvalidDecl()) {
+    Result.Outcome = AnalysisOutcome::NoCFG;
+    return Result;
+  }
+  llvm::Expected<AdornedCFG> ACFG = AdornedCFG::build(FD);
+  if (!ACFG) {
+    Result.Outcome = AnalysisOutcome::NoCFG;
+    Result.Message = llvm::toString(ACFG.takeError());
+    return Result;
+  }
+  if (countElements(ACFG->getCFG()) > Limits.MaxFunctionElements) {
+    Result.Outcome = AnalysisOutcome::TooLarge;
+    return Result;
+  }
+
+  auto Solver = std::make_unique<WatchedLiteralsSolver>(Limits.MaxSATIterations);
+  DataflowAnalysisContext AnalysisCtx(*Solver);
+  Environment Env(AnalysisCtx, FD);
+  OriginTable Origins(Ctx.CharTy);
+  ProvenanceModel Model(Ctx, Env, Index, Origins);
+
+  CFGEltCallbacksTypeErased Callbacks;
+  Callbacks.Before = [&](const CFGElement &Elt,
+                         const TypeErasedDataflowAnalysisState &State) {
+    Visit(Elt, State.Env, Origins);
+  };
+  auto States = runTypeErasedDataflowAnalysis(*ACFG, Model, Env, Callbacks,
+                                              Limits.MaxBlockVisits);
+  if (!States) {
+    std::string Message = llvm::toString(States.takeError());
+    Result.Outcome = llvm::StringRef(Message).contains("maximum number of")
+                         ? AnalysisOutcome::BlockVisitLimit
+                         : AnalysisOutcome::OtherError;
+    if (Solver->reachedLimit())
+      Result.Outcome = AnalysisOutcome::SATLimit;
+    Result.Message = std::move(Message);
+    return Result;
+  }
+  if (Solver->reachedLimit())
+    Result.Outcome = AnalysisOutcome::SATLimit;
+  return Result;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,359 @@
+//===--- ProvenanceModel.cpp - DTensor-or-plain, as a dataflow model ------===//
+
+#include "meshguard/Analysis/ProvenanceModel.h"
+#include "meshguard/Analysis/TensorOperands.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Analysis/FlowSensitive/Arena.h"
+#include "clang/Analysis/FlowSensitive/Value.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace clang::dataflow;
+
+namespace meshguard {
+namespace analysis {
+
+namespace {
+
+using State = TransferState<NoopLattice>;
+
+/// The location of the tensor or container a call returns: the result object
+/// of a prvalue, or (for a reference result) the location the framework gave
+/// the glvalue, created if it gave none.
+RecordStorageLocation *resultLocation(const Expr *E, Environment &Env) {
+  if (E->isPRValue())
+    return E->getType()->isRecordType() ? &Env.getResultObjectLocation(*E)
+                                        : nullptr;
+  if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
+          Env.getStorageLocation(*E)))
+    return L;
+  auto *L = dyn_cast<RecordStorageLocation>(
+      &Env.createObject(E->getType().getNonReferenceType()));
+  if (L)
+    Env.setStorageLocation(*E, *L);
+  return L;
+}
+
+/// Provenance combined over the operands of an element-wise view: a value is
+/// known when it is known to be a DTensor somewhere or every part is known.
+struct Combined {
+  const Formula *AllPlain;
+  const Formula *AllDTensor;
+  const Formula *AnyDTensor;
+  const Formula *AllKnown;
+  Value *FirstOrigin = nullptr;
+  unsigned NumOperands = 0;
+};
+
+class Transfer {
+public:
+  Transfer(const ApiIndex &Index, OriginTable &Origins, Environment &Env)
+      : Index(Index), Origins(Origins), Env(Env), A(Env.arena()) {}
+
+  Combined empty() {
+    return {&A.makeLiteral(true), &A.makeLiteral(true), &A.makeLiteral(false),
+            &A.makeLiteral(true)};
+  }
+
+  /// Folds one operand (tensor or container) into \p C.
+  void add(Combined &C, const TensorOperand &Op) {
+    ++C.NumOperands;
+    RecordStorageLocation *L = recordLocation(Op.E, Env);
+    if (!L) {
+      addUnknown(C);
+      return;
+    }
+    if (Op.IsContainer) {
+      ContainerFacts F = readContainer(*L, Env);
+      C.AllPlain = &A.makeAnd(*C.AllPlain, *F.AllPlain);
+      C.AllDTensor = &A.makeAnd(*C.AllDTensor, *F.AllDTensor);
+      C.AnyDTensor = &A.makeOr(*C.AnyDTensor, *F.AnyDTensor);
+      C.AllKnown = &A.makeAnd(*C.AllKnown, *F.AllKnown);
+      return;
+    }
+    TensorFacts F = readTensor(*L, Env, nullptr);
+    const Formula &IsDT = F.isDTensor(A);
+    C.AllPlain = &A.makeAnd(*C.AllPlain, *F.Plain);
+    C.AllDTensor = &A.makeAnd(*C.AllDTensor, IsDT);
+    C.AnyDTensor = &A.makeOr(*C.AnyDTensor, IsDT);
+    C.AllKnown = &A.makeAnd(*C.AllKnown, *F.Known);
+    if (!C.FirstOrigin)
+      C.FirstOrigin = originValue(*L, Env);
+  }
+
+  void addUnknown(Combined &C) {
+    const Formula &Fresh = A.makeAtomRef(A.makeAtom());
+    C.AllPlain = &A.makeAnd(*C.AllPlain, Fresh);
+    C.AllDTensor = &A.makeLiteral(false);
+    C.AnyDTensor = &A.makeOr(*C.AnyDTensor, A.makeAtomRef(A.makeAtom()));
+    C.AllKnown = &A.makeLiteral(false);
+  }
+
+  void writeAsContainer(RecordStorageLocation &L, const Combined &C) {
+    writeContainer(L, {C.AllPlain, C.AllDTensor, C.AnyDTensor, C.AllKnown},
+                   Env);
+  }
+
+  /// A tensor op: a DTensor if an operand is one, plain if all operands are.
+  void writeAsOpResult(RecordStorageLocation &L, const Combined &C) {
+    writeTensor(L, *C.AllPlain, A.makeOr(*C.AnyDTensor, *C.AllKnown),
+                C.FirstOrigin, Env);
+  }
+
+  void source(const CallExpr *Call, SourceKind Kind) {
+    RecordStorageLocation *L = resultLocation(Call, Env);
+    if (!L || !Index.isTensorType(Call->getType()))
+      return;
+    if (Kind == SourceKind::DTensor) {
+      writeTensor(*L, A.makeLiteral(false), A.makeLiteral(true), nullptr, Env);
+      return;
+    }
+    Value &Origin = Env.create<PointerValue>(Origins.locationFor(Call, Env));
+    writeTensor(*L, A.makeLiteral(true), A.makeLiteral(true), &Origin, Env);
+  }
+
+  void op(const CallExpr *Call) {
+    RecordStorageLocation *L = resultLocation(Call, Env);
+    if (!L)
+      return;
+    Combined C = empty();
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      addOperand(C, Member->getImplicitObjectArgument());
+    for (const Expr *Arg : Call->arguments())
+      addOperand(C, Arg);
+    if (C.NumOperands == 0) {
+      // No tensor operand at all: a factory the table does not list.
+      Value &Origin = Env.create<PointerValue>(Origins.locationFor(Call, Env));
+      C.FirstOrigin = &Origin;
+    }
+    writeAsOpResult(*L, C);
+  }
+
+  void containerMethod(const CXXMemberCallExpr *Call,
+                       RecordStorageLocation &Obj) {
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    llvm::StringRef Name =
+        MD->getDeclName().isIdentifier() ? MD->getName() : "";
+    bool IsConst = MD->isConst();
+    if (Name == "push_back" || Name == "emplace_back") {
+      ContainerFacts Old = readContainer(Obj, Env);
+      Combined C{Old.AllPlain, Old.AllDTensor, Old.AnyDTensor, Old.AllKnown};
+      if (Call->getNumArgs() == 1 && Index.isTensorType(Call->getArg(0)->getType()))
+        add(C, {Call->getArg(0), false});
+      else
+        addUnknown(C);
+      writeAsContainer(Obj, C);
+      return;
+    }
+    if (Name == "clear") {
+      writeAsContainer(Obj, empty());
+      return;
+    }
+    if (Name == "operator[]" || Name == "at" || Name == "front" ||
+        Name == "back") {
+      if (RecordStorageLocation *Elem = resultLocation(Call, Env)) {
+        ContainerFacts F = readContainer(Obj, Env);
+        writeTensor(*Elem, *F.AllPlain,
+                    A.makeAnd(*F.AllKnown,
+                              A.makeOr(*F.AllPlain, *F.AllDTensor)),
+                    nullptr, Env);
+      }
+      if (!IsConst)
+        havocContainer(Obj, Env);
+      return;
+    }
+    if (!IsConst)
+      havocContainer(Obj, Env);
+  }
+
+  /// After a call the model does not know: results are unknown, and what it
+  /// may modify (non-const references, the object of a non-const method) too.
+  void unknownCall(const CallExpr *Call, const FunctionDecl *FD) {
+    // A prvalue result is a fresh object; a glvalue one may alias (std::forward,
+    // accessors), and the framework already gives unknown ones fresh values.
+    if (Call->isPRValue() && (Index.isTensorType(Call->getType()) ||
+                              Index.isTensorContainerType(Call->getType())))
+      if (RecordStorageLocation *L = resultLocation(Call, Env))
+        havocRecord(*L, 2);
+    if (!FD)
+      return;
+    unsigned Shift = 0;
+    if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD)) {
+      // The object is argument 0 of an operator call on a method.
+      Shift = 1;
+      if (!cast<CXXMethodDecl>(FD)->isConst())
+        havocExpr(Call->getArg(0));
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      if (const CXXMethodDecl *MD = Member->getMethodDecl();
+          MD && !MD->isConst() && !MD->isStatic() &&
+          !Index.isTensorType(Member->getImplicitObjectArgument()->getType()))
+        havocExpr(Member->getImplicitObjectArgument());
+    for (unsigned I = Shift, N = Call->getNumArgs(); I < N; ++I) {
+      unsigned P = I - Shift;
+      if (P >= FD->getNumParams())
+        break;
+      QualType PT = FD->getParamDecl(P)->getType();
+      if (PT->isLValueReferenceType() && !PT.getNonReferenceType().isConstQualified())
+        havocExpr(Call->getArg(I));
+    }
+  }
+
+  void construct(const CXXConstructExpr *Construct) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (!Ctor || Ctor->isCopyOrMoveConstructor())
+      return; // The framework copies the record, synthetic fields included.
+    if (!Index.isTensorContainerType(Construct->getType()))
+      return;
+    RecordStorageLocation *L = resultLocation(Construct, Env);
+    if (!L)
+      return;
+    TensorOperands Ops;
+    Combined C = empty();
+    if (listElements(Construct, Index, Ops)) {
+      for (const TensorOperand &Op : Ops.Items)
+        add(C, Op);
+    } else if (Construct->getNumArgs() == 1 &&
+               (Index.isTensorType(Construct->getArg(0)->getType()) ||
+                Index.isTensorContainerType(Construct->getArg(0)->getType()))) {
+      // TensorList(tensor), TensorList(vector).
+      add(C, {Construct->getArg(0),
+              Index.isTensorContainerType(Construct->getArg(0)->getType())});
+    } else {
+      addUnknown(C);
+    }
+    writeAsContainer(*L, C);
+  }
+
+  void assignContainer(const CXXOperatorCallExpr *Call) {
+    RecordStorageLocation *L = recordLocation(Call->getArg(0), Env);
+    if (!L)
+      return;
+    TensorOperands Ops = tensorOperands(Call->getArg(1), Index);
+    if (!Ops.FromList) {
+      havocContainer(*L, Env);
+      return;
+    }
+    Combined C = empty();
+    for (const TensorOperand &Op : Ops.Items)
+      add(C, Op);
+    writeAsContainer(*L, C);
+  }
+
+private:
+  void addOperand(Combined &C, const Expr *E) {
+    if (Index.isTensorType(E->getType()))
+      add(C, {E, false});
+    else if (Index.isTensorContainerType(E->getType()))
+      add(C, {E, true});
+  }
+
+  void havocExpr(const Expr *E) {
+    if (RecordStorageLocation *L = recordLocation(E, Env))
+      havocRecord(*L, 2);
+  }
+
+  /// Forgets the provenance of \p L and of the tensors it holds as fields.
+  void havocRecord(RecordStorageLocation &L, unsigned Depth) {
+    QualType T = L.getType();
+    if (Index.isTensorType(T)) {
+      havocTensor(L, Env);
+      return;
+    }
+    if (Index.isTensorContainerType(T)) {
+      havocContainer(L, Env);
+      return;
+    }
+    if (Depth == 0)
+      return;
+    for (const auto &[Field, Child] : L.children())
+      if (auto *R = dyn_cast_or_null<RecordStorageLocation>(Child))
+        havocRecord(*R, Depth - 1);
+  }
+
+  const ApiIndex &Index;
+  OriginTable &Origins;
+  Environment &Env;
+  Arena &A;
+};
+
+bool isCopyOrMoveAssignment(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  return MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator());
+}
+
+} // namespace
+
+ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
+                                 const ApiIndex &Index, OriginTable &Origins)
+    : DataflowAnalysis<ProvenanceModel, NoopLattice>(Ctx) {
+  Env.getDataflowAnalysisContext().setSyntheticFieldCallback(
+      [&Index, &Ctx](QualType T) { return syntheticFieldsFor(T, Index, Ctx); });
+
+  const ApiIndex *Idx = &Index;
+  OriginTable *Orig = &Origins;
+  TransferSwitch =
+      CFGMatchSwitchBuilder<State>()
+          .CaseOfCFGStmt<CallExpr>(
+              callExpr(),
+              [Idx, Orig](const CallExpr *Call,
+                          const MatchFinder::MatchResult &, State &S) {
+                Transfer T(*Idx, *Orig, S.Env);
+                const FunctionDecl *FD = Call->getDirectCallee();
+                if (!FD) {
+                  T.unknownCall(Call, nullptr);
+                  return;
+                }
+                if (isCopyOrMoveAssignment(FD) || Call->isCallToStdMove() ||
+                    FD->getBuiltinID() != 0)
+                  return; // The framework copies or forwards the record.
+                if (const SourceEntry *Source = Idx->source(FD)) {
+                  T.source(Call, Source->Kind);
+                  return;
+                }
+                if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+                    Op && Op->getOperator() == OO_Equal &&
+                    Op->getNumArgs() == 2 &&
+                    Idx->isTensorContainerType(Op->getArg(0)->getType())) {
+                  T.assignContainer(Op);
+                  return;
+                }
+                if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+                  const Expr *Obj = Member->getImplicitObjectArgument();
+                  if (Obj && Idx->isTensorContainerType(Obj->getType())) {
+                    if (RecordStorageLocation *L = recordLocation(Obj, S.Env))
+                      T.containerMethod(Member, *L);
+                    return;
+                  }
+                  if (Obj && Idx->isTensorType(Obj->getType()) &&
+                      Idx->isTensorType(Call->getType())) {
+                    T.op(Call);
+                    return;
+                  }
+                }
+                if (Idx->isOpFunction(FD)) {
+                  T.op(Call);
+                  return;
+                }
+                if (Idx->meshCollective(FD) || Idx->processGroupCollective(FD))
+                  return; // Collectives keep their inputs' provenance.
+                T.unknownCall(Call, FD);
+              })
+          .CaseOfCFGStmt<CXXConstructExpr>(
+              cxxConstructExpr(),
+              [Idx, Orig](const CXXConstructExpr *Construct,
+                          const MatchFinder::MatchResult &, State &S) {
+                Transfer(*Idx, *Orig, S.Env).construct(Construct);
+              })
+          .Build();
+}
+
+void ProvenanceModel::transfer(const CFGElement &Elt, NoopLattice &L,
+                               Environment &Env) {
+  State S(L, Env);
+  TransferSwitch(Elt, getASTContext(), S);
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,73 @@
+//===--- TensorOperands.cpp - The tensors an argument passes --------------===//
+
+#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/ApiIndex.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+static const Expr *skipWrappers(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParens();
+    if (const auto *C = dyn_cast<ExprWithCleanups>(E))
+      E = C->getSubExpr();
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *I = dyn_cast<ImplicitCastExpr>(E);
+             I && (I->getCastKind() == CK_NoOp ||
+                   I->getCastKind() == CK_ConstructorConversion))
+      E = I->getSubExpr();
+    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E);
+             F && F->getCastKind() == CK_ConstructorConversion)
+      E = F->getSubExpr();
+    else
+      return E;
+  }
+}
+
+bool listElements(const CXXConstructExpr *Construct, const ApiIndex &Index,
+                  TensorOperands &Out) {
+  if (!Index.isTensorContainerType(Construct->getType()))
+    return false;
+  if (Construct->getNumArgs() == 0) {
+    // `{}` or a default-constructed container: no tensors.
+    Out.FromList = true;
+    return true;
+  }
+  const Expr *First = skipWrappers(Construct->getArg(0));
+  const auto *StdList = dyn_cast<CXXStdInitializerListExpr>(First);
+  if (!StdList)
+    return false;
+  const auto *List =
+      dyn_cast<InitListExpr>(skipWrappers(StdList->getSubExpr()));
+  if (!List)
+    return false;
+  Out.FromList = true;
+  for (const Expr *Init : List->inits())
+    Out.Items.push_back(
+        {Init, Index.isTensorContainerType(Init->getType())});
+  return true;
+}
+
+TensorOperands tensorOperands(const Expr *Arg, const ApiIndex &Index) {
+  TensorOperands Out;
+  if (!Arg)
+    return Out;
+  const Expr *E = skipWrappers(Arg);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    if (listElements(Construct, Index, Out))
+      return Out;
+  if (Index.isTensorType(Arg->getType()))
+    Out.Items.push_back({Arg, false});
+  else if (Index.isTensorContainerType(Arg->getType()))
+    Out.Items.push_back({Arg, true});
+  return Out;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,153 @@
+//===--- TensorState.cpp - Provenance facts stored in the Environment -----===//
+
+#include "meshguard/Analysis/TensorState.h"
+#include "meshguard/Analysis/ApiIndex.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Analysis/FlowSensitive/Arena.h"
+#include "clang/Analysis/FlowSensitive/Value.h"
+
+using namespace clang;
+using namespace clang::dataflow;
+
+namespace meshguard {
+namespace analysis {
+
+llvm::StringMap<QualType> syntheticFieldsFor(QualType T, const ApiIndex &Index,
+                                             ASTContext &Ctx) {
+  llvm::StringMap<QualType> Fields;
+  if (Index.isTensorType(T)) {
+    Fields.insert({field::Plain, Ctx.BoolTy});
+    Fields.insert({field::Known, Ctx.BoolTy});
+    Fields.insert({field::Origin, Ctx.getPointerType(Ctx.CharTy)});
+  } else if (Index.isTensorContainerType(T)) {
+    Fields.insert({field::AllPlain, Ctx.BoolTy});
+    Fields.insert({field::AllDTensor, Ctx.BoolTy});
+    Fields.insert({field::AnyDTensor, Ctx.BoolTy});
+    Fields.insert({field::AllKnown, Ctx.BoolTy});
+  }
+  return Fields;
+}
+
+StorageLocation &OriginTable::locationFor(const Expr *E, Environment &Env) {
+  StorageLocation *&Loc = LocOf[E];
+  if (!Loc) {
+    Loc = &Env.createStorageLocation(PointeeType);
+    ExprOf[Loc] = E;
+  }
+  return *Loc;
+}
+
+RecordStorageLocation *recordLocation(const Expr *E, const Environment &Env) {
+  while (E) {
+    E = E->IgnoreParens();
+    if (E->isGLValue()) {
+      if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
+              Env.getStorageLocation(*E)))
+        return L;
+    }
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E)) {
+      E = Cleanups->getSubExpr();
+      continue;
+    }
+    if (const auto *MTE = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MTE->getSubExpr();
+      continue;
+    }
+    if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = Bind->getSubExpr();
+      continue;
+    }
+    if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E)) {
+      if (Cast->getCastKind() == CK_NoOp ||
+          Cast->getCastKind() == CK_LValueToRValue ||
+          Cast->getCastKind() == CK_UncheckedDerivedToBase ||
+          Cast->getCastKind() == CK_DerivedToBase) {
+        E = Cast->getSubExpr();
+        continue;
+      }
+      return nullptr;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      if (Ctor && Ctor->isCopyOrMoveConstructor() &&
+          Construct->getNumArgs() >= 1) {
+        E = Construct->getArg(0);
+        continue;
+      }
+    }
+    if (E->isPRValue() && E->getType()->isRecordType())
+      return &Env.getResultObjectLocation(*E);
+    return nullptr;
+  }
+  return nullptr;
+}
+
+static const Formula &readBool(const RecordStorageLocation &L,
+                               llvm::StringRef Name, const Environment &Env) {
+  if (auto *B = Env.get<BoolValue>(L.getSyntheticField(Name)))
+    return B->formula();
+  Arena &A = Env.arena();
+  return A.makeAtomRef(A.makeAtom());
+}
+
+Value *originValue(const RecordStorageLocation &L, const Environment &Env) {
+  return Env.getValue(L.getSyntheticField(field::Origin));
+}
+
+TensorFacts readTensor(const RecordStorageLocation &L, const Environment &Env,
+                       const OriginTable *Origins) {
+  TensorFacts F{&readBool(L, field::Plain, Env), &readBool(L, field::Known, Env),
+                nullptr};
+  if (Origins)
+    if (auto *P = dyn_cast_or_null<PointerValue>(originValue(L, Env)))
+      F.Origin = Origins->exprFor(&P->getPointeeLoc());
+  return F;
+}
+
+ContainerFacts readContainer(const RecordStorageLocation &L,
+                             const Environment &Env) {
+  return {&readBool(L, field::AllPlain, Env),
+          &readBool(L, field::AllDTensor, Env),
+          &readBool(L, field::AnyDTensor, Env),
+          &readBool(L, field::AllKnown, Env)};
+}
+
+static void writeBool(RecordStorageLocation &L, llvm::StringRef Name,
+                      const Formula &F, Environment &Env) {
+  Env.setValue(L.getSyntheticField(Name), Env.arena().makeBoolValue(F));
+}
+
+void writeTensor(RecordStorageLocation &L, const Formula &Plain,
+                 const Formula &Known, Value *Origin, Environment &Env) {
+  writeBool(L, field::Plain, Plain, Env);
+  writeBool(L, field::Known, Known, Env);
+  StorageLocation &OriginField = L.getSyntheticField(field::Origin);
+  if (Origin)
+    Env.setValue(OriginField, *Origin);
+  else
+    Env.clearValue(OriginField);
+}
+
+void writeContainer(RecordStorageLocation &L, const ContainerFacts &F,
+                    Environment &Env) {
+  writeBool(L, field::AllPlain, *F.AllPlain, Env);
+  writeBool(L, field::AllDTensor, *F.AllDTensor, Env);
+  writeBool(L, field::AnyDTensor, *F.AnyDTensor, Env);
+  writeBool(L, field::AllKnown, *F.AllKnown, Env);
+}
+
+void havocTensor(RecordStorageLocation &L, Environment &Env) {
+  Env.setValue(L.getSyntheticField(field::Plain), Env.makeAtomicBoolValue());
+  Env.setValue(L.getSyntheticField(field::Known), Env.makeAtomicBoolValue());
+  Env.clearValue(L.getSyntheticField(field::Origin));
+}
+
+void havocContainer(RecordStorageLocation &L, Environment &Env) {
+  for (llvm::StringRef Name : {field::AllPlain, field::AllDTensor,
+                               field::AnyDTensor, field::AllKnown})
+    Env.setValue(L.getSyntheticField(Name), Env.makeAtomicBoolValue());
+}
+
+} // namespace analysis
+} // namespace meshguard

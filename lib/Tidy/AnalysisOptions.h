@@ -1,0 +1,44 @@
+//===--- AnalysisOptions.h - Options every dtensor-* check shares -*- C++ -*-===//
+//
+// The analysis limits and the API model are check options; every dtensor-*
+// check reads and stores them the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_TIDY_ANALYSISOPTIONS_H
+#define MESHGUARD_TIDY_ANALYSISOPTIONS_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include <memory>
+
+namespace meshguard {
+namespace tidy {
+
+struct AnalysisOptions {
+  analysis::AnalysisLimits Limits;
+  /// Emit a note for each function the analysis skipped (hit a limit).
+  bool ReportSkipped = false;
+
+  explicit AnalysisOptions(clang::tidy::ClangTidyCheck::OptionsView &Options);
+  void store(clang::tidy::ClangTidyOptions::OptionMap &Opts,
+             clang::tidy::ClangTidyCheck::OptionsView &Options) const;
+};
+
+/// Boolean options, read and written as text. (ClangTidyCheck's get<bool> is
+/// an explicit specialization whose mangled name differs between GCC and
+/// Clang, so a GCC-built plugin could not load into a Clang-built clang-tidy.)
+bool getBoolOption(clang::tidy::ClangTidyCheck::OptionsView &Options,
+                   llvm::StringRef Name, bool Default);
+void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
+                     clang::tidy::ClangTidyCheck::OptionsView &Options,
+                     llvm::StringRef Name, bool Value);
+
+/// The API model the checks use: the built-in table.
+std::unique_ptr<analysis::ApiIndex> makeApiIndex();
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_ANALYSISOPTIONS_H

@@ -1,0 +1,151 @@
+//===--- CollectiveWithoutMeshCheck.cpp - dtensor-collective-without-mesh --===//
+
+#include "CollectiveWithoutMeshCheck.h"
+#include "DiagnosticText.h"
+#include "MeshInScope.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ASTLambda.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+CollectiveWithoutMeshCheck::CollectiveWithoutMeshCheck(
+    StringRef Name, clang::tidy::ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context), Analysis(Options),
+      StrictMode(getBoolOption(Options, "StrictMode", false)), Index(makeApiIndex()) {}
+
+void CollectiveWithoutMeshCheck::storeOptions(
+    clang::tidy::ClangTidyOptions::OptionMap &Opts) {
+  storeBoolOption(Opts, Options, "StrictMode", StrictMode);
+  Analysis.store(Opts, Options);
+}
+
+void CollectiveWithoutMeshCheck::registerMatchers(MatchFinder *Finder) {
+  // Only functions that call a modelled collective are analysed (cost).
+  auto CallsCollective = hasDescendant(
+      callExpr(callee(functionDecl(hasAnyName(Index->meshCollectiveNames())))));
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()),
+                                  hasBody(CallsCollective))
+                         .bind("fn"),
+                     this);
+  Finder->addMatcher(
+      lambdaExpr(unless(isExpansionInSystemHeader()), CallsCollective)
+          .bind("lambda"),
+      this);
+}
+
+void CollectiveWithoutMeshCheck::check(const MatchFinder::MatchResult &Result) {
+  const FunctionDecl *FD = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+    FD = Lambda->getCallOperator();
+  if (!FD || FD->isDependentContext() || FD->isInvalidDecl() ||
+      !FD->doesThisDeclarationHaveABody())
+    return;
+  // A lambda's call operator is reached through the lambda matcher only.
+  if (Result.Nodes.getNodeAs<FunctionDecl>("fn") && isLambdaCallOperator(FD))
+    return;
+  analyse(*FD, *Result.Context);
+}
+
+void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
+                                         ASTContext &Ctx) {
+  CollectiveScan Scan = scanCollectives(FD, Ctx, *Index, Analysis.Limits);
+  if (!Scan.Result.ok()) {
+    reportSkipped(FD, Scan.Result);
+    return;
+  }
+  for (const CollectiveSite &Site : Scan.Sites)
+    report(FD, Site, Ctx);
+}
+
+void CollectiveWithoutMeshCheck::reportSkipped(const FunctionDecl &FD,
+                                               const AnalysisResult &Result) {
+  if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG)
+    return;
+  diag(FD.getLocation(),
+       "%0 was not checked for collectives without a DeviceMesh: %1",
+       DiagnosticIDs::Remark)
+      << &FD << describe(Result.Outcome);
+}
+
+/// Rewrites `dist::broadcast_(ts, 0)` into `guarded::broadcast_(ts, mesh, 0)`.
+static std::optional<std::pair<FixItHint, FixItHint>>
+guardedRewrite(const CallExpr &Call, const MeshCollectiveEntry &Entry,
+               llvm::StringRef Mesh, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Expr *Callee = Call.getCallee()->IgnoreImplicit();
+  const Expr *Arg = Call.getArg(Entry.TensorArg);
+  if (Entry.Guarded.empty() || isa<CXXDefaultArgExpr>(Arg) ||
+      !isa<DeclRefExpr>(Callee))
+    return std::nullopt;
+  SourceRange CalleeRange = Callee->getSourceRange();
+  SourceLocation ArgEnd = Arg->getEndLoc();
+  for (SourceLocation L : {Call.getBeginLoc(), Call.getEndLoc(),
+                           CalleeRange.getBegin(), CalleeRange.getEnd(),
+                           ArgEnd})
+    if (L.isInvalid() || L.isMacroID() || SM.isInSystemHeader(L))
+      return std::nullopt;
+  SourceLocation AfterArg =
+      Lexer::getLocForEndOfToken(ArgEnd, 0, SM, Ctx.getLangOpts());
+  if (AfterArg.isInvalid())
+    return std::nullopt;
+  return std::make_pair(
+      FixItHint::CreateReplacement(CharSourceRange::getTokenRange(CalleeRange),
+                                   Entry.Guarded),
+      FixItHint::CreateInsertion(AfterArg, (", " + Mesh).str()));
+}
+
+void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
+                                        const CollectiveSite &Site,
+                                        ASTContext &Ctx) {
+  const CallExpr &Call = *Site.Call;
+  const MeshCollectiveEntry &Entry = *Site.Entry;
+  if (Site.Verdict == MeshVerdict::MaybeNoMesh) {
+    if (!StrictMode)
+      return;
+    diag(Call.getBeginLoc(),
+         "collective '%0' may have no DeviceMesh: on some path every tensor "
+         "argument is a plain at::Tensor")
+        << Entry.OpName;
+    for (const OperandFact &Op : Site.Operands)
+      if (Op.P == Provenance::MaybePlain)
+        diag(Op.E->getBeginLoc(), "'%0' may be a plain tensor here",
+             DiagnosticIDs::Note)
+            << operandName(*Op.E, Ctx);
+    return;
+  }
+
+  std::optional<std::string> Mesh =
+      meshExpressionInScope(FD, Call, Site.DTensorVars, *Index);
+  {
+    auto Warning =
+        diag(Call.getBeginLoc(),
+             "collective '%0' has no DeviceMesh: every tensor argument is a "
+             "plain at::Tensor, so the runtime will throw 'found no DeviceMesh "
+             "from dtensor args for %0'")
+        << Entry.OpName;
+    if (Mesh)
+      if (auto Fix = guardedRewrite(Call, Entry, *Mesh, Ctx))
+        Warning << Fix->first << Fix->second;
+  }
+  for (const OperandFact &Op : Site.Operands)
+    noteOperand(*this, Op, Ctx);
+  if (!Mesh)
+    diag(Call.getBeginLoc(),
+         "no meshguard::DeviceMesh is in scope: pass one explicitly with "
+         "'%0(tensors, mesh, ...)', or make one tensor argument a DTensor "
+         "(meshguard::distribute_tensor, meshguard::from_local)",
+         DiagnosticIDs::Note)
+        << Entry.Guarded;
+}
+
+} // namespace tidy
+} // namespace meshguard

@@ -1,0 +1,79 @@
+//===--- DiagnosticText.cpp - Shared wording of dtensor-* notes -----------===//
+
+#include "DiagnosticText.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+/// Looks through copies and temporaries to what the user wrote.
+static const Expr *written(const Expr *E) {
+  while (true) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1 &&
+        Construct->getConstructor() &&
+        Construct->getConstructor()->isCopyOrMoveConstructor()) {
+      E = Construct->getArg(0);
+      continue;
+    }
+    return E;
+  }
+}
+
+std::string operandName(const Expr &E, ASTContext &Ctx) {
+  const Expr *W = written(&E);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(W))
+    return Ref->getDecl()->getNameAsString();
+  if (const auto *Member = dyn_cast<MemberExpr>(W))
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+      return Member->getMemberDecl()->getNameAsString();
+  StringRef Text = Lexer::getSourceText(
+      CharSourceRange::getTokenRange(W->getSourceRange()),
+      Ctx.getSourceManager(), Ctx.getLangOpts());
+  if (Text.empty())
+    return "argument";
+  if (Text.size() > 48)
+    return (Text.take_front(45) + "...").str();
+  return Text.str();
+}
+
+std::string originName(const Expr &Origin) {
+  const auto *Call = dyn_cast<CallExpr>(&Origin);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD)
+    return "this call";
+  std::string Name = FD->getQualifiedNameAsString();
+  StringRef Short(Name);
+  Short.consume_front("meshguard::");
+  return Short.str() + "()";
+}
+
+void noteOperand(clang::tidy::ClangTidyCheck &Check, const OperandFact &Op,
+                 ASTContext &Ctx) {
+  std::string Name = operandName(*Op.E, Ctx);
+  if (Op.IsContainer) {
+    Check.diag(Op.E->getBeginLoc(), "'%0' holds only plain tensors here",
+               DiagnosticIDs::Note)
+        << Name;
+    return;
+  }
+  if (Op.Origin) {
+    Check.diag(Op.Origin->getBeginLoc(),
+               "'%0' is a plain tensor: it comes from %1 here",
+               DiagnosticIDs::Note)
+        << Name << originName(*Op.Origin);
+    return;
+  }
+  Check.diag(Op.E->getBeginLoc(), "'%0' is a plain tensor on every path here",
+             DiagnosticIDs::Note)
+      << Name;
+}
+
+} // namespace tidy
+} // namespace meshguard

@@ -1,0 +1,27 @@
+//===--- DiagnosticText.h - Shared wording of dtensor-* notes ---*- C++ -*-===//
+
+#ifndef MESHGUARD_TIDY_DIAGNOSTICTEXT_H
+#define MESHGUARD_TIDY_DIAGNOSTICTEXT_H
+
+#include "meshguard/Analysis/CollectiveSites.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include <string>
+
+namespace meshguard {
+namespace tidy {
+
+/// How a note names an operand: the variable's name, or the (short) source
+/// text of the expression.
+std::string operandName(const clang::Expr &E, clang::ASTContext &Ctx);
+
+/// How a note names the call an origin is: "to_local()", "torch::randn()".
+std::string originName(const clang::Expr &Origin);
+
+/// The note explaining why one operand of a collective is plain.
+void noteOperand(clang::tidy::ClangTidyCheck &Check,
+                 const analysis::OperandFact &Op, clang::ASTContext &Ctx);
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_DIAGNOSTICTEXT_H

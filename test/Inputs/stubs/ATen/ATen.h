@@ -1,0 +1,90 @@
+// Stub of libtorch's ATen for meshguard's check tests: just enough of
+// at::Tensor, c10::ArrayRef and the ATen ops/factories to parse fast.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+namespace c10 {
+template <typename T> class ArrayRef {
+public:
+  ArrayRef() = default;
+  ArrayRef(const T &One) : Data(&One), Length(1) {}
+  ArrayRef(const std::vector<T> &Vec) : Data(Vec.data()), Length(Vec.size()) {}
+  ArrayRef(const std::initializer_list<T> &List)
+      : Data(List.begin()), Length(List.size()) {}
+  const T *begin() const { return Data; }
+  const T *end() const { return Data + Length; }
+  size_t size() const { return Length; }
+  const T &operator[](size_t I) const { return Data[I]; }
+
+private:
+  const T *Data = nullptr;
+  size_t Length = 0;
+};
+using IntArrayRef = ArrayRef<int64_t>;
+struct Scalar {
+  Scalar(int) {}
+  Scalar(double) {}
+};
+struct TensorImpl;
+} // namespace c10
+
+namespace at {
+using c10::ArrayRef;
+using c10::IntArrayRef;
+using c10::Scalar;
+enum class ScalarType { Float, Double, Long };
+struct TensorOptions {
+  TensorOptions() = default;
+  TensorOptions dtype(ScalarType) const { return *this; }
+};
+
+class Tensor {
+public:
+  Tensor() = default;
+  Tensor(const Tensor &Other) = default;
+  Tensor(Tensor &&Other) = default;
+  Tensor &operator=(const Tensor &Other) = default;
+  Tensor &operator=(Tensor &&Other) = default;
+
+  bool defined() const { return Impl != nullptr; }
+  int64_t dim() const;
+  int64_t numel() const;
+  Tensor clone() const;
+  Tensor detach() const;
+  Tensor contiguous() const;
+  Tensor to(ScalarType) const;
+  Tensor add(const Tensor &Other) const;
+  Tensor mul(const Tensor &Other) const;
+  Tensor sum() const;
+  Tensor &add_(const Tensor &Other);
+  Tensor &mul_(const Scalar &Other);
+  Tensor &copy_(const Tensor &Src);
+  const Tensor &grad() const;
+
+private:
+  c10::TensorImpl *Impl = nullptr;
+};
+using TensorList = ArrayRef<Tensor>;
+
+Tensor operator+(const Tensor &A, const Tensor &B);
+Tensor operator-(const Tensor &A, const Tensor &B);
+Tensor operator*(const Tensor &A, const Tensor &B);
+Tensor operator*(const Tensor &A, const Scalar &B);
+
+Tensor add(const Tensor &A, const Tensor &B);
+Tensor matmul(const Tensor &A, const Tensor &B);
+Tensor cat(TensorList Tensors, int64_t Dim = 0);
+
+Tensor randn(IntArrayRef Size, TensorOptions Options = {});
+Tensor rand(IntArrayRef Size, TensorOptions Options = {});
+Tensor zeros(IntArrayRef Size, TensorOptions Options = {});
+Tensor ones(IntArrayRef Size, TensorOptions Options = {});
+Tensor empty(IntArrayRef Size, TensorOptions Options = {});
+Tensor full(IntArrayRef Size, const Scalar &Value, TensorOptions Options = {});
+Tensor arange(const Scalar &End, TensorOptions Options = {});
+Tensor zeros_like(const Tensor &T);
+Tensor ones_like(const Tensor &T);
+Tensor from_blob(void *Data, IntArrayRef Size, TensorOptions Options = {});
+} // namespace at

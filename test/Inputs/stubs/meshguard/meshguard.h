@@ -1,0 +1,81 @@
+// Stub of the meshguard runtime API (include/meshguard/meshguard.h) for the
+// check tests: the same names and signatures, no implementation.
+#pragma once
+#include <memory>
+#include <optional>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/torch.h>
+#include <variant>
+#include <vector>
+
+namespace meshguard {
+class DeviceMesh {
+public:
+  DeviceMesh(std::string DeviceType, std::vector<int64_t> Mesh);
+  int64_t size(int64_t MeshDim = 0) const;
+};
+struct Shard {
+  int64_t dim;
+};
+struct Replicate {};
+struct Partial {
+  c10d::ReduceOp op = c10d::ReduceOp::SUM;
+};
+using Placement = std::variant<Shard, Replicate, Partial>;
+using Placements = std::vector<Placement>;
+using ReduceOp = c10d::ReduceOp;
+
+at::Tensor distribute_tensor(const at::Tensor &Tensor, const DeviceMesh &Mesh,
+                             const Placements &P);
+at::Tensor from_local(const at::Tensor &Local, const DeviceMesh &Mesh,
+                      const Placements &P,
+                      bool run_check = false);
+at::Tensor to_local(const at::Tensor &Tensor,
+                    const char *file = __builtin_FILE(),
+                    int line = __builtin_LINE());
+at::Tensor full_tensor(const at::Tensor &Tensor,
+                       const char *file = __builtin_FILE(),
+                       int line = __builtin_LINE());
+at::Tensor redistribute(const at::Tensor &Tensor,
+                        const Placements &P);
+bool is_dtensor(const at::Tensor &Tensor);
+std::optional<DeviceMesh> mesh_of(const at::Tensor &Tensor);
+void distribute_module(torch::nn::Module &Module, const DeviceMesh &Mesh);
+
+class CollectiveGuard {
+public:
+  explicit CollectiveGuard(DeviceMesh Mesh);
+  const DeviceMesh &mesh() const;
+  std::vector<at::Tensor> sanitize_args(const std::vector<at::Tensor> &Args) const;
+  void broadcast_(const std::vector<at::Tensor> &tensors, int64_t src,
+                  int64_t mesh_dim = 0) const;
+};
+
+namespace dist {
+void broadcast_(std::vector<at::Tensor> tensors, int64_t src,
+                int64_t mesh_dim = 0);
+void all_reduce_(std::vector<at::Tensor> tensors, ReduceOp op = ReduceOp::SUM,
+                 int64_t mesh_dim = 0);
+std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors,
+                                   int64_t mesh_dim = 0);
+std::vector<at::Tensor> reduce_scatter(std::vector<at::Tensor> tensors,
+                                       ReduceOp op = ReduceOp::SUM,
+                                       int64_t scatter_dim = 0,
+                                       int64_t mesh_dim = 0);
+} // namespace dist
+
+namespace guarded {
+void broadcast_(const std::vector<at::Tensor> &tensors, const DeviceMesh &mesh,
+                int64_t src, int64_t mesh_dim = 0);
+void all_reduce_(const std::vector<at::Tensor> &tensors, const DeviceMesh &mesh,
+                 ReduceOp op = ReduceOp::SUM, int64_t mesh_dim = 0);
+std::vector<at::Tensor> all_gather(const std::vector<at::Tensor> &tensors,
+                                   const DeviceMesh &mesh,
+                                   int64_t mesh_dim = 0);
+std::vector<at::Tensor> reduce_scatter(const std::vector<at::Tensor> &tensors,
+                                       const DeviceMesh &mesh,
+                                       ReduceOp op = ReduceOp::SUM,
+                                       int64_t scatter_dim = 0,
+                                       int64_t mesh_dim = 0);
+} // namespace guarded
+} // namespace meshguard

@@ -1,0 +1,58 @@
+// Stub of c10d's ProcessGroup (libtorch) for meshguard's check tests.
+#pragma once
+#include <ATen/ATen.h>
+#include <memory>
+#include <vector>
+
+namespace c10 {
+template <typename T> class intrusive_ptr {
+public:
+  T *operator->() const { return Ptr; }
+  T &operator*() const { return *Ptr; }
+
+private:
+  T *Ptr = nullptr;
+};
+} // namespace c10
+
+namespace c10d {
+struct ReduceOp {
+  enum RedOpType { SUM, AVG, PRODUCT, MIN, MAX };
+  ReduceOp(RedOpType Op = SUM) : Op(Op) {}
+  RedOpType Op;
+};
+struct BroadcastOptions {
+  int64_t rootRank = 0;
+};
+struct AllreduceOptions {
+  ReduceOp reduceOp;
+};
+struct AllgatherOptions {};
+struct ReduceScatterOptions {};
+
+class Work {
+public:
+  bool wait();
+};
+
+class ProcessGroup {
+public:
+  virtual ~ProcessGroup() = default;
+  int getRank() const;
+  int getSize() const;
+  virtual c10::intrusive_ptr<Work>
+  broadcast(std::vector<at::Tensor> &Tensors,
+            const BroadcastOptions &Opts = BroadcastOptions());
+  virtual c10::intrusive_ptr<Work>
+  allreduce(std::vector<at::Tensor> &Tensors,
+            const AllreduceOptions &Opts = AllreduceOptions());
+  virtual c10::intrusive_ptr<Work>
+  allgather(std::vector<std::vector<at::Tensor>> &OutputTensors,
+            std::vector<at::Tensor> &InputTensors,
+            const AllgatherOptions &Opts = AllgatherOptions());
+  virtual c10::intrusive_ptr<Work>
+  reduce_scatter(std::vector<at::Tensor> &OutputTensors,
+                 std::vector<std::vector<at::Tensor>> &InputTensors,
+                 const ReduceScatterOptions &Opts = ReduceScatterOptions());
+};
+} // namespace c10d

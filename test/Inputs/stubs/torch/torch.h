@@ -1,0 +1,32 @@
+// Stub of <torch/torch.h> for meshguard's check tests.
+#pragma once
+#include <ATen/ATen.h>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace torch {
+using at::Tensor;
+using at::TensorList;
+using at::TensorOptions;
+namespace kFloat32 {}
+Tensor randn(at::IntArrayRef Size, TensorOptions Options = {});
+Tensor rand(at::IntArrayRef Size, TensorOptions Options = {});
+Tensor zeros(at::IntArrayRef Size, TensorOptions Options = {});
+Tensor ones(at::IntArrayRef Size, TensorOptions Options = {});
+Tensor empty(at::IntArrayRef Size, TensorOptions Options = {});
+Tensor full(at::IntArrayRef Size, const at::Scalar &Value,
+            TensorOptions Options = {});
+Tensor arange(const at::Scalar &End, TensorOptions Options = {});
+Tensor tensor(std::initializer_list<double> Values, TensorOptions Options = {});
+Tensor from_blob(void *Data, at::IntArrayRef Size, TensorOptions Options = {});
+Tensor zeros_like(const Tensor &T);
+
+namespace nn {
+class Module {
+public:
+  virtual ~Module() = default;
+  std::vector<Tensor> parameters(bool Recurse = true) const;
+};
+} // namespace nn
+} // namespace torch
