@@ -130,17 +130,22 @@ public:
     writeAsOpResult(*L, C);
   }
 
-  void containerMethod(const CXXMemberCallExpr *Call,
-                       RecordStorageLocation &Obj) {
-    const CXXMethodDecl *MD = Call->getMethodDecl();
-    llvm::StringRef Name =
-        MD->getDeclName().isIdentifier() ? MD->getName() : "";
+  /// A method of a container: \p Args are the call's arguments without the
+  /// object (member and operator calls alike).
+  void containerMethod(const CallExpr *Call, const CXXMethodDecl *MD,
+                       RecordStorageLocation &Obj,
+                       llvm::ArrayRef<const Expr *> Args) {
+    llvm::StringRef Name;
+    if (MD->getDeclName().isIdentifier())
+      Name = MD->getName();
+    else if (MD->getOverloadedOperator() == OO_Subscript)
+      Name = "operator[]";
     bool IsConst = MD->isConst();
     if (Name == "push_back" || Name == "emplace_back") {
       ContainerFacts Old = readContainer(Obj, Env);
       Combined C{Old.AllPlain, Old.AllDTensor, Old.AnyDTensor, Old.AllKnown};
-      if (Call->getNumArgs() == 1 && Index.isTensorType(Call->getArg(0)->getType()))
-        add(C, {Call->getArg(0), false});
+      if (Args.size() == 1 && Index.isTensorType(Args[0]->getType()))
+        add(C, {Args[0], false});
       else
         addUnknown(C);
       writeAsContainer(Obj, C);
@@ -319,11 +324,23 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                   T.assignContainer(Op);
                   return;
                 }
+                if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+                    Op && Op->getNumArgs() >= 1 && isa<CXXMethodDecl>(FD) &&
+                    Idx->isTensorContainerType(Op->getArg(0)->getType())) {
+                  if (RecordStorageLocation *L =
+                          recordLocation(Op->getArg(0), S.Env))
+                    T.containerMethod(
+                        Call, cast<CXXMethodDecl>(FD), *L,
+                        llvm::ArrayRef(Op->getArgs() + 1, Op->getNumArgs() - 1));
+                  return;
+                }
                 if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
                   const Expr *Obj = Member->getImplicitObjectArgument();
                   if (Obj && Idx->isTensorContainerType(Obj->getType())) {
                     if (RecordStorageLocation *L = recordLocation(Obj, S.Env))
-                      T.containerMethod(Member, *L);
+                      T.containerMethod(
+                          Call, Member->getMethodDecl(), *L,
+                          llvm::ArrayRef(Member->getArgs(), Member->getNumArgs()));
                     return;
                   }
                   if (Obj && Idx->isTensorType(Obj->getType()) &&

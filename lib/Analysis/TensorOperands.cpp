@@ -30,6 +30,22 @@ static const Expr *skipWrappers(const Expr *E) {
   }
 }
 
+/// The elements of `{a, b}` when \p E is a std::initializer_list made from it.
+static bool initializerListElements(const Expr *E, const ApiIndex &Index,
+                                    TensorOperands &Out) {
+  const auto *StdList = dyn_cast<CXXStdInitializerListExpr>(skipWrappers(E));
+  if (!StdList)
+    return false;
+  const auto *List =
+      dyn_cast<InitListExpr>(skipWrappers(StdList->getSubExpr()));
+  if (!List)
+    return false;
+  Out.FromList = true;
+  for (const Expr *Init : List->inits())
+    Out.Items.push_back({Init, Index.isTensorContainerType(Init->getType())});
+  return true;
+}
+
 bool listElements(const CXXConstructExpr *Construct, const ApiIndex &Index,
                   TensorOperands &Out) {
   if (!Index.isTensorContainerType(Construct->getType()))
@@ -39,19 +55,7 @@ bool listElements(const CXXConstructExpr *Construct, const ApiIndex &Index,
     Out.FromList = true;
     return true;
   }
-  const Expr *First = skipWrappers(Construct->getArg(0));
-  const auto *StdList = dyn_cast<CXXStdInitializerListExpr>(First);
-  if (!StdList)
-    return false;
-  const auto *List =
-      dyn_cast<InitListExpr>(skipWrappers(StdList->getSubExpr()));
-  if (!List)
-    return false;
-  Out.FromList = true;
-  for (const Expr *Init : List->inits())
-    Out.Items.push_back(
-        {Init, Index.isTensorContainerType(Init->getType())});
-  return true;
+  return initializerListElements(Construct->getArg(0), Index, Out);
 }
 
 TensorOperands tensorOperands(const Expr *Arg, const ApiIndex &Index) {
@@ -59,6 +63,8 @@ TensorOperands tensorOperands(const Expr *Arg, const ApiIndex &Index) {
   if (!Arg)
     return Out;
   const Expr *E = skipWrappers(Arg);
+  if (initializerListElements(E, Index, Out))
+    return Out;
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
     if (listElements(Construct, Index, Out))
       return Out;
