@@ -201,7 +201,8 @@ OutputRule choose_rule(const c10::OperatorHandle& op, const ArgScan& scan) {
   if (spec.has_partial()) {
     bool ok = partial_copy_ops().count(name) > 0;
     if (partial_linear_ops().count(name)) {
-      ok = scan.plain.empty();
+      // Partial + Partial only: adding a scalar would add it on every rank.
+      ok = scan.plain.empty() && scan.dtensors.size() >= 2;
     }
     if (partial_scale_ops().count(name)) {
       bool linear_reduce = true;

@@ -1,0 +1,132 @@
+// Each test here starts N real processes of meshguard_rank_tests through
+// scripts/meshguard-launch (Gloo on loopback) and checks that every rank
+// ran its test and passed.
+
+#include <array>
+#include <cstdio>
+#include <regex>
+#include <string>
+
+#include <sys/wait.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using ::testing::HasSubstr;
+
+namespace {
+
+struct LaunchResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+LaunchResult launch(int nproc, const std::string& filter, int timeout_s = 120, const std::string& env = "") {
+  std::string cmd = env + " MESHGUARD_TIMEOUT_S=${MESHGUARD_TIMEOUT_S:-30} " MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER
+                    " --nproc " + std::to_string(nproc) + " --timeout " + std::to_string(timeout_s) +
+                    " --grace 20 -- " MESHGUARD_RANK_TESTS " --gtest_filter=" + filter + " 2>&1";
+  LaunchResult result;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) {
+    result.output = "popen failed";
+    return result;
+  }
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    result.output.append(buf.data(), n);
+  }
+  int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t c = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) {
+    ++c;
+  }
+  return c;
+}
+
+void expect_ranks_pass(int nproc, const std::string& test) {
+  auto r = launch(nproc, test);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // Every rank ran exactly this one test (a filter matching nothing passes too).
+  EXPECT_EQ(count(r.output, "[       OK ] " + test), static_cast<size_t>(nproc)) << r.output;
+  std::printf("%s", r.output.c_str());
+}
+
+} // namespace
+
+#define MULTI_RANK_TEST(nproc, suite, name)     \
+  TEST(MultiRank##nproc, suite##_##name) {      \
+    expect_ranks_pass(nproc, #suite "." #name); \
+  }
+
+MULTI_RANK_TEST(2, Seed, AllPlainBroadcastThrows)
+MULTI_RANK_TEST(2, Seed, DTensorBroadcastPasses)
+MULTI_RANK_TEST(2, Seed, GuardPromotesPlainTensor)
+MULTI_RANK_TEST(4, Seed, AllPlainBroadcastThrows)
+MULTI_RANK_TEST(4, Seed, DTensorBroadcastPasses)
+MULTI_RANK_TEST(4, Seed, GuardPromotesPlainTensor)
+MULTI_RANK_TEST(2, Mesh, OneDimensional)
+MULTI_RANK_TEST(4, Mesh, OneDimensional)
+MULTI_RANK_TEST(4, Mesh, TwoByTwo)
+MULTI_RANK_TEST(2, Collectives, AllReduceOnPlacements)
+MULTI_RANK_TEST(4, Collectives, AllReduceOnPlacements)
+MULTI_RANK_TEST(2, Collectives, AllGatherUnevenShards)
+MULTI_RANK_TEST(4, Collectives, AllGatherUnevenShards)
+MULTI_RANK_TEST(2, Collectives, ReduceScatterPartial)
+MULTI_RANK_TEST(4, Collectives, ReduceScatterPartial)
+MULTI_RANK_TEST(2, BadInput, MeshMismatch)
+MULTI_RANK_TEST(2, BadInput, PlacementsDtypesLayouts)
+MULTI_RANK_TEST(2, ReplicaCheck, NamesTheRankThatDiffers)
+MULTI_RANK_TEST(2, Redistribute, AllPairs1D)
+MULTI_RANK_TEST(4, Redistribute, AllPairs1D)
+MULTI_RANK_TEST(4, Redistribute, AllPairs2x2)
+MULTI_RANK_TEST(2, Fallback, PointwiseOnEqualShards)
+MULTI_RANK_TEST(2, Fallback, MixedAndUnsupportedAreErrors)
+MULTI_RANK_TEST(2, Fallback, ReplicateRunsAnyOp)
+MULTI_RANK_TEST(2, Autograd, ThroughDTensorOps)
+MULTI_RANK_TEST(2, Module, MlpTrainingMatchesSingleProcess)
+MULTI_RANK_TEST(4, Module, MlpTrainingMatchesSingleProcess)
+MULTI_RANK_TEST(2, Module, CheckFullyDistributedListsPlainParameters)
+
+// The last rank exits mid-collective: the survivors must get an error
+// within the mesh timeout (5 s here), and the launcher must name the rank.
+void expect_survivors_fail_fast(int nproc) {
+  auto r = launch(nproc, "BadInput.RankDiesMidCollective", 60, "MESHGUARD_TIMEOUT_S=5");
+  std::printf("%s", r.output.c_str());
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("rank " + std::to_string(nproc - 1) + " (pid"));
+  EXPECT_THAT(r.output, HasSubstr("exited with code 3 (first failure)"));
+  EXPECT_EQ(count(r.output, "[       OK ] BadInput.RankDiesMidCollective"), static_cast<size_t>(nproc - 1))
+      << r.output;
+  EXPECT_EQ(count(r.output, "killed by the launcher"), 0u) << "a survivor hung:\n" << r.output;
+}
+
+TEST(MultiRank2, BadInput_RankDiesMidCollective) {
+  expect_survivors_fail_fast(2);
+}
+
+TEST(MultiRank4, BadInput_RankDiesMidCollective) {
+  expect_survivors_fail_fast(4);
+}
+
+// The launcher's own timeout: a rank that never returns is killed and named.
+TEST(Launcher, TimeoutKillsAndNamesRanks) {
+  std::string cmd = MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 --timeout 2 -- sh -c "
+                    "'[ $RANK = 1 ] && sleep 30; exit 0' 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  std::array<char, 1024> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    out.append(buf.data(), n);
+  }
+  int status = ::pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 124) << out;
+  EXPECT_THAT(out, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
+}

@@ -1,0 +1,250 @@
+// Rank tests for redistribute, the dispatcher fallback, autograd and
+// distribute_module (run under scripts/meshguard-launch).
+
+#include <gmock/gmock.h>
+#include <torch/torch.h>
+
+#include "RankUtil.h"
+
+using namespace meshguard;
+using namespace meshguard::testing;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::vector<Placement> candidates() {
+  return {Shard{0}, Shard{1}, Replicate{}, Partial{}};
+}
+
+// The local tensor a rank must hold for `full` under `placements`, computed
+// here independently with torch.chunk (Partial: the value on coordinate 0).
+at::Tensor expected_local(const at::Tensor& full, const DeviceMesh& mesh, const Placements& placements) {
+  at::Tensor t = full;
+  for (int64_t i = 0; i < mesh.ndim(); ++i) {
+    const auto c = mesh.coordinate()[i];
+    if (auto* s = std::get_if<Shard>(&placements[i])) {
+      auto pieces = t.chunk(mesh.size(i), s->dim);
+      if (c < static_cast<int64_t>(pieces.size())) {
+        t = pieces[c];
+      } else {
+        auto shape = t.sizes().vec();
+        shape[s->dim] = 0;
+        t = at::empty(shape, t.options());
+      }
+    } else if (is_partial(placements[i]) && c != 0) {
+      t = at::zeros_like(t);
+    }
+  }
+  return t;
+}
+
+void check_all_pairs(const DeviceMesh& mesh, const at::Tensor& full) {
+  std::vector<Placements> all;
+  if (mesh.ndim() == 1) {
+    for (const auto& p : candidates()) {
+      all.push_back({p});
+    }
+  } else {
+    for (const auto& p : candidates()) {
+      for (const auto& q : candidates()) {
+        all.push_back({p, q});
+      }
+    }
+  }
+  for (const auto& src : all) {
+    for (const auto& dst : all) {
+      SCOPED_TRACE(to_string(src) + " -> " + to_string(dst));
+      at::Tensor a = distribute_tensor(full, mesh, src);
+      ASSERT_TRUE(at::equal(to_local(a), expected_local(full, mesh, src)));
+      at::Tensor b = redistribute(a, dst);
+      EXPECT_EQ(*placements_of(b), dst);
+      EXPECT_EQ(b.sizes(), full.sizes());
+      EXPECT_TRUE(at::allclose(to_local(b), expected_local(full, mesh, dst)));
+      EXPECT_TRUE(at::allclose(full_tensor(b), full));
+    }
+  }
+}
+
+} // namespace
+
+TEST(Redistribute, AllPairs1D) {
+  auto mesh = world_mesh();
+  check_all_pairs(mesh, full_of({5, 3}, 1)); // uneven on both dims for 2 and 4 ranks
+  check_all_pairs(mesh, full_of({4, 8}, 2)); // even
+}
+
+TEST(Redistribute, AllPairs2x2) {
+  ASSERT_EQ(world_size(), 4);
+  auto mesh = init_device_mesh("cpu", {2, 2});
+  check_all_pairs(mesh, full_of({5, 3}, 1));
+  // Nested shards of one tensor dim: mesh dim 0 chunks first, then dim 1.
+  at::Tensor full = full_of({7, 2}, 3);
+  at::Tensor nested = distribute_tensor(full, mesh, {Shard{0}, Shard{0}});
+  EXPECT_TRUE(at::equal(to_local(nested), expected_local(full, mesh, {Shard{0}, Shard{0}})));
+  EXPECT_TRUE(at::equal(full_tensor(redistribute(nested, {Shard{0}, Replicate{}})), full));
+  EXPECT_TRUE(at::equal(full_tensor(nested), full));
+  EXPECT_TRUE(at::equal(to_local(redistribute(nested, {Replicate{}, Shard{0}})),
+                        expected_local(full, mesh, {Replicate{}, Shard{0}})));
+}
+
+TEST(Fallback, PointwiseOnEqualShards) {
+  auto mesh = world_mesh();
+  at::Tensor full = full_of({6, 3}, 0);
+  auto a = distribute_tensor(full, mesh, {Shard{0}});
+  auto b = distribute_tensor(full * 2, mesh, {Shard{0}});
+  at::Tensor c = a + b;
+  ASSERT_TRUE(is_dtensor(c));
+  EXPECT_EQ(*placements_of(c), (Placements{Shard{0}}));
+  EXPECT_EQ(c.sizes(), full.sizes());
+  EXPECT_TRUE(at::allclose(full_tensor(c), full * 3));
+  EXPECT_TRUE(at::allclose(full_tensor(at::relu(a - 5.0)), at::relu(full - 5.0)));
+  EXPECT_TRUE(at::allclose(full_tensor(a * at::scalar_tensor(2.0)), full * 2)); // 0-dim plain: Replicate
+  EXPECT_TRUE(at::allclose(full_tensor(at::sigmoid(a).mul_(3)), at::sigmoid(full) * 3));
+  at::Tensor d = a.clone();
+  d.add_(b); // in place keeps the DTensor
+  EXPECT_TRUE(is_dtensor(d));
+  EXPECT_TRUE(at::allclose(full_tensor(d), full * 3));
+}
+
+TEST(Fallback, MixedAndUnsupportedAreErrors) {
+  auto mesh = world_mesh();
+  auto a = distribute_tensor(full_of({4, 3}, 0), mesh, {Shard{0}});
+  MG_EXPECT_THROW_WITH(a + at::ones({4, 3}), c10::Error,
+                       "aten::add.Tensor: got mixed at::Tensor and DTensor, need to convert all at::Tensor to "
+                       "DTensor before calling distributed operators!");
+  try {
+    (void)a.sum();
+    FAIL();
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("aten::sum"));
+    EXPECT_THAT(e.what(), HasSubstr("Shard(dim=0)"));
+  }
+  auto r = distribute_tensor(full_of({4, 3}, 0), mesh, {Replicate{}});
+  MG_EXPECT_THROW_WITH(a + r, c10::Error, "[Shard(dim=0)], [Replicate()]");
+  auto p = from_local(full_of({4, 3}, 0), mesh, {Partial{}});
+  EXPECT_TRUE(at::allclose(full_tensor(p + p), full_of({4, 3}, 0) * 2 * world_size()));
+  EXPECT_TRUE(at::allclose(full_tensor(p * 3), full_of({4, 3}, 0) * 3 * world_size()));
+  MG_EXPECT_THROW_WITH(p * p, c10::Error, "not linear in a Partial operand");
+  MG_EXPECT_THROW_WITH(p + 1, c10::Error, "aten::add");
+}
+
+TEST(Fallback, ReplicateRunsAnyOp) {
+  auto mesh = world_mesh();
+  at::Tensor full = full_of({4, 3}, 1);
+  auto r = distribute_tensor(full, mesh, {Replicate{}});
+  at::Tensor m = at::matmul(r, r.t());
+  ASSERT_TRUE(is_dtensor(m));
+  EXPECT_TRUE(at::allclose(to_local(m), at::matmul(full, full.t())));
+  EXPECT_TRUE(at::allclose(to_local(r.sum(1).softmax(0)), full.sum(1).softmax(0)));
+  EXPECT_TRUE(at::allclose(to_local(at::cat({r, r}, 0)), at::cat({full, full}, 0)));
+  EXPECT_EQ(r.view({12}).sizes(), (c10::IntArrayRef{12}));
+  EXPECT_FLOAT_EQ(r.sum().item<float>(), full.sum().item<float>());
+}
+
+TEST(Autograd, ThroughDTensorOps) {
+  auto mesh = world_mesh();
+  torch::manual_seed(0);
+  at::Tensor w0 = torch::randn({3, 2});
+  at::Tensor x0 = torch::randn({4, 3});
+  // Reference on plain tensors.
+  at::Tensor w_ref = w0.clone().requires_grad_();
+  at::mm(x0, w_ref).tanh().pow(2).sum().backward();
+
+  at::Tensor w = distribute_tensor(w0, mesh, {Replicate{}});
+  w.requires_grad_();
+  at::Tensor x = distribute_tensor(x0, mesh, {Replicate{}});
+  at::Tensor loss = at::mm(x, w).tanh().pow(2).sum();
+  ASSERT_TRUE(is_dtensor(loss));
+  loss.backward();
+  ASSERT_TRUE(w.grad().defined());
+  ASSERT_TRUE(is_dtensor(w.grad()));
+  EXPECT_TRUE(at::allclose(to_local(w.grad()), w_ref.grad()));
+
+  // to_local / from_local / redistribute are differentiable.
+  at::Tensor s = distribute_tensor(w0, mesh, {Shard{0}});
+  s.requires_grad_();
+  at::Tensor g = full_tensor(s);
+  (g * g).sum().backward();
+  ASSERT_TRUE(is_dtensor(s.grad()));
+  EXPECT_TRUE(at::allclose(full_tensor(s.grad()), 2 * w0));
+  at::Tensor leaf = at::ones({2}).requires_grad_();
+  at::Tensor lifted = from_local(leaf, mesh, {Replicate{}});
+  to_local(lifted * 3).sum().backward();
+  EXPECT_TRUE(at::allclose(leaf.grad(), at::full({2}, 3.0f)));
+}
+
+namespace {
+
+torch::nn::Sequential make_mlp() {
+  torch::manual_seed(42);
+  return torch::nn::Sequential(
+      torch::nn::Linear(4, 16), torch::nn::Tanh(), torch::nn::Linear(16, 8), torch::nn::ReLU(), torch::nn::Linear(8, 1));
+}
+
+} // namespace
+
+TEST(Module, MlpTrainingMatchesSingleProcess) {
+  auto mesh = world_mesh();
+  torch::manual_seed(7);
+  at::Tensor x = torch::randn({32, 4});
+  at::Tensor y = torch::randn({32, 1});
+
+  auto ref = make_mlp();
+  torch::optim::SGD ref_opt(ref->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  std::vector<float> ref_losses;
+  for (int step = 0; step < 6; ++step) {
+    ref_opt.zero_grad();
+    auto loss = torch::mse_loss(ref->forward(x), y);
+    loss.backward();
+    ref_opt.step();
+    ref_losses.push_back(loss.item<float>());
+  }
+
+  auto model = make_mlp();
+  distribute_module(*model, mesh);
+  EXPECT_NO_THROW(check_fully_distributed(*model));
+  for (const auto& p : model->parameters()) {
+    EXPECT_TRUE(is_dtensor(p));
+    EXPECT_TRUE(p.requires_grad());
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  at::Tensor xd = distribute_tensor(x, mesh, {Replicate{}});
+  at::Tensor yd = distribute_tensor(y, mesh, {Replicate{}});
+  for (int step = 0; step < 6; ++step) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model->forward(xd), yd);
+    ASSERT_TRUE(is_dtensor(loss));
+    loss.backward();
+    opt.step();
+    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_losses[step], 1e-5) << "step " << step;
+  }
+  EXPECT_LT(ref_losses.back(), ref_losses.front());
+}
+
+TEST(Module, CheckFullyDistributedListsPlainParameters) {
+  auto mesh = world_mesh();
+  auto model = make_mlp();
+  MG_EXPECT_THROW_WITH(check_fully_distributed(*model), NotDistributedError, "0.weight, 0.bias");
+  // Only the first layer: the seed's incomplete wrapping.
+  distribute_module(*model, mesh, [](const std::string& name, const at::Tensor&, const DeviceMesh& m) {
+    return Placements(m.ndim(), Replicate{});
+  });
+  EXPECT_NO_THROW(check_fully_distributed(*model));
+  auto partial = make_mlp();
+  distribute_module(*partial->ptr(0), mesh);
+  try {
+    check_fully_distributed(*partial);
+    FAIL();
+  } catch (const NotDistributedError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("4 parameter(s)"));
+    EXPECT_THAT(e.what(), HasSubstr("2.weight, 2.bias, 4.weight, 4.bias"));
+    EXPECT_THAT(e.what(), ::testing::Not(HasSubstr("0.weight")));
+  }
+  // A sharded parameter through partition_fn.
+  auto sharded = make_mlp();
+  distribute_module(*sharded, mesh, [](const std::string& name, const at::Tensor& p, const DeviceMesh& m) {
+    return name == "0.weight" ? Placements{Shard{0}} : Placements(m.ndim(), Replicate{});
+  });
+  EXPECT_TRUE(is_shard(placements_of(sharded->named_parameters()["0.weight"])->at(0), 0));
+  EXPECT_TRUE(at::equal(full_tensor(sharded->named_parameters()["0.weight"]), make_mlp()->named_parameters()["0.weight"]));
+}

@@ -1,0 +1,153 @@
+// Single-process tests: a world of one (HashStore rendezvous), placements,
+// shard arithmetic, metadata, and init errors.
+
+#include <cstdlib>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/torch.h>
+
+#include <meshguard/meshguard.h>
+
+using namespace meshguard;
+using ::testing::HasSubstr;
+
+namespace {
+
+DeviceMesh solo_mesh() {
+  static DeviceMesh mesh = [] {
+    MeshOptions opts;
+    opts.store = c10::make_intrusive<c10d::HashStore>();
+    opts.rank = 0;
+    opts.world_size = 1;
+    opts.timeout = std::chrono::seconds(20);
+    opts.gloo_hostname = "127.0.0.1";
+    return init_device_mesh("cpu", {1}, opts);
+  }();
+  return mesh;
+}
+
+// Restores an environment variable when it goes out of scope.
+struct EnvGuard {
+  std::string name;
+  std::optional<std::string> old;
+  EnvGuard(const std::string& n, const char* value) : name(n) {
+    if (const char* v = std::getenv(n.c_str())) {
+      old = v;
+    }
+    if (value) {
+      ::setenv(n.c_str(), value, 1);
+    } else {
+      ::unsetenv(n.c_str());
+    }
+  }
+  ~EnvGuard() {
+    if (old) {
+      ::setenv(name.c_str(), old->c_str(), 1);
+    } else {
+      ::unsetenv(name.c_str());
+    }
+  }
+};
+
+} // namespace
+
+TEST(Placement, NamesAndEquality) {
+  EXPECT_EQ(to_string(Placement{Shard{1}}), "Shard(dim=1)");
+  EXPECT_EQ(to_string(Placement{Replicate{}}), "Replicate()");
+  EXPECT_EQ(to_string(Placement{Partial{ReduceOp::MAX}}), "Partial(max)");
+  EXPECT_EQ(to_string(Placements{Shard{0}, Replicate{}}), "[Shard(dim=0), Replicate()]");
+  EXPECT_EQ(Placement{Shard{0}}, Placement{Shard{0}});
+  EXPECT_NE(Placement{Shard{0}}, Placement{Shard{1}});
+  EXPECT_NE(Placement{Partial{}}, Placement{Partial{ReduceOp::AVG}});
+  EXPECT_TRUE(is_shard(Shard{2}, 2));
+  EXPECT_FALSE(is_shard(Replicate{}));
+}
+
+TEST(SoloMesh, DTensorMetadata) {
+  auto mesh = solo_mesh();
+  EXPECT_EQ(mesh.ndim(), 1);
+  EXPECT_EQ(mesh.size(), 1);
+  at::Tensor full = at::arange(6, at::kFloat).reshape({2, 3});
+  at::Tensor dt = distribute_tensor(full, mesh, {Shard{1}});
+  EXPECT_TRUE(is_dtensor(dt));
+  EXPECT_FALSE(is_dtensor(full));
+  EXPECT_FALSE(mesh_of(full).has_value());
+  EXPECT_FALSE(placements_of(full).has_value());
+  EXPECT_EQ(*mesh_of(dt), mesh);
+  EXPECT_EQ(*placements_of(dt), (Placements{Shard{1}}));
+  EXPECT_EQ(dt.sizes(), full.sizes());
+  EXPECT_EQ(dt.dtype(), full.dtype());
+  EXPECT_TRUE(dt.is_contiguous());
+  EXPECT_STREQ(dt.unsafeGetTensorImpl()->key_set().has(c10::DispatchKey::PrivateUse2) ? "y" : "n", "y");
+  EXPECT_TRUE(at::equal(to_local(dt), full));
+  EXPECT_TRUE(at::equal(full_tensor(dt), full));
+  EXPECT_THROW(dt.data_ptr(), c10::Error); // storage-less: never read as a plain buffer
+  at::Tensor detached = dt.detach();
+  EXPECT_TRUE(is_dtensor(detached));
+  EXPECT_THAT(provenance_of(to_local(dt)), HasSubstr("to_local() at "));
+  EXPECT_THAT(provenance_of(full), ::testing::IsEmpty());
+  // from_local's global shape assumes even shards unless told.
+  EXPECT_EQ(from_local(at::ones({2, 3}), mesh, {Shard{0}}).sizes(), (c10::IntArrayRef{2, 3}));
+  EXPECT_EQ(from_local(at::ones({2, 3}), mesh, {Shard{0}}, false, std::vector<int64_t>{2, 3}).sizes(),
+            (c10::IntArrayRef{2, 3}));
+}
+
+TEST(SoloMesh, GuardAndErrorsWithoutPeers) {
+  auto mesh = solo_mesh();
+  at::Tensor plain = at::ones({2});
+  try {
+    dist::broadcast_({plain}, 0);
+    FAIL();
+  } catch (const MeshNotFoundError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("found no DeviceMesh from dtensor args for c10d.broadcast_.default", 0), 0u);
+  }
+  EXPECT_NO_THROW(guarded::broadcast_({plain}, mesh, 0));
+  EXPECT_NO_THROW(guarded::all_reduce_({plain}, mesh, ReduceOp::SUM));
+  EXPECT_TRUE(at::equal(plain, at::ones({2})));
+}
+
+TEST(InitDeviceMesh, MissingEnvironmentVariableIsNamed) {
+  for (const char* var : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) {
+    EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"), addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1");
+    EnvGuard missing(var, nullptr);
+    try {
+      init_device_mesh("cpu", {1});
+      ADD_FAILURE() << "expected MeshInitError for " << var;
+    } catch (const MeshInitError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string("environment variable ") + var + " is not set"));
+    }
+  }
+  EnvGuard lr("LOCAL_RANK", nullptr);
+  if (!MESHGUARD_TEST_HAVE_NCCL) {
+    // Without NCCL, "cuda" explains itself before reading anything.
+    try {
+      init_device_mesh("cuda", {1});
+      ADD_FAILURE();
+    } catch (const MeshInitError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("without NCCL"));
+    }
+  }
+}
+
+TEST(InitDeviceMesh, BadShapesAndDevices) {
+  MeshOptions opts;
+  opts.store = c10::make_intrusive<c10d::HashStore>();
+  opts.rank = 0;
+  opts.world_size = 1;
+  EXPECT_THROW(init_device_mesh("cpu", {2}, opts), MeshInitError);
+  EXPECT_THROW(init_device_mesh("cpu", {}, opts), MeshInitError);
+  EXPECT_THROW(init_device_mesh("tpu", {1}, opts), MeshInitError);
+  MeshOptions no_rank;
+  no_rank.store = opts.store;
+  EXPECT_THROW(init_device_mesh("cpu", {1}, no_rank), MeshInitError);
+}
+
+TEST(DTensorImpl, WrapperOverheadIsSmall) {
+  // Bytes a DTensor adds on top of its local tensor: the impl object
+  // (shared mesh state is per mesh, not per tensor).
+  std::printf("sizeof(DTensorImpl)=%zu sizeof(c10::TensorImpl)=%zu sizeof(DTensorSpec)=%zu\n",
+              sizeof(DTensorImpl), sizeof(c10::TensorImpl), sizeof(DTensorSpec));
+  EXPECT_LT(sizeof(DTensorImpl), 512u);
+}
