@@ -3,6 +3,7 @@
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/ProvenanceModel.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/AdornedCFG.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysisContext.h"
 #include "clang/Analysis/FlowSensitive/TypeErasedDataflowAnalysis.h"
@@ -21,6 +22,8 @@ llvm::StringRef describe(AnalysisOutcome Outcome) {
     return "done";
   case AnalysisOutcome::NoCFG:
     return "no control-flow graph could be built";
+  case AnalysisOutcome::HasErrors:
+    return "the function has compile errors";
   case AnalysisOutcome::SATLimit:
     return "the SAT solver limit (MaxSATIterations) was reached";
   case AnalysisOutcome::BlockVisitLimit:
@@ -32,6 +35,22 @@ llvm::StringRef describe(AnalysisOutcome Outcome) {
   }
   return "unknown";
 }
+
+namespace {
+/// Finds expressions that contain errors (RecoveryExpr and what depends on
+/// it): provenance through them is unknowable, so such functions are skipped.
+class ErrorFinder : public RecursiveASTVisitor<ErrorFinder> {
+public:
+  bool VisitExpr(Expr *E) {
+    if (E->containsErrors()) {
+      Found = true;
+      return false;
+    }
+    return true;
+  }
+  bool Found = false;
+};
+} // namespace
 
 static std::int64_t countElements(const CFG &G) {
   std::int64_t N = 0;
@@ -48,6 +67,12 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
       FD.isInvalidDecl()) {
     Result.Outcome = AnalysisOutcome::NoCFG;
+    return Result;
+  }
+  ErrorFinder Errors;
+  Errors.TraverseStmt(FD.getBody());
+  if (Errors.Found) {
+    Result.Outcome = AnalysisOutcome::HasErrors;
     return Result;
   }
   llvm::Expected<AdornedCFG> ACFG = AdornedCFG::build(FD);

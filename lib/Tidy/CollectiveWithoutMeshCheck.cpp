@@ -68,7 +68,8 @@ void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
 
 void CollectiveWithoutMeshCheck::reportSkipped(const FunctionDecl &FD,
                                                const AnalysisResult &Result) {
-  if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG)
+  if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG ||
+      Result.Outcome == AnalysisOutcome::HasErrors)
     return;
   diag(FD.getLocation(),
        "%0 was not checked for collectives without a DeviceMesh: %1",

@@ -33,6 +33,8 @@ enum class AnalysisOutcome {
   Done,
   /// No CFG could be built (e.g. the body has errors).
   NoCFG,
+  /// The body contains compile errors.
+  HasErrors,
   SATLimit,
   BlockVisitLimit,
   TooLarge,
