@@ -2,7 +2,6 @@
 
 #include "meshguard/Analysis/CollectiveSites.h"
 #include "meshguard/Analysis/TensorOperands.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -12,39 +11,11 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
-namespace {
-
-/// Tensor-typed parameters and local variables of a function.
-class TensorVarCollector : public RecursiveASTVisitor<TensorVarCollector> {
-public:
-  TensorVarCollector(const ApiIndex &Index) : Index(Index) {}
-  bool VisitVarDecl(VarDecl *VD) {
-    if (Index.isTensorType(VD->getType()))
-      Vars.push_back(VD);
-    return true;
-  }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  llvm::SmallVector<const VarDecl *, 8> Vars;
-
-private:
-  const ApiIndex &Index;
-};
-
-} // namespace
-
 CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits) {
   CollectiveScan Scan;
-  llvm::SmallVector<const VarDecl *, 8> TensorVars;
-  {
-    TensorVarCollector Collector(Index);
-    for (const ParmVarDecl *P : FD.parameters())
-      if (Index.isTensorType(P->getType()))
-        TensorVars.push_back(P);
-    Collector.TraverseStmt(FD.getBody());
-    TensorVars.append(Collector.Vars.begin(), Collector.Vars.end());
-  }
+  llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
   llvm::DenseSet<const CallExpr *> Seen;
 
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
@@ -68,23 +39,12 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
     const Formula *AllPlain = &A.makeLiteral(true);
     const Formula *AllKnown = &A.makeLiteral(true);
     for (const TensorOperand &Op : Ops.Items) {
-      RecordStorageLocation *L = recordLocation(Op.E, Env);
-      if (!L)
+      std::optional<OperandReading> R = readOperand(Op, Env, Origins);
+      if (!R)
         return; // An argument we cannot read: unknown, never a warning.
-      OperandFact Fact{Op.E, Op.IsContainer, Provenance::Unknown, nullptr};
-      if (Op.IsContainer) {
-        ContainerFacts F = readContainer(*L, Env);
-        AllPlain = &A.makeAnd(*AllPlain, *F.AllPlain);
-        AllKnown = &A.makeAnd(*AllKnown, *F.AllKnown);
-        Fact.P = classify(F, Env);
-      } else {
-        TensorFacts F = readTensor(*L, Env, &Origins);
-        AllPlain = &A.makeAnd(*AllPlain, *F.Plain);
-        AllKnown = &A.makeAnd(*AllKnown, *F.Known);
-        Fact.P = classify(F, Env);
-        Fact.Origin = F.Origin;
-      }
-      Site.Operands.push_back(Fact);
+      AllPlain = &A.makeAnd(*AllPlain, *R->AllPlain);
+      AllKnown = &A.makeAnd(*AllKnown, *R->AllKnown);
+      Site.Operands.push_back(R->Fact);
     }
     if (!Env.proves(*AllKnown))
       return;
@@ -94,13 +54,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       Site.Verdict = MeshVerdict::MaybeNoMesh;
     else
       return;
-    for (const VarDecl *VD : TensorVars) {
-      auto *L = dyn_cast_or_null<RecordStorageLocation>(
-          Env.getStorageLocation(*VD));
-      if (L && classify(readTensor(*L, Env, nullptr), Env) ==
-                   Provenance::DTensor)
-        Site.DTensorVars.push_back(VD);
-    }
+    Site.DTensorVars = dtensorVariables(TensorVars, Env);
     Scan.Sites.push_back(std::move(Site));
   };
 

@@ -105,12 +105,9 @@ public:
     RecordStorageLocation *L = resultLocation(Call, Env);
     if (!L || !Index.isTensorType(Call->getType()))
       return;
-    if (Kind == SourceKind::DTensor) {
-      writeTensor(*L, A.makeLiteral(false), A.makeLiteral(true), nullptr, Env);
-      return;
-    }
     Value &Origin = Env.create<PointerValue>(Origins.locationFor(Call, Env));
-    writeTensor(*L, A.makeLiteral(true), A.makeLiteral(true), &Origin, Env);
+    writeTensor(*L, A.makeLiteral(Kind == SourceKind::Plain),
+                A.makeLiteral(true), &Origin, Env);
   }
 
   void op(const CallExpr *Call) {

@@ -4,7 +4,6 @@
 #include "DiagnosticText.h"
 #include "MeshInScope.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -18,63 +17,28 @@ namespace tidy {
 
 CollectiveWithoutMeshCheck::CollectiveWithoutMeshCheck(
     StringRef Name, clang::tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Analysis(Options),
-      StrictMode(getBoolOption(Options, "StrictMode", false)), Index(makeApiIndex()) {}
+    : DTensorCheckBase(Name, Context),
+      StrictMode(getBoolOption(Options, "StrictMode", false)) {}
 
 void CollectiveWithoutMeshCheck::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {
   storeBoolOption(Opts, Options, "StrictMode", StrictMode);
-  Analysis.store(Opts, Options);
+  DTensorCheckBase::storeOptions(Opts);
 }
 
-void CollectiveWithoutMeshCheck::registerMatchers(MatchFinder *Finder) {
-  // Only functions that call a modelled collective are analysed (cost).
-  auto CallsCollective = hasDescendant(
-      callExpr(callee(functionDecl(hasAnyName(Index->meshCollectiveNames())))));
-  Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(isExpansionInSystemHeader()),
-                                  hasBody(CallsCollective))
-                         .bind("fn"),
-                     this);
-  Finder->addMatcher(
-      lambdaExpr(unless(isExpansionInSystemHeader()), CallsCollective)
-          .bind("lambda"),
-      this);
-}
-
-void CollectiveWithoutMeshCheck::check(const MatchFinder::MatchResult &Result) {
-  const FunctionDecl *FD = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
-    FD = Lambda->getCallOperator();
-  if (!FD || FD->isDependentContext() || FD->isInvalidDecl() ||
-      !FD->doesThisDeclarationHaveABody())
-    return;
-  // A lambda's call operator is reached through the lambda matcher only.
-  if (Result.Nodes.getNodeAs<FunctionDecl>("fn") && isLambdaCallOperator(FD))
-    return;
-  analyse(*FD, *Result.Context);
+std::vector<StringRef> CollectiveWithoutMeshCheck::interestingCallees() const {
+  return Index->meshCollectiveNames();
 }
 
 void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
                                          ASTContext &Ctx) {
   CollectiveScan Scan = scanCollectives(FD, Ctx, *Index, Analysis.Limits);
   if (!Scan.Result.ok()) {
-    reportSkipped(FD, Scan.Result);
+    reportSkipped(FD, Scan.Result, "collectives without a DeviceMesh");
     return;
   }
   for (const CollectiveSite &Site : Scan.Sites)
     report(FD, Site, Ctx);
-}
-
-void CollectiveWithoutMeshCheck::reportSkipped(const FunctionDecl &FD,
-                                               const AnalysisResult &Result) {
-  if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG ||
-      Result.Outcome == AnalysisOutcome::HasErrors)
-    return;
-  diag(FD.getLocation(),
-       "%0 was not checked for collectives without a DeviceMesh: %1",
-       DiagnosticIDs::Remark)
-      << &FD << describe(Result.Outcome);
 }
 
 /// Rewrites `dist::broadcast_(ts, 0)` into `guarded::broadcast_(ts, mesh, 0)`.

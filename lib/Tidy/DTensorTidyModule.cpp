@@ -1,6 +1,7 @@
 //===--- DTensorTidyModule.cpp - The dtensor-* clang-tidy checks ----------===//
 
 #include "CollectiveWithoutMeshCheck.h"
+#include "ProcessGroupMisuseCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -13,6 +14,8 @@ public:
       clang::tidy::ClangTidyCheckFactories &CheckFactories) override {
     CheckFactories.registerCheck<CollectiveWithoutMeshCheck>(
         "dtensor-collective-without-mesh");
+    CheckFactories.registerCheck<ProcessGroupMisuseCheck>(
+        "dtensor-process-group-misuse");
   }
 };
 

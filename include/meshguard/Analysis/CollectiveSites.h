@@ -11,21 +11,13 @@
 #define MESHGUARD_ANALYSIS_COLLECTIVESITES_H
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
-#include "meshguard/Analysis/Provenance.h"
+#include "meshguard/Analysis/OperandFacts.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/SmallVector.h"
 #include <vector>
 
 namespace meshguard {
 namespace analysis {
-
-struct OperandFact {
-  const clang::Expr *E;
-  bool IsContainer;
-  Provenance P;
-  /// Where the operand became plain, if one place explains it.
-  const clang::Expr *Origin;
-};
 
 enum class MeshVerdict {
   /// Some argument can carry a mesh, or the analysis does not know.

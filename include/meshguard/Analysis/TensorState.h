@@ -6,8 +6,8 @@
 //   plain  - the value is a plain tensor (no DeviceMesh);
 //   known  - a modelled source decided `plain` (false for parameters and
 //            results of unmodelled calls: unknown values never warn);
-//   origin - a pointer whose pointee stands for the expression where the value
-//            became plain (see OriginTable), for notes.
+//   origin - a pointer whose pointee stands for the call that gave the value
+//            its provenance (see OriginTable), for notes.
 // A container of tensors has all_plain, all_dtensor, any_dtensor, known
 // (known: every element is known).
 //
@@ -68,7 +68,8 @@ private:
 struct TensorFacts {
   const clang::dataflow::Formula *Plain;
   const clang::dataflow::Formula *Known;
-  /// Where it became plain, when one place explains every path.
+  /// The call that made it plain (or a DTensor), when one call explains
+  /// every path.
   const clang::Expr *Origin;
   /// is DTensor = Known && !Plain.
   const clang::dataflow::Formula &isDTensor(clang::dataflow::Arena &A) const {

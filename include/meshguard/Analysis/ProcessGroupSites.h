@@ -1,0 +1,45 @@
+//===--- ProcessGroupSites.h - DTensors reaching raw c10d collectives -*- C++ -*-===//
+//
+// Runs the provenance analysis on a function and reports every call to a raw
+// c10d process-group collective that is given a DTensor (surely, or on some
+// path), with what a fix-it needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_PROCESSGROUPSITES_H
+#define MESHGUARD_ANALYSIS_PROCESSGROUPSITES_H
+
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/OperandFacts.h"
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+struct ProcessGroupSite {
+  const clang::CallExpr *Call;
+  const ProcessGroupCollectiveEntry *Entry;
+  /// A DTensor on every path (otherwise: on some path).
+  bool Surely;
+  /// The operands that are (or may be) DTensors.
+  llvm::SmallVector<OperandFact, 4> DTensorOperands;
+  /// Tensor expressions to wrap in to_local(): elements of braced lists at
+  /// the call, or in the declaration of the container passed, that are surely
+  /// DTensors here.
+  llvm::SmallVector<const clang::Expr *, 4> WrapInToLocal;
+};
+
+struct ProcessGroupScan {
+  AnalysisResult Result;
+  std::vector<ProcessGroupSite> Sites;
+};
+
+ProcessGroupScan scanProcessGroupCollectives(const clang::FunctionDecl &FD,
+                                             clang::ASTContext &Ctx,
+                                             const ApiIndex &Index,
+                                             const AnalysisLimits &Limits);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_PROCESSGROUPSITES_H

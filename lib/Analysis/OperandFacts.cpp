@@ -1,0 +1,70 @@
+//===--- OperandFacts.cpp - Provenance of a call's tensor operands --------===//
+
+#include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/ApiIndex.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Analysis/FlowSensitive/Arena.h"
+
+using namespace clang;
+using namespace clang::dataflow;
+
+namespace meshguard {
+namespace analysis {
+
+std::optional<OperandReading> readOperand(const TensorOperand &Op,
+                                          const Environment &Env,
+                                          const OriginTable &Origins) {
+  RecordStorageLocation *L = recordLocation(Op.E, Env);
+  if (!L)
+    return std::nullopt;
+  if (Op.IsContainer) {
+    ContainerFacts F = readContainer(*L, Env);
+    return OperandReading{{Op.E, true, classify(F, Env), nullptr},
+                          F.AllPlain, F.AnyDTensor, F.AllKnown};
+  }
+  TensorFacts F = readTensor(*L, Env, &Origins);
+  return OperandReading{{Op.E, false, classify(F, Env), F.Origin},
+                        F.Plain, &F.isDTensor(Env.arena()), F.Known};
+}
+
+namespace {
+class TensorVarCollector : public RecursiveASTVisitor<TensorVarCollector> {
+public:
+  explicit TensorVarCollector(const ApiIndex &Index) : Index(Index) {}
+  bool VisitVarDecl(VarDecl *VD) {
+    if (Index.isTensorType(VD->getType()))
+      Vars.push_back(VD);
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  llvm::SmallVector<const VarDecl *, 8> Vars;
+
+private:
+  const ApiIndex &Index;
+};
+} // namespace
+
+llvm::SmallVector<const VarDecl *, 8> tensorVariables(const FunctionDecl &FD,
+                                                      const ApiIndex &Index) {
+  TensorVarCollector Collector(Index);
+  for (const ParmVarDecl *P : FD.parameters())
+    if (Index.isTensorType(P->getType()))
+      Collector.Vars.push_back(P);
+  Collector.TraverseStmt(FD.getBody());
+  return Collector.Vars;
+}
+
+llvm::SmallVector<const VarDecl *, 4>
+dtensorVariables(llvm::ArrayRef<const VarDecl *> Vars, const Environment &Env) {
+  llvm::SmallVector<const VarDecl *, 4> Out;
+  for (const VarDecl *VD : Vars) {
+    auto *L =
+        dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(*VD));
+    if (L && classify(readTensor(*L, Env, nullptr), Env) == Provenance::DTensor)
+      Out.push_back(VD);
+  }
+  return Out;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,64 @@
+//===--- DTensorCheckBase.cpp - What every dtensor-* check shares ---------===//
+
+#include "DTensorCheckBase.h"
+#include "clang/AST/ASTLambda.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace meshguard {
+namespace tidy {
+
+DTensorCheckBase::DTensorCheckBase(StringRef Name,
+                                   clang::tidy::ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context), Analysis(Options), Index(makeApiIndex()) {}
+
+void DTensorCheckBase::storeOptions(
+    clang::tidy::ClangTidyOptions::OptionMap &Opts) {
+  Analysis.store(Opts, Options);
+}
+
+void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
+  std::vector<StringRef> Names = interestingCallees();
+  auto Interesting = functionDecl(
+      anyOf(hasAnyName(Names), cxxMethodDecl(forEachOverridden(
+                                   cxxMethodDecl(hasAnyName(Names))))));
+  auto CallsInteresting = hasDescendant(callExpr(callee(Interesting)));
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()),
+                                  hasBody(CallsInteresting))
+                         .bind("fn"),
+                     this);
+  Finder->addMatcher(
+      lambdaExpr(unless(isExpansionInSystemHeader()), CallsInteresting)
+          .bind("lambda"),
+      this);
+}
+
+void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
+  const FunctionDecl *FD = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  // A lambda's call operator is reached through the lambda matcher only.
+  if (FD && isLambdaCallOperator(FD))
+    return;
+  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+    FD = Lambda->getCallOperator();
+  if (!FD || FD->isDependentContext() || FD->isInvalidDecl() ||
+      !FD->doesThisDeclarationHaveABody())
+    return;
+  analyse(*FD, *Result.Context);
+}
+
+void DTensorCheckBase::reportSkipped(const FunctionDecl &FD,
+                                     const analysis::AnalysisResult &Result,
+                                     StringRef What) {
+  using analysis::AnalysisOutcome;
+  if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG ||
+      Result.Outcome == AnalysisOutcome::HasErrors)
+    return;
+  diag(FD.getLocation(), "%0 was not checked for %1: %2", DiagnosticIDs::Remark)
+      << &FD << What << describe(Result.Outcome);
+}
+
+} // namespace tidy
+} // namespace meshguard

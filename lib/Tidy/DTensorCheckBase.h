@@ -1,0 +1,45 @@
+//===--- DTensorCheckBase.h - What every dtensor-* check shares -*- C++ -*-===//
+//
+// Options (limits, ReportSkipped), the API index, and the matcher that picks
+// the functions worth analysing: only those that call something the check
+// cares about are analysed (cost), lambdas included.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_TIDY_DTENSORCHECKBASE_H
+#define MESHGUARD_TIDY_DTENSORCHECKBASE_H
+
+#include "AnalysisOptions.h"
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace meshguard {
+namespace tidy {
+
+class DTensorCheckBase : public clang::tidy::ClangTidyCheck {
+public:
+  DTensorCheckBase(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+  void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+
+protected:
+  /// Calls to these (qualified names) make a function worth analysing.
+  virtual std::vector<llvm::StringRef> interestingCallees() const = 0;
+  /// Analyses one function (a definition, not dependent, without errors).
+  virtual void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) = 0;
+  /// Reports a function the analysis gave up on (under ReportSkipped).
+  void reportSkipped(const clang::FunctionDecl &FD,
+                     const analysis::AnalysisResult &Result,
+                     llvm::StringRef What);
+
+  AnalysisOptions Analysis;
+  std::unique_ptr<analysis::ApiIndex> Index;
+};
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_DTENSORCHECKBASE_H

@@ -1,0 +1,31 @@
+//===--- ProcessGroupMisuseCheck.h - dtensor-process-group-misuse -*- C++ -*-===//
+
+#ifndef MESHGUARD_TIDY_PROCESSGROUPMISUSECHECK_H
+#define MESHGUARD_TIDY_PROCESSGROUPMISUSECHECK_H
+
+#include "DTensorCheckBase.h"
+#include "meshguard/Analysis/ProcessGroupSites.h"
+
+namespace meshguard {
+namespace tidy {
+
+/// Finds DTensors handed to raw c10d process-group collectives
+/// (ProcessGroup::broadcast, c10d::ops::allreduce, ...), which work on local
+/// tensors only. Offers meshguard::to_local(x) around the argument.
+///
+/// For the user-facing documentation see:
+/// docs/checks/dtensor-process-group-misuse.md
+class ProcessGroupMisuseCheck : public DTensorCheckBase {
+public:
+  using DTensorCheckBase::DTensorCheckBase;
+
+private:
+  std::vector<llvm::StringRef> interestingCallees() const override;
+  void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  void report(const analysis::ProcessGroupSite &Site, clang::ASTContext &Ctx);
+};
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_PROCESSGROUPMISUSECHECK_H
