@@ -1,6 +1,7 @@
 //===--- DTensorTidyModule.cpp - The dtensor-* clang-tidy checks ----------===//
 
 #include "CollectiveWithoutMeshCheck.h"
+#include "MixedTensorOpCheck.h"
 #include "ProcessGroupMisuseCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -16,6 +17,7 @@ public:
         "dtensor-collective-without-mesh");
     CheckFactories.registerCheck<ProcessGroupMisuseCheck>(
         "dtensor-process-group-misuse");
+    CheckFactories.registerCheck<MixedTensorOpCheck>("dtensor-mixed-tensor-op");
   }
 };
 

@@ -1,0 +1,34 @@
+//===--- MixedOpSites.h - Tensor ops mixing DTensors and plain tensors -*- C++ -*-===//
+
+#ifndef MESHGUARD_ANALYSIS_MIXEDOPSITES_H
+#define MESHGUARD_ANALYSIS_MIXEDOPSITES_H
+
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/OperandFacts.h"
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+/// A tensor op (ATen function, operator or Tensor method) with a surely-DTensor
+/// operand and a surely-plain one: the runtime throws "mixed at::Tensor and
+/// DTensor", as PyTorch does.
+struct MixedOpSite {
+  const clang::CallExpr *Call;
+  OperandFact DTensor;
+  llvm::SmallVector<OperandFact, 2> Plain;
+  llvm::SmallVector<const clang::VarDecl *, 4> DTensorVars;
+};
+
+struct MixedOpScan {
+  AnalysisResult Result;
+  std::vector<MixedOpSite> Sites;
+};
+
+MixedOpScan scanMixedOps(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                         const ApiIndex &Index, const AnalysisLimits &Limits);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_MIXEDOPSITES_H

@@ -1,0 +1,99 @@
+//===--- MixedTensorOpCheck.cpp - dtensor-mixed-tensor-op -----------------===//
+
+#include "MixedTensorOpCheck.h"
+#include "DiagnosticText.h"
+#include "MeshInScope.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
+  // A function is worth analysing when it makes a DTensor: a mix needs one.
+  std::vector<StringRef> Names;
+  for (const SourceEntry &E : Index->model().Sources)
+    if (E.Kind == SourceKind::DTensor)
+      Names.push_back(E.Function);
+  return Names;
+}
+
+void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
+  MixedOpScan Scan = scanMixedOps(FD, Ctx, *Index, Analysis.Limits);
+  if (!Scan.Result.ok()) {
+    reportSkipped(FD, Scan.Result, "tensor ops mixing DTensors and plain tensors");
+    return;
+  }
+  for (const MixedOpSite &Site : Scan.Sites)
+    report(FD, Site, Ctx);
+}
+
+/// The variable \p E names, looking through implicit nodes.
+static const VarDecl *namedVariable(const Expr *E) {
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
+                                ASTContext &Ctx) {
+  const CallExpr &Call = *Site.Call;
+  const SourceManager &SM = Ctx.getSourceManager();
+  // The DTensor operand's own mesh is the right one; else one in scope.
+  std::optional<std::string> Mesh;
+  if (const VarDecl *VD = namedVariable(Site.DTensor.E);
+      VD && VD->getIdentifier() && !Index->model().MeshOfFunction.empty())
+    Mesh = "*" + Index->model().MeshOfFunction + "(" + VD->getNameAsString() + ")";
+  else
+    Mesh = meshExpressionInScope(FD, Call, Site.DTensorVars, *Index);
+
+  llvm::SmallVector<FixItHint, 4> Fixes;
+  if (Mesh)
+    for (const OperandFact &P : Site.Plain) {
+      SourceRange R = P.E->getSourceRange();
+      SourceLocation After =
+          R.getEnd().isValid() && !R.getEnd().isMacroID()
+              ? Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, Ctx.getLangOpts())
+              : SourceLocation();
+      if (R.getBegin().isInvalid() || R.getBegin().isMacroID() ||
+          After.isInvalid() || SM.isInSystemHeader(R.getBegin())) {
+        Fixes.clear();
+        break;
+      }
+      Fixes.push_back(
+          FixItHint::CreateInsertion(R.getBegin(), "meshguard::from_local("));
+      Fixes.push_back(FixItHint::CreateInsertion(
+          After, ", " + *Mesh + ", {meshguard::Replicate{}})"));
+    }
+  {
+    auto Warning = diag(Call.getBeginLoc(),
+                        "tensor op mixes the DTensor '%0' with the plain tensor "
+                        "'%1': the runtime throws 'mixed at::Tensor and DTensor'")
+                   << operandName(*Site.DTensor.E, Ctx)
+                   << operandName(*Site.Plain.front().E, Ctx);
+    for (const FixItHint &Fix : Fixes)
+      Warning << Fix;
+  }
+  if (Site.DTensor.Origin)
+    diag(Site.DTensor.Origin->getBeginLoc(),
+         "'%0' is a DTensor: it comes from %1 here", DiagnosticIDs::Note)
+        << operandName(*Site.DTensor.E, Ctx) << originName(*Site.DTensor.Origin);
+  for (const OperandFact &P : Site.Plain)
+    if (P.Origin)
+      diag(P.Origin->getBeginLoc(), "'%0' is a plain tensor: it comes from %1 here",
+           DiagnosticIDs::Note)
+          << operandName(*P.E, Ctx) << originName(*P.Origin);
+  if (!Mesh)
+    diag(Call.getBeginLoc(),
+         "wrap the plain tensor as a Replicate DTensor: "
+         "meshguard::from_local(t, mesh, {meshguard::Replicate{}})",
+         DiagnosticIDs::Note);
+}
+
+} // namespace tidy
+} // namespace meshguard

@@ -1,0 +1,31 @@
+//===--- MixedTensorOpCheck.h - dtensor-mixed-tensor-op ---------*- C++ -*-===//
+
+#ifndef MESHGUARD_TIDY_MIXEDTENSOROPCHECK_H
+#define MESHGUARD_TIDY_MIXEDTENSOROPCHECK_H
+
+#include "DTensorCheckBase.h"
+#include "meshguard/Analysis/MixedOpSites.h"
+
+namespace meshguard {
+namespace tidy {
+
+/// Finds ATen ops that mix a DTensor with a plain tensor; the runtime throws
+/// (as PyTorch does). Offers meshguard::from_local(p, mesh, {Replicate{}}).
+///
+/// For the user-facing documentation see:
+/// docs/checks/dtensor-mixed-tensor-op.md
+class MixedTensorOpCheck : public DTensorCheckBase {
+public:
+  using DTensorCheckBase::DTensorCheckBase;
+
+private:
+  std::vector<llvm::StringRef> interestingCallees() const override;
+  void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  void report(const clang::FunctionDecl &FD, const analysis::MixedOpSite &Site,
+              clang::ASTContext &Ctx);
+};
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_MIXEDTENSOROPCHECK_H

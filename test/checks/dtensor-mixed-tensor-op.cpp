@@ -1,0 +1,61 @@
+// RUN: %check_meshguard %s dtensor-mixed-tensor-op %t -- -- -I%stubs
+
+// An ATen op mixing a DTensor with a plain tensor throws at run time.
+// Fix: wrap the plain operand as a Replicate DTensor on the DTensor's mesh.
+
+#include <meshguard/meshguard.h>
+
+using meshguard::DeviceMesh;
+using meshguard::Replicate;
+
+void addPlain(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor bias = torch::zeros({4});
+  at::Tensor y = w + bias;
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-4]]:21: note: 'bias' is a plain tensor: it comes from torch::zeros() here
+  // CHECK-FIXES: at::Tensor y = w + meshguard::from_local(bias, *meshguard::mesh_of(w), {meshguard::Replicate{}});
+}
+
+void methodWithLocal(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor local = meshguard::to_local(w);
+  at::Tensor z = w.mul(local);
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'local'
+  // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-4]]:22: note: 'local' is a plain tensor: it comes from to_local() here
+  // CHECK-FIXES: at::Tensor z = w.mul(meshguard::from_local(local, *meshguard::mesh_of(w), {meshguard::Replicate{}}));
+}
+
+void freeFunction(const DeviceMesh &mesh) {
+  at::Tensor a = torch::ones({4, 4});
+  at::Tensor m = at::matmul(a, meshguard::distribute_tensor(a, mesh, {Replicate{}}));
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'meshguard::distribute_tensor(a, mesh, {Replic...' with the plain tensor 'a'
+  // CHECK-NOTES: :[[@LINE-2]]:32: note: 'meshguard::distribute_tensor(a, mesh, {Replic...' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-4]]:18: note: 'a' is a plain tensor: it comes from torch::ones() here
+  // CHECK-FIXES: at::Tensor m = at::matmul(meshguard::from_local(a, mesh, {meshguard::Replicate{}}), meshguard::distribute_tensor(a, mesh, {Replicate{}}));
+}
+
+// Negative twins.
+void bothDTensors(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor b = meshguard::from_local(torch::zeros({4}), mesh, {Replicate{}});
+  at::Tensor y = w + b;
+}
+
+void bothPlain(const DeviceMesh &mesh) {
+  at::Tensor a = torch::randn({4});
+  at::Tensor y = a + torch::zeros({4});
+  at::Tensor d = meshguard::distribute_tensor(y, mesh, {Replicate{}});
+}
+
+void scalarOperand(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor y = w * 2;
+}
+
+void unknownOperand(const DeviceMesh &mesh, const at::Tensor &p) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor y = w + p;
+}
