@@ -101,19 +101,19 @@ void CollectiveGuard::broadcast_(const std::vector<at::Tensor>& tensors, int64_t
   check_args(tensors, "c10d.broadcast_.default");
   check_mesh_dim(mesh_, mesh_dim);
   // The broadcast makes the replicas agree, so a replica check is moot.
-  dist::broadcast_(promote(tensors, mesh_, Promotion::kReplicateUnchecked, ReduceOp::SUM, mesh_dim), src, mesh_dim);
+  detail::broadcast_on(mesh_, promote(tensors, mesh_, Promotion::kReplicateUnchecked, ReduceOp::SUM, mesh_dim), src, mesh_dim);
 }
 
 void CollectiveGuard::all_reduce_(const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim) const {
   check_args(tensors, "c10d.allreduce_.default");
   check_mesh_dim(mesh_, mesh_dim);
-  dist::all_reduce_(promote(tensors, mesh_, Promotion::kPartial, op, mesh_dim), op, mesh_dim);
+  detail::all_reduce_on(mesh_, promote(tensors, mesh_, Promotion::kPartial, op, mesh_dim), op, mesh_dim);
 }
 
 std::vector<at::Tensor> CollectiveGuard::all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim) const {
   check_args(tensors, "c10d.allgather_.default");
   check_mesh_dim(mesh_, mesh_dim);
-  return dist::all_gather(promote(tensors, mesh_, Promotion::kReplicate, ReduceOp::SUM, mesh_dim), mesh_dim);
+  return detail::all_gather_on(mesh_, promote(tensors, mesh_, Promotion::kReplicate, ReduceOp::SUM, mesh_dim), mesh_dim);
 }
 
 std::vector<at::Tensor> CollectiveGuard::reduce_scatter(
@@ -123,7 +123,8 @@ std::vector<at::Tensor> CollectiveGuard::reduce_scatter(
     int64_t mesh_dim) const {
   check_args(tensors, "c10d.reduce_scatter_.default");
   check_mesh_dim(mesh_, mesh_dim);
-  return dist::reduce_scatter(promote(tensors, mesh_, Promotion::kPartial, op, mesh_dim), op, scatter_dim, mesh_dim);
+  return detail::reduce_scatter_on(
+      mesh_, promote(tensors, mesh_, Promotion::kPartial, op, mesh_dim), op, scatter_dim, mesh_dim);
 }
 
 namespace guarded {

@@ -22,18 +22,14 @@ constexpr const char* kAllReduce = "c10d.allreduce_.default";
 constexpr const char* kAllGather = "c10d.allgather_.default";
 constexpr const char* kReduceScatter = "c10d.reduce_scatter_.default";
 
-struct Checked {
-  DeviceMesh mesh;
+// Every argument a DTensor on `mesh`, with a dense local; mesh_dim valid.
+std::vector<DTensorImpl*> require_dtensors(
+    const std::vector<at::Tensor>& tensors,
+    const DeviceMesh& mesh,
+    const char* op_name,
+    int64_t mesh_dim) {
   std::vector<DTensorImpl*> impls;
-};
-
-// All DTensors, on one mesh; the mesh and its dim checked.
-Checked require_dtensors(const std::vector<at::Tensor>& tensors, const char* op_name, int64_t mesh_dim) {
-  auto mesh = find_mesh(tensors, op_name);
-  if (!mesh) {
-    throw MeshNotFoundError(explain_missing_mesh(tensors, op_name));
-  }
-  std::vector<DTensorImpl*> impls;
+  impls.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     auto* impl = get_dtensor_impl(tensors[i]);
     if (impl == nullptr) {
@@ -44,6 +40,11 @@ Checked require_dtensors(const std::vector<at::Tensor>& tensors, const char* op_
           std::to_string(i) + " is " + detail::describe_arg(tensors[i]) +
           "; meshguard::guarded:: collectives promote it for you)");
     }
+    if (!(impl->spec().mesh == mesh)) {
+      throw MeshMismatchError(
+          std::string(op_name) + ": argument " + std::to_string(i) + " is a DTensor on " +
+          impl->spec().mesh.to_string() + " but the collective runs on " + mesh.to_string());
+    }
     if (!impl->local().is_contiguous()) {
       throw PlacementError(
           std::string(op_name) + ": argument " + std::to_string(i) +
@@ -52,12 +53,20 @@ Checked require_dtensors(const std::vector<at::Tensor>& tensors, const char* op_
     }
     impls.push_back(impl);
   }
-  if (mesh_dim < 0 || mesh_dim >= mesh->ndim()) {
+  if (mesh_dim < 0 || mesh_dim >= mesh.ndim()) {
     throw PlacementError(
         std::string(op_name) + ": mesh_dim " + std::to_string(mesh_dim) + " is out of range for " +
-        mesh->to_string());
+        mesh.to_string());
   }
-  return Checked{*mesh, std::move(impls)};
+  return impls;
+}
+
+DeviceMesh inferred_mesh(const std::vector<at::Tensor>& tensors, const char* op_name) {
+  auto mesh = find_mesh(tensors, op_name);
+  if (!mesh) {
+    throw MeshNotFoundError(explain_missing_mesh(tensors, op_name));
+  }
+  return std::move(*mesh);
 }
 
 [[noreturn]] void fail_placement(const char* op_name, size_t index, const DTensorImpl* impl, int64_t mesh_dim,
@@ -69,7 +78,7 @@ Checked require_dtensors(const std::vector<at::Tensor>& tensors, const char* op_
 
 } // namespace
 
-std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, const std::string& op_name) {
+std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, std::string_view op_name) {
   std::optional<DeviceMesh> mesh;
   size_t mesh_arg = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -82,7 +91,7 @@ std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, const s
       mesh_arg = i;
     } else if (!(impl->spec().mesh == *mesh)) {
       throw MeshMismatchError(
-          op_name + ": DTensor arguments live on different meshes: argument " + std::to_string(mesh_arg) +
+          std::string(op_name) + ": DTensor arguments live on different meshes: argument " + std::to_string(mesh_arg) +
           " is on " + mesh->to_string() + " but argument " + std::to_string(i) + " is on " +
           impl->spec().mesh.to_string() + "; redistribute them onto one mesh first");
     }
@@ -90,7 +99,7 @@ std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, const s
   return mesh;
 }
 
-std::string explain_missing_mesh(const std::vector<at::Tensor>& args, const std::string& op_name) {
+std::string explain_missing_mesh(const std::vector<at::Tensor>& args, std::string_view op_name) {
   std::ostringstream os;
   os << "found no DeviceMesh from dtensor args for " << op_name << "\n";
   if (args.empty()) {
@@ -114,10 +123,10 @@ std::string explain_missing_mesh(const std::vector<at::Tensor>& args, const std:
   return os.str();
 }
 
-namespace dist {
+namespace detail {
 
-void broadcast_(std::vector<at::Tensor> tensors, int64_t src, int64_t mesh_dim) {
-  auto [mesh, impls] = require_dtensors(tensors, kBroadcast, mesh_dim);
+void broadcast_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim) {
+  auto impls = require_dtensors(tensors, mesh, kBroadcast, mesh_dim);
   if (src < 0 || src >= mesh.size(mesh_dim)) {
     throw PlacementError(
         std::string(kBroadcast) + ": src " + std::to_string(src) + " is not a rank of mesh dim " +
@@ -138,8 +147,8 @@ void broadcast_(std::vector<at::Tensor> tensors, int64_t src, int64_t mesh_dim) 
   }
 }
 
-void all_reduce_(std::vector<at::Tensor> tensors, ReduceOp op, int64_t mesh_dim) {
-  auto [mesh, impls] = require_dtensors(tensors, kAllReduce, mesh_dim);
+void all_reduce_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim) {
+  auto impls = require_dtensors(tensors, mesh, kAllReduce, mesh_dim);
   for (size_t i = 0; i < impls.size(); ++i) {
     const auto& p = impls[i]->spec().placements[mesh_dim];
     if (is_shard(p)) {
@@ -168,8 +177,8 @@ void all_reduce_(std::vector<at::Tensor> tensors, ReduceOp op, int64_t mesh_dim)
   }
 }
 
-std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors, int64_t mesh_dim) {
-  auto [mesh, impls] = require_dtensors(tensors, kAllGather, mesh_dim);
+std::vector<at::Tensor> all_gather_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t mesh_dim) {
+  auto impls = require_dtensors(tensors, mesh, kAllGather, mesh_dim);
   std::vector<at::Tensor> out;
   for (size_t i = 0; i < impls.size(); ++i) {
     const auto& p = impls[i]->spec().placements[mesh_dim];
@@ -187,12 +196,13 @@ std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors, int64_t mesh
   return out;
 }
 
-std::vector<at::Tensor> reduce_scatter(
-    std::vector<at::Tensor> tensors,
+std::vector<at::Tensor> reduce_scatter_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
     ReduceOp op,
     int64_t scatter_dim,
     int64_t mesh_dim) {
-  auto [mesh, impls] = require_dtensors(tensors, kReduceScatter, mesh_dim);
+  auto impls = require_dtensors(tensors, mesh, kReduceScatter, mesh_dim);
   std::vector<at::Tensor> out;
   for (size_t i = 0; i < impls.size(); ++i) {
     const auto& p = impls[i]->spec().placements[mesh_dim];
@@ -213,6 +223,30 @@ std::vector<at::Tensor> reduce_scatter(
     out.push_back(redistribute(tensors[i], target));
   }
   return out;
+}
+
+} // namespace detail
+
+namespace dist {
+
+void broadcast_(std::vector<at::Tensor> tensors, int64_t src, int64_t mesh_dim) {
+  detail::broadcast_on(inferred_mesh(tensors, kBroadcast), tensors, src, mesh_dim);
+}
+
+void all_reduce_(std::vector<at::Tensor> tensors, ReduceOp op, int64_t mesh_dim) {
+  detail::all_reduce_on(inferred_mesh(tensors, kAllReduce), tensors, op, mesh_dim);
+}
+
+std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors, int64_t mesh_dim) {
+  return detail::all_gather_on(inferred_mesh(tensors, kAllGather), tensors, mesh_dim);
+}
+
+std::vector<at::Tensor> reduce_scatter(
+    std::vector<at::Tensor> tensors,
+    ReduceOp op,
+    int64_t scatter_dim,
+    int64_t mesh_dim) {
+  return detail::reduce_scatter_on(inferred_mesh(tensors, kReduceScatter), tensors, op, scatter_dim, mesh_dim);
 }
 
 } // namespace dist

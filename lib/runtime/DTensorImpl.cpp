@@ -1,5 +1,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 
+#include <typeinfo>
+
 #include <c10/core/DispatchKeySet.h>
 
 #include <meshguard/runtime/Errors.h>
@@ -115,7 +117,9 @@ DTensorImpl* get_dtensor_impl(const at::Tensor& t) {
   if (!t.defined() || !t.unsafeGetTensorImpl()->key_set().has(c10::DispatchKey::PrivateUse2)) {
     return nullptr;
   }
-  return dynamic_cast<DTensorImpl*>(t.unsafeGetTensorImpl());
+  // typeid is cheaper than dynamic_cast, and DTensorImpl has no subclasses.
+  auto* impl = t.unsafeGetTensorImpl();
+  return typeid(*impl) == typeid(DTensorImpl) ? static_cast<DTensorImpl*>(impl) : nullptr;
 }
 
 at::Tensor make_dtensor(at::Tensor local, DTensorSpec spec) {

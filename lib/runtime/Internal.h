@@ -67,5 +67,16 @@ void record_provenance(const at::Tensor& plain, const char* what, const char* fi
 
 std::string describe_arg(const at::Tensor& t);
 
+// The collectives once the mesh is known (dist:: infers it, the guard has it).
+void broadcast_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim);
+void all_reduce_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim);
+std::vector<at::Tensor> all_gather_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t mesh_dim);
+std::vector<at::Tensor> reduce_scatter_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    int64_t scatter_dim,
+    int64_t mesh_dim);
+
 } // namespace detail
 } // namespace meshguard

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ATen/Tensor.h>
@@ -34,12 +35,12 @@ namespace meshguard {
 // messages, e.g. "c10d.broadcast_.default".
 std::optional<DeviceMesh> find_mesh(
     const std::vector<at::Tensor>& args,
-    const std::string& op_name);
+    std::string_view op_name);
 
 // The MeshNotFoundError message for `args`.
 std::string explain_missing_mesh(
     const std::vector<at::Tensor>& args,
-    const std::string& op_name);
+    std::string_view op_name);
 
 namespace dist {
 
