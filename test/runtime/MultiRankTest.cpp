@@ -94,6 +94,8 @@ MULTI_RANK_TEST(4, Module, MlpTrainingMatchesSingleProcess)
 MULTI_RANK_TEST(2, Module, CheckFullyDistributedListsPlainParameters)
 MULTI_RANK_TEST(2, Module, DataParallelStepsMatchSingleProcess)
 MULTI_RANK_TEST(4, Module, DataParallelStepsMatchSingleProcess)
+MULTI_RANK_TEST(2, Module, TensorParallelMlpMatchesSingleProcess)
+MULTI_RANK_TEST(4, Module, TensorParallelMlpMatchesSingleProcess)
 
 // The last rank exits mid-collective: the survivors must get an error
 // within the mesh timeout (5 s here), and the launcher must name the rank.
