@@ -7,7 +7,10 @@
 #include <regex>
 #include <string>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -133,4 +136,25 @@ TEST(Launcher, TimeoutKillsAndNamesRanks) {
   int status = ::pclose(pipe);
   EXPECT_EQ(WEXITSTATUS(status), 124) << out;
   EXPECT_THAT(out, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
+}
+
+// A master port taken by someone else between the launcher's choice and
+// rank 0's bind: the launcher restarts every rank on a new port.
+TEST(Launcher, RetriesWhenThePortIsTaken) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  auto r = launch(2, "Mesh.OneDimensional", 120, "MESHGUARD_LAUNCH_FIRST_PORT=" + std::to_string(port));
+  ::close(fd);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("port " + std::to_string(port) + " was taken; restarting all ranks on a new port"));
+  EXPECT_EQ(count(r.output, "[       OK ] Mesh.OneDimensional"), 2u) << r.output;
 }
