@@ -8,8 +8,9 @@ and a closing summary.
 
 Like run-clang-tidy (which also works: `run-clang-tidy -clang-tidy-binary
 meshguard-tidy`), plus:
-  * the configuration is verified first (--verify-config): unknown check names
-    and malformed options stop the run with the message, exit status 2;
+  * the configuration of every directory is verified first (--verify-config):
+    unknown check names, malformed options and a .clang-tidy that does not
+    parse stop the run with the message, exit status 2;
   * one progress line per finished file on stderr: [k/N] time findings file;
   * a summary at the end: files, failures, findings by check, functions the
     analysis skipped because of its limits (--report-skipped turns on the
@@ -105,14 +106,19 @@ def main():
     if args.header_filter:
         common.append("-header-filter=" + args.header_filter)
 
-    # 1. The configuration, verified where the first file is.
-    verify = subprocess.run([tidy, "--verify-config"] + config_args, cwd=os.path.dirname(files[0]),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if verify.returncode != 0:
-        sys.stderr.write(verify.stdout)
-        print("meshguard-run: the clang-tidy configuration has errors (above); nothing was run",
-              file=sys.stderr)
-        return 2
+    # 1. The configuration, verified in every directory that holds a file
+    #    (.clang-tidy files apply per directory). clang-tidy's own
+    #    --verify-config reports unknown checks and bad options, but only
+    #    prints a .clang-tidy that does not parse ("Error parsing ...") and
+    #    then goes on with its defaults: that is an error here.
+    for d in sorted({os.path.dirname(p) for p in files}):
+        verify = subprocess.run([tidy, "--verify-config"] + config_args, cwd=d,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if verify.returncode != 0 or "Error parsing" in verify.stdout:
+            sys.stderr.write(verify.stdout)
+            print("meshguard-run: the clang-tidy configuration for %s has errors (above); "
+                  "nothing was run" % d, file=sys.stderr)
+            return 2
 
     # 2. --report-skipped: the effective configuration of each directory with
     #    the check's ReportSkipped option set.
