@@ -255,3 +255,45 @@ TEST(ReplicaCheck, NamesTheRankThatDiffers) {
   set_replica_check(false);
   EXPECT_NO_THROW(guard.sanitize_args({differs}));
 }
+
+TEST(Collectives, OnEachDimOfTwoByTwo) {
+  ASSERT_EQ(world_size(), 4);
+  auto mesh = init_device_mesh("cpu", {2, 2});
+  const int64_t r = rank();
+  const auto& c = mesh.coordinate();
+  // broadcast_ over dim 1 from group rank 1: each row takes its column-1 rank's value.
+  auto rep = from_local(at::full({2}, float(r)), mesh, {Replicate{}, Replicate{}});
+  dist::broadcast_({rep}, /*src=*/1, /*mesh_dim=*/1);
+  EXPECT_TRUE(at::equal(to_local(rep), at::full({2}, float(2 * c[0] + 1))));
+  // all_gather over dim 1 of a tensor sharded on both mesh dims.
+  at::Tensor full = full_of({6, 4}, 0);
+  auto both = distribute_tensor(full, mesh, {Shard{0}, Shard{1}});
+  auto gathered = dist::all_gather({both}, 1)[0];
+  EXPECT_EQ(*placements_of(gathered), (Placements{Shard{0}, Replicate{}}));
+  EXPECT_TRUE(at::equal(to_local(gathered), full.chunk(2, 0)[c[0]]));
+  // reduce_scatter over dim 0 of a Partial on dim 0.
+  auto partial = from_local(at::ones({4, 2}) * float(r + 1), mesh, {Partial{}, Replicate{}});
+  auto scattered = dist::reduce_scatter({partial}, ReduceOp::SUM, 0, 0)[0];
+  EXPECT_EQ(*placements_of(scattered), (Placements{Shard{0}, Replicate{}}));
+  // Column c[1] sums ranks c[1]+1 and c[1]+3.
+  EXPECT_TRUE(at::equal(to_local(scattered), at::ones({2, 2}) * float(2 * c[1] + 4)));
+  // The guard on a 2-d mesh promotes over every dim.
+  at::Tensor plain = at::full({3}, float(r));
+  guarded::all_reduce_({plain}, mesh, ReduceOp::MAX, 0);
+  EXPECT_TRUE(at::equal(plain, at::full({3}, float(2 + c[1]))));
+}
+
+TEST(Mesh, FromUserProcessGroups) {
+  auto base = world_mesh();
+  DeviceMesh mine("cpu", {world_size()}, base.mesh(), {base.get_group(0)}, rank());
+  EXPECT_EQ(mine, base);
+  EXPECT_EQ(mine.coordinate(), base.coordinate());
+  auto dt = from_local(at::full({2}, float(rank() + 1)), mine, {Partial{}});
+  dist::all_reduce_({dt}, ReduceOp::SUM);
+  const float n = world_size();
+  EXPECT_TRUE(at::equal(to_local(dt), at::full({2}, n * (n + 1) / 2)));
+  MG_EXPECT_THROW_WITH(DeviceMesh("cpu", {1, world_size()}, base.mesh(), {base.get_group(0)}, rank()), MeshInitError,
+                       "one process group per mesh dimension");
+  MG_EXPECT_THROW_WITH(DeviceMesh("cpu", {world_size()}, base.mesh(), {base.get_group(0)}, world_size() + 5),
+                       MeshInitError, "is not in the mesh");
+}
