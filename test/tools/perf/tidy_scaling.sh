@@ -10,13 +10,18 @@ sizes=("${@:-10 50 200}")
 run=/usr/lib/llvm-19/bin/run-clang-tidy
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf '%6s %10s %12s %10s\n' N wall_s s_per_file findings
+# Wall time depends on what else the machine runs; CPU time (user+sys of
+# every meshguard-tidy) per file is the steadier measure of per-file work.
+printf '%6s %10s %12s %14s %10s %8s\n' N wall_s wall_s/file cpu_s/file findings load1
 for n in "${sizes[@]}"; do
   python3 "$here/gen_project.py" "$work/p$n" "$n" --stubs "$here/../../Inputs/stubs"
   start=$(date +%s.%N)
-  "$run" -clang-tidy-binary "$build/bin/meshguard-tidy" -p "$work/p$n" -j 2 -quiet \
+  /usr/bin/time -f '%U %S' -o "$work/time$n.txt" \
+    "$run" -clang-tidy-binary "$build/bin/meshguard-tidy" -p "$work/p$n" -j 2 -quiet \
     -config='{}' -checks='-*,dtensor-*' > "$work/out$n.txt" 2>&1 || true
   end=$(date +%s.%N)
   findings=$(grep -c 'warning: .*\[dtensor-collective-without-mesh\]' "$work/out$n.txt" || true)
-  python3 -c "import sys; n,s,e,f=int(sys.argv[1]),float(sys.argv[2]),float(sys.argv[3]),sys.argv[4]; print('%6d %10.1f %12.3f %10s' % (n, e-s, (e-s)/n, f))" "$n" "$start" "$end" "$findings"
+  read -r usr sys < "$work/time$n.txt"
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  python3 -c "import sys; n,s,e,u,y,f,l=int(sys.argv[1]),float(sys.argv[2]),float(sys.argv[3]),float(sys.argv[4]),float(sys.argv[5]),sys.argv[6],sys.argv[7]; print('%6d %10.1f %12.3f %14.3f %10s %8s' % (n, e-s, (e-s)/n, (u+y)/n, f, l))" "$n" "$start" "$end" "$usr" "$sys" "$findings" "$load"
 done
