@@ -17,8 +17,10 @@
 
 static unsigned FakeMajor, FakeMinor, FakePatch;
 
+// The name and signature of LLVM's C API function (llvm-c/Core.h).
 extern "C" __attribute__((visibility("default"))) void
-LLVMGetVersion(unsigned *Major, unsigned *Minor, unsigned *Patch) {
+LLVMGetVersion(unsigned *Major, unsigned *Minor, // NOLINT(readability-identifier-naming)
+               unsigned *Patch) {
   *Major = FakeMajor;
   *Minor = FakeMinor;
   *Patch = FakePatch;
