@@ -273,7 +273,7 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
     auto addr = require_env("MASTER_ADDR", device_type);
     auto port = parse_int(require_env("MASTER_PORT", device_type), "MASTER_PORT");
     if (device_type == "cuda") {
-      parse_int(require_env("LOCAL_RANK", device_type), "LOCAL_RANK");
+      compat::bind_local_device(parse_int(require_env("LOCAL_RANK", device_type), "LOCAL_RANK"));
     }
     if (rank < 0 || rank >= world_size) {
       throw MeshInitError("init_device_mesh: RANK=" + std::to_string(rank) + " is not in [0, WORLD_SIZE=" +

@@ -6,6 +6,7 @@
 #include <torch/version.h>
 
 #ifdef USE_C10D_NCCL
+#include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
@@ -97,6 +98,23 @@ Group make_nccl_group(
       "init_device_mesh(\"cuda\"): this libtorch was built without NCCL (its torch target does not "
       "define USE_C10D_NCCL). Configure meshguard against a CUDA build of PyTorch (Torch_DIR="
       "$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch) or use a \"cpu\" mesh.");
+#endif
+}
+
+void bind_local_device(int64_t local_rank) {
+#ifdef USE_C10D_NCCL
+  const auto count = static_cast<int64_t>(c10::cuda::device_count());
+  if (count == 0) {
+    throw MeshInitError("init_device_mesh(\"cuda\"): this machine has no CUDA device; use a \"cpu\" mesh");
+  }
+  if (local_rank < 0 || local_rank >= count) {
+    throw MeshInitError("init_device_mesh(\"cuda\"): LOCAL_RANK=" + std::to_string(local_rank) + " but only " +
+                        std::to_string(count) + " CUDA device(s) are visible; start at most one rank per GPU");
+  }
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(local_rank));
+#else
+  (void)local_rank;
+  make_nccl_group({}, 0, 0, {}); // throws the explanation
 #endif
 }
 

@@ -51,6 +51,10 @@ Group make_nccl_group(
     int64_t size,
     std::chrono::milliseconds timeout);
 
+// Makes `local_rank`'s GPU the current device (NCCL groups bind to it).
+// Throws a clear error without CUDA/NCCL or when the GPU does not exist.
+void bind_local_device(int64_t local_rank);
+
 // Blocking collectives on plain local tensors, bounded by `timeout`.
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
 // AVG is done as SUM then a division, since Gloo has no AVG.
