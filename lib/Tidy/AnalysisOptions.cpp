@@ -1,6 +1,7 @@
 //===--- AnalysisOptions.cpp - Options every dtensor-* check shares -------===//
 
 #include "AnalysisOptions.h"
+#include "meshguard/Analysis/ApiModelYAML.h"
 
 using namespace clang::tidy;
 
@@ -15,6 +16,7 @@ AnalysisOptions::AnalysisOptions(ClangTidyCheck::OptionsView &Options) {
   Limits.MaxFunctionElements =
       Options.get("MaxFunctionElements", Defaults.MaxFunctionElements);
   ReportSkipped = getBoolOption(Options, "ReportSkipped", false);
+  ModelFile = Options.get("ModelFile", "").str();
 }
 
 void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
@@ -23,6 +25,7 @@ void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
   Options.store(Opts, "MaxBlockVisits", Limits.MaxBlockVisits);
   Options.store(Opts, "MaxFunctionElements", Limits.MaxFunctionElements);
   storeBoolOption(Opts, Options, "ReportSkipped", ReportSkipped);
+  Options.store(Opts, "ModelFile", ModelFile);
 }
 
 bool getBoolOption(ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
@@ -41,8 +44,20 @@ void storeBoolOption(ClangTidyOptions::OptionMap &Opts,
   Options.store(Opts, Name, Value ? "true" : "false");
 }
 
-std::unique_ptr<analysis::ApiIndex> makeApiIndex() {
-  return std::make_unique<analysis::ApiIndex>(analysis::ApiModel::builtin());
+std::unique_ptr<analysis::ApiIndex>
+makeApiIndex(llvm::StringRef ModelFile, ClangTidyCheck &Check) {
+  analysis::ApiModel Model = analysis::ApiModel::builtin();
+  if (!ModelFile.empty()) {
+    llvm::Expected<analysis::ApiModel> User = analysis::loadApiModel(ModelFile);
+    if (User)
+      Model.append(*User);
+    else
+      Check.configurationDiag("invalid meshguard API model %0; using the "
+                              "built-in model only",
+                              clang::DiagnosticIDs::Error)
+          << llvm::toString(User.takeError());
+  }
+  return std::make_unique<analysis::ApiIndex>(std::move(Model));
 }
 
 } // namespace tidy

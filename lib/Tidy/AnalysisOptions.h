@@ -18,8 +18,10 @@ namespace tidy {
 
 struct AnalysisOptions {
   analysis::AnalysisLimits Limits;
-  /// Emit a note for each function the analysis skipped (hit a limit).
+  /// Emit a remark for each function the analysis skipped (hit a limit).
   bool ReportSkipped = false;
+  /// A YAML API model extending the built-in one (docs/checks/api-model.md).
+  std::string ModelFile;
 
   explicit AnalysisOptions(clang::tidy::ClangTidyCheck::OptionsView &Options);
   void store(clang::tidy::ClangTidyOptions::OptionMap &Opts,
@@ -35,8 +37,12 @@ void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
                      clang::tidy::ClangTidyCheck::OptionsView &Options,
                      llvm::StringRef Name, bool Value);
 
-/// The API model the checks use: the built-in table.
-std::unique_ptr<analysis::ApiIndex> makeApiIndex();
+/// The API model the checks use: the built-in table, extended by
+/// \p ModelFile when one is named. A file that cannot be read or parsed is
+/// reported through \p Check as a configuration error (with line and
+/// column) and ignored.
+std::unique_ptr<analysis::ApiIndex>
+makeApiIndex(llvm::StringRef ModelFile, clang::tidy::ClangTidyCheck &Check);
 
 } // namespace tidy
 } // namespace meshguard

@@ -12,7 +12,8 @@ namespace tidy {
 
 DTensorCheckBase::DTensorCheckBase(StringRef Name,
                                    clang::tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Analysis(Options), Index(makeApiIndex()) {}
+    : ClangTidyCheck(Name, Context), Analysis(Options),
+      Index(makeApiIndex(Analysis.ModelFile, *this)) {}
 
 void DTensorCheckBase::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {
