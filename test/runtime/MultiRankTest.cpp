@@ -160,3 +160,9 @@ TEST(Launcher, RetriesWhenThePortIsTaken) {
   EXPECT_THAT(r.output, HasSubstr("port " + std::to_string(port) + " was taken; restarting all ranks on a new port"));
   EXPECT_EQ(count(r.output, "[       OK ] Mesh.OneDimensional"), 2u) << r.output;
 }
+
+TEST(MultiRank4, ReplicaCheck_FromEnvironment) {
+  auto r = launch(4, "ReplicaCheck.FromEnvironment", 120, "MESHGUARD_CHECK_REPLICAS=1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count(r.output, "[       OK ] ReplicaCheck.FromEnvironment"), 4u) << r.output;
+}

@@ -297,3 +297,16 @@ TEST(Mesh, FromUserProcessGroups) {
   MG_EXPECT_THROW_WITH(DeviceMesh("cpu", {world_size()}, base.mesh(), {base.get_group(0)}, world_size() + 5),
                        MeshInitError, "is not in the mesh");
 }
+
+// Run with MESHGUARD_CHECK_REPLICAS=1 by its driver.
+TEST(ReplicaCheck, FromEnvironment) {
+  ASSERT_TRUE(replica_check_enabled());
+  auto mesh = world_mesh();
+  at::Tensor differs = at::arange(4, at::kFloat) + (rank() == world_size() - 1 ? 1.0f : 0.0f);
+  MG_EXPECT_THROW_WITH(guarded::all_gather({differs}, mesh), ReplicaMismatchError,
+                       "rank " + std::to_string(world_size() - 1) + " hold(s) different values");
+  // broadcast_ makes replicas agree, so it does not check.
+  EXPECT_NO_THROW(guarded::broadcast_({differs}, mesh, 0));
+  EXPECT_TRUE(at::equal(differs, at::arange(4, at::kFloat)));
+  EXPECT_NO_THROW(guarded::all_gather({differs}, mesh));
+}

@@ -2,6 +2,7 @@
 // shard arithmetic, metadata, and init errors.
 
 #include <cstdlib>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -150,4 +151,27 @@ TEST(DTensorImpl, WrapperOverheadIsSmall) {
   std::printf("sizeof(DTensorImpl)=%zu sizeof(c10::TensorImpl)=%zu sizeof(DTensorSpec)=%zu\n",
               sizeof(DTensorImpl), sizeof(c10::TensorImpl), sizeof(DTensorSpec));
   EXPECT_LT(sizeof(DTensorImpl), 512u);
+}
+
+TEST(SoloMesh, CommonTensorMethodsOnReplicate) {
+  auto mesh = solo_mesh();
+  at::Tensor full = at::arange(6, at::kFloat).reshape({2, 3});
+  at::Tensor r = distribute_tensor(full, mesh, {Replicate{}});
+  // Printing reads a data pointer: print to_local() / full_tensor() instead.
+  std::ostringstream os;
+  EXPECT_THROW(os << r, c10::Error);
+  os << to_local(r);
+  EXPECT_THAT(os.str(), HasSubstr("5"));
+  EXPECT_FLOAT_EQ(r[1][2].item<float>(), 5.0f);
+  EXPECT_TRUE(is_dtensor(r.to(at::kDouble)));
+  EXPECT_EQ(r.to(at::kDouble).scalar_type(), at::kDouble);
+  EXPECT_TRUE(is_dtensor(r.cpu()));
+  EXPECT_TRUE(is_dtensor(r.contiguous()));
+  EXPECT_TRUE(is_dtensor(r.index({at::indexing::Slice(), 1})));
+  EXPECT_TRUE(at::equal(to_local(r.index({at::indexing::Slice(), 1})), full.index({at::indexing::Slice(), 1})));
+  EXPECT_TRUE(at::equal(to_local(at::where(r > 2, r, at::zeros_like(r))), at::where(full > 2, full, at::zeros_like(full))));
+  EXPECT_TRUE(at::equal(to_local(r.reshape({3, 2})), full.reshape({3, 2})));
+  EXPECT_TRUE(at::equal(to_local(at::stack({r, r})), at::stack({full, full})));
+  EXPECT_EQ(r.options().dtype(), at::kFloat);
+  EXPECT_TRUE(r.is_cpu() || r.device().is_cpu());
 }
