@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 
 .PHONY: demo test build bootstrap configure lint clean
 
-demo: build
+demo:
 	@bash scripts/demo.sh $(BUILD)
 
 test: build

@@ -1,0 +1,117 @@
+// Data-parallel training of a small MLP on synthetic data, over a 1-D
+// DeviceMesh of Gloo process groups (launch with scripts/meshguard-launch).
+//
+// It is written the way a user would first write it, and it has the
+// mistakes users make with DTensors (see docs/demo.md):
+//   1. a hand-written broadcast of a plain tensor (the learning rate);
+//   2. a DTensor mixed with a plain tensor (the input scaling);
+//   3. the result of to_local() handed to a collective (the logged loss);
+//   4. a DTensor handed to a raw c10d process group (the checkpoint sync).
+// `make demo` runs it, runs meshguard-tidy on it, applies the fix-its to a
+// copy, and trains with the fixed copy.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <meshguard/meshguard.h>
+#include <torch/torch.h>
+
+namespace {
+
+constexpr int64_t kGlobalBatch = 64;
+constexpr int64_t kFeatures = 8;
+constexpr int64_t kHidden = 16;
+constexpr int kSteps = 30;
+
+struct MLPImpl : torch::nn::Module {
+  MLPImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(kFeatures, kHidden))),
+        fc2(register_module("fc2", torch::nn::Linear(kHidden, 1))) {}
+
+  torch::Tensor forward(const torch::Tensor &x) {
+    return fc2->forward(torch::tanh(fc1->forward(x)));
+  }
+
+  torch::nn::Linear fc1;
+  torch::nn::Linear fc2;
+};
+TORCH_MODULE(MLP);
+
+int64_t world_size_from_env() {
+  const char *world = std::getenv("WORLD_SIZE");
+  return world ? std::atoll(world) : 1;
+}
+
+// The same global data set on every rank; each rank trains on its slice.
+std::pair<torch::Tensor, torch::Tensor> make_shard(int64_t rank, int64_t world) {
+  torch::manual_seed(42);
+  auto x = torch::randn({kGlobalBatch, kFeatures});
+  auto y = torch::sin(x.sum(1, /*keepdim=*/true)) + 0.1 * torch::randn({kGlobalBatch, 1});
+  int64_t rows = kGlobalBatch / world;
+  return {x.narrow(0, rank * rows, rows), y.narrow(0, rank * rows, rows)};
+}
+
+} // namespace
+
+int main() {
+  auto mesh = meshguard::init_device_mesh("cpu", {world_size_from_env()});
+  const int64_t rank = mesh.get_rank();
+  const int64_t world = mesh.size(0);
+
+  torch::manual_seed(0);
+  MLP model;
+  // Replicate every parameter over the mesh: they become DTensors.
+  meshguard::distribute_module(*model, mesh);
+  meshguard::dist::broadcast_(model->parameters(), /*src=*/0);
+
+  // Rank 0 picks the learning rate and shares it.
+  auto lr = torch::full({1}, 0.2);
+  meshguard::dist::broadcast_({lr}, /*src=*/0);
+
+  auto [x_local, y_local] = make_shard(rank, world);
+  auto x = meshguard::from_local(x_local, mesh, {meshguard::Replicate{}});
+  auto y = meshguard::from_local(y_local, mesh, {meshguard::Replicate{}});
+  // Per-feature input scaling.
+  auto scale = torch::linspace(0.5, 1.5, kFeatures);
+  x = x * scale;
+  auto start = std::chrono::steady_clock::now();
+  for (int step = 1; step <= kSteps; ++step) {
+    for (auto &p : model->parameters())
+      p.mutable_grad() = torch::Tensor();
+
+    auto pred = model->forward(x);
+    auto loss = (pred - y).pow(2).mean();
+    loss.backward();
+
+    // Average the gradients over the data-parallel ranks.
+    std::vector<torch::Tensor> grads;
+    for (auto &p : model->parameters())
+      grads.push_back(p.grad());
+    meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::AVG);
+
+    {
+      torch::NoGradGuard no_grad;
+      for (auto &p : model->parameters())
+        p.sub_(p.grad() * lr.item<double>());
+    }
+
+    // Log the mean loss over the ranks.
+    auto logged = meshguard::to_local(loss).detach().clone();
+    meshguard::dist::all_reduce_({logged}, meshguard::ReduceOp::AVG);
+    if (rank == 0 && (step == 1 || step % 5 == 0))
+      std::printf("step %d loss %.6f\n", step, logged.item<double>());
+  }
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start).count() / kSteps;
+
+  // Keep the replicas in sync before a checkpoint.
+  auto group = mesh.get_group(0);
+  std::vector<at::Tensor> params = model->parameters();
+  group->broadcast(params)->wait();
+
+  if (rank == 0)
+    std::printf("done: %d steps, ms/step=%.3f\n", kSteps, ms);
+  return 0;
+}

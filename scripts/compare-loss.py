@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Compares the losses of a multi-rank run with a single-process reference.
+
+Usage: compare-loss.py RUN_LOG REFERENCE_LOG [--rtol R]
+Both logs hold lines "... step N loss L" from rank 0. The runs must report
+the same steps, the loss must fall, and every loss must match the reference
+within the relative tolerance (default 1e-4: float32 sums in another order).
+"""
+import argparse
+import re
+import sys
+
+LINE = re.compile(r"step (\d+) loss ([-+0-9.eE]+)")
+
+
+def losses(path):
+    with open(path, errors="replace") as f:
+        return {int(m.group(1)): float(m.group(2)) for m in LINE.finditer(f.read())}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("run")
+    parser.add_argument("reference")
+    parser.add_argument("--rtol", type=float, default=1e-4)
+    args = parser.parse_args()
+    run, ref = losses(args.run), losses(args.reference)
+    if not run or sorted(run) != sorted(ref):
+        print("steps differ: run %s, reference %s" % (sorted(run), sorted(ref)))
+        return 1
+    worst = 0.0
+    for step in sorted(run):
+        rel = abs(run[step] - ref[step]) / max(abs(ref[step]), 1e-12)
+        worst = max(worst, rel)
+        print("step %3d  2 ranks %.6f  reference %.6f  rel. diff %.1e" % (step, run[step], ref[step], rel))
+    first, last = min(run), max(run)
+    falls = run[last] < run[first]
+    print("loss %.6f -> %.6f (%s); largest relative difference %.1e (tolerance %.0e)"
+          % (run[first], run[last], "falls" if falls else "does NOT fall", worst, args.rtol))
+    return 0 if falls and worst <= args.rtol else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
