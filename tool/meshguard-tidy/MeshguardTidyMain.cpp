@@ -6,14 +6,88 @@
 // ClangTidyForceLinker.h, which clangTidyMain includes), and meshguard's
 // dtensor module (kept by the anchor below).
 //
+// One addition, on stderr only (exit codes and stdout stay clang-tidy's): a
+// name in -checks that matches no check is reported, with the closest real
+// name. clang-tidy ignores such a name when other checks are enabled, so a
+// typo in CI would silently check nothing.
+//
 //===----------------------------------------------------------------------===//
 
 #include "common/MeshguardAnchor.h"
+
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
 
 namespace clang::tidy {
 int clangTidyMain(int argc, const char **argv);
 } // namespace clang::tidy
 
+namespace {
+
+std::vector<std::string> enabledBy(llvm::StringRef Checks) {
+  clang::tidy::ClangTidyOptions Options;
+  Options.Checks = ("-*," + Checks).str();
+  return clang::tidy::getCheckNames(Options,
+                                    /*AllowEnablingAnalyzerAlphaCheckers=*/true);
+}
+
+/// Warns about each positive pattern of a -checks value that enables nothing.
+void reportUnknownChecks(llvm::StringRef Value) {
+  llvm::SmallVector<llvm::StringRef> Patterns;
+  Value.split(Patterns, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  std::vector<std::string> All;
+  for (llvm::StringRef Pattern : Patterns) {
+    Pattern = Pattern.trim();
+    // Removals, empty entries, and compiler warnings (clang-diagnostic-*,
+    // which are not checks and are never listed) say nothing about names.
+    if (Pattern.empty() || Pattern.starts_with("-") ||
+        Pattern.starts_with("clang-diagnostic-"))
+      continue;
+    if (!enabledBy(Pattern).empty())
+      continue;
+    if (All.empty())
+      All = enabledBy("*");
+    llvm::StringRef Best;
+    unsigned BestDistance = 4; // suggest only close names
+    if (!Pattern.contains('*'))
+      for (const std::string &Name : All) {
+        unsigned Distance = Pattern.edit_distance(Name, true, BestDistance);
+        if (Distance < BestDistance) {
+          BestDistance = Distance;
+          Best = Name;
+        }
+      }
+    llvm::errs() << "meshguard-tidy: warning: '" << Pattern
+                 << "' in -checks matches no check";
+    if (!Best.empty())
+      llvm::errs() << "; did you mean '" << Best << "'?";
+    else
+      llvm::errs() << " (-list-checks -checks='*' lists them all)";
+    llvm::errs() << "\n";
+  }
+}
+
+void checkChecksArguments(int Argc, const char **Argv) {
+  for (int I = 1; I < Argc; ++I) {
+    llvm::StringRef Arg = Argv[I];
+    if (Arg == "--")
+      break;
+    if (Arg.consume_front("--checks=") || Arg.consume_front("-checks="))
+      reportUnknownChecks(Arg);
+    else if ((Arg == "-checks" || Arg == "--checks") && I + 1 < Argc)
+      reportUnknownChecks(Argv[++I]);
+  }
+}
+
+} // namespace
+
 int main(int argc, const char **argv) {
+  checkChecksArguments(argc, argv);
   return clang::tidy::clangTidyMain(argc, argv);
 }
