@@ -154,6 +154,16 @@ class Server:
                 self.proc.wait()
 
 
+def cpu_seconds(pid):
+    """user+system CPU time of a process (all its threads) so far, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def format_diag(diag, path):
     rng = diag["range"]["start"]
     code = diag.get("code")
@@ -230,7 +240,8 @@ def main():
     ap.add_argument("--print-fixed", action="store_true",
                     help="with --fix, print the edited file")
     ap.add_argument("--timing", action="store_true",
-                    help="print seconds from didOpen to the diagnostics on stderr")
+                    help="print seconds from didOpen to the diagnostics, and the server's "
+                         "CPU time until then, on stderr")
     ap.add_argument("--server-log", help="keep the server's stderr in this file")
     args = ap.parse_args(ours)
     if not server_argv:
@@ -292,7 +303,9 @@ def main():
             msg = server.wait_for(publish(need_code=True), deadline,
                                   "a %s diagnostic" % args.code)
         if args.timing:
-            print("lsp_client: didOpen -> diagnostics: %.3f s" % (time.monotonic() - opened),
+            cpu = cpu_seconds(server.proc.pid)
+            print("lsp_client: didOpen -> diagnostics: %.3f s (server CPU so far: %s s)"
+                  % (time.monotonic() - opened, "%.2f" % cpu if cpu is not None else "?"),
                   file=sys.stderr)
         diags = msg["params"]["diagnostics"]
         for d in diags:
