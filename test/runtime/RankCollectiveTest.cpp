@@ -85,6 +85,12 @@ TEST(Seed, GuardPromotesPlainTensor) {
   const float total = world_size() * (world_size() + 1) / 2.0f;
   EXPECT_TRUE(at::equal(grad, at::full({4}, total)));
 
+  at::Tensor value = at::full({2}, float(rank()));
+  guard.call_collective({value}, [](std::vector<at::Tensor> args, const DeviceMesh&) {
+    dist::broadcast_(std::move(args), 0);
+  });
+  EXPECT_TRUE(at::equal(value, at::zeros({2})));
+
   CollectiveGuard strict(mesh, GuardPolicy::strict);
   MG_EXPECT_THROW_WITH(strict.broadcast_({at::ones({2})}, 0), NotDistributedError, "argument 0 is a plain at::Tensor");
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <ATen/Tensor.h>
@@ -40,6 +41,13 @@ class CollectiveGuard {
   // caller's tensor). Strict policy: NotDistributedError instead. With the
   // replica check on, promotion verifies the replicas agree (collective).
   std::vector<at::Tensor> sanitize_args(const std::vector<at::Tensor>& args) const;
+
+  // Runs any collective `fn(sanitized_args, mesh)` on the sanitized
+  // arguments (the seed's call_collective), e.g. one of the dist:: ops.
+  template <typename Fn>
+  decltype(auto) call_collective(const std::vector<at::Tensor>& args, Fn&& fn) const {
+    return std::forward<Fn>(fn)(sanitize_args(args), mesh_);
+  }
 
   void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim = 0) const;
   void all_reduce_(
