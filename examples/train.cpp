@@ -86,15 +86,17 @@ int main() {
     loss.backward();
 
     // Average the gradients over the data-parallel ranks.
+    // (Collectives need dense buffers: some gradients are transposed views.)
+    auto params = model->parameters();
     std::vector<torch::Tensor> grads;
-    for (auto &p : model->parameters())
-      grads.push_back(p.grad());
+    for (auto &p : params)
+      grads.push_back(p.grad().contiguous());
     meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::AVG);
 
     {
       torch::NoGradGuard no_grad;
-      for (auto &p : model->parameters())
-        p.sub_(p.grad() * lr.item<double>());
+      for (size_t i = 0; i < params.size(); ++i)
+        params[i].sub_(grads[i] * lr.item<double>());
     }
 
     // Log the mean loss over the ranks.
