@@ -53,6 +53,32 @@ std::pair<torch::Tensor, torch::Tensor> make_shard(int64_t rank, int64_t world) 
   return {x.narrow(0, rank * rows, rows), y.narrow(0, rank * rows, rows)};
 }
 
+// Averages the gradients over the data-parallel ranks.
+void sync_gradients(torch::nn::Module &model) {
+  // (Collectives need dense buffers: some gradients are transposed views.)
+  auto params = model.parameters();
+  std::vector<torch::Tensor> grads;
+  for (auto &p : params)
+    grads.push_back(p.grad().contiguous());
+  meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::AVG);
+  for (size_t i = 0; i < params.size(); ++i)
+    params[i].mutable_grad() = grads[i];
+}
+
+void sgd_step(torch::nn::Module &model, double lr) {
+  torch::NoGradGuard no_grad;
+  for (auto &p : model.parameters())
+    p.sub_(p.grad() * lr);
+}
+
+// Prints the mean loss over the ranks.
+void log_loss(const meshguard::DeviceMesh &mesh, const torch::Tensor &loss, int step) {
+  auto logged = meshguard::to_local(loss).detach().clone();
+  meshguard::dist::all_reduce_({logged}, meshguard::ReduceOp::AVG);
+  if (mesh.get_rank() == 0 && (step == 1 || step % 5 == 0))
+    std::printf("step %d loss %.6f\n", step, logged.item<double>());
+}
+
 } // namespace
 
 int main() {
@@ -85,25 +111,9 @@ int main() {
     auto loss = (pred - y).pow(2).mean();
     loss.backward();
 
-    // Average the gradients over the data-parallel ranks.
-    // (Collectives need dense buffers: some gradients are transposed views.)
-    auto params = model->parameters();
-    std::vector<torch::Tensor> grads;
-    for (auto &p : params)
-      grads.push_back(p.grad().contiguous());
-    meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::AVG);
-
-    {
-      torch::NoGradGuard no_grad;
-      for (size_t i = 0; i < params.size(); ++i)
-        params[i].sub_(grads[i] * lr.item<double>());
-    }
-
-    // Log the mean loss over the ranks.
-    auto logged = meshguard::to_local(loss).detach().clone();
-    meshguard::dist::all_reduce_({logged}, meshguard::ReduceOp::AVG);
-    if (rank == 0 && (step == 1 || step % 5 == 0))
-      std::printf("step %d loss %.6f\n", step, logged.item<double>());
+    sync_gradients(*model);
+    sgd_step(*model, lr.item<double>());
+    log_loss(mesh, loss, step);
   }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start).count() / kSteps;
