@@ -1,6 +1,8 @@
 //===--- CollectiveSites.cpp - Mesh-inferred collectives and their args ---===//
 
 #include "meshguard/Analysis/CollectiveSites.h"
+#include "meshguard/Analysis/Summaries.h"
+#include "clang/AST/ExprCXX.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseSet.h"
@@ -13,10 +15,40 @@ namespace analysis {
 
 CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
-                               const AnalysisLimits &Limits) {
+                               const AnalysisLimits &Limits,
+                               SummaryProvider *Summaries) {
   CollectiveScan Scan;
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
   llvm::DenseSet<const CallExpr *> Seen;
+
+  // A call to a function of this TU whose parameter alone decides whether a
+  // collective inside has a mesh, given a plain (or maybe plain) argument.
+  auto checkCallThrough = [&](const CallExpr *Call, const Environment &Env,
+                              const OriginTable &Origins) {
+    if (isa<CXXOperatorCallExpr>(Call) || Index.source(Call->getDirectCallee()))
+      return;
+    const FunctionSummary *Summary = Summaries->get(Call->getDirectCallee());
+    if (!Summary)
+      return;
+    for (const SinkFact &Sink : Summary->Sinks) {
+      if (Sink.Param >= Call->getNumArgs())
+        continue;
+      std::optional<OperandReading> R =
+          readOperand({Call->getArg(Sink.Param), false}, Env, Origins);
+      if (!R || (R->Fact.P != Provenance::Plain &&
+                 R->Fact.P != Provenance::MaybePlain))
+        continue;
+      CollectiveSite Site{Call,
+                          Sink.Entry,
+                          Sink.Collective,
+                          R->Fact.P == Provenance::Plain
+                              ? MeshVerdict::NoMesh
+                              : MeshVerdict::MaybeNoMesh,
+                          {R->Fact},
+                          {}};
+      Scan.Sites.push_back(std::move(Site));
+    }
+  };
 
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
@@ -28,13 +60,18 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       return;
     const MeshCollectiveEntry *Entry =
         Index.meshCollective(Call->getDirectCallee());
-    if (!Entry || Entry->TensorArg >= Call->getNumArgs())
+    if (!Entry) {
+      if (Summaries)
+        checkCallThrough(Call, Env, Origins);
+      return;
+    }
+    if (Entry->TensorArg >= Call->getNumArgs())
       return;
     TensorOperands Ops = tensorOperands(Call->getArg(Entry->TensorArg), Index);
     if (Ops.Items.empty())
       return; // `{}` or something we cannot see into: nothing to say.
 
-    CollectiveSite Site{Call, Entry, MeshVerdict::MayHaveMesh, {}, {}};
+    CollectiveSite Site{Call, Entry, nullptr, MeshVerdict::MayHaveMesh, {}, {}};
     Arena &A = Env.arena();
     const Formula *AllPlain = &A.makeLiteral(true);
     const Formula *AllKnown = &A.makeLiteral(true);
@@ -58,7 +95,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
     Scan.Sites.push_back(std::move(Site));
   };
 
-  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
+  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit, Summaries);
   if (!Scan.Result.ok())
     Scan.Sites.clear();
   return Scan;

@@ -62,7 +62,9 @@ static std::int64_t countElements(const CFG &G) {
 AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               ElementVisitor Visit) {
+                               ElementVisitor Visit,
+                               SummaryProvider *Summaries,
+                               EntryVisitor OnEntry) {
   AnalysisResult Result;
   if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
       FD.isInvalidDecl()) {
@@ -90,7 +92,9 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   DataflowAnalysisContext AnalysisCtx(*Solver);
   Environment Env(AnalysisCtx, FD);
   OriginTable Origins(Ctx.CharTy);
-  ProvenanceModel Model(Ctx, Env, Index, Origins);
+  ProvenanceModel Model(Ctx, Env, Index, Origins, Summaries);
+  if (OnEntry)
+    Model.setEntryHook([&](const Environment &E) { OnEntry(E); });
 
   CFGEltCallbacksTypeErased Callbacks;
   Callbacks.Before = [&](const CFGElement &Elt,

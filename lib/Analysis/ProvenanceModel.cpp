@@ -1,6 +1,7 @@
 //===--- ProvenanceModel.cpp - DTensor-or-plain, as a dataflow model ------===//
 
 #include "meshguard/Analysis/ProvenanceModel.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
@@ -108,6 +109,23 @@ public:
     Value &Origin = Env.create<PointerValue>(Origins.locationFor(Call, Env));
     writeTensor(*L, A.makeLiteral(Kind == SourceKind::Plain),
                 A.makeLiteral(true), &Origin, Env);
+  }
+
+  /// The result of a call to a function of this TU whose summary knows what
+  /// it returns.
+  void summarizedResult(const CallExpr *Call, const FunctionSummary &Sum) {
+    if (!Call->isPRValue() ||
+        (Sum.Return != Provenance::Plain && Sum.Return != Provenance::DTensor))
+      return;
+    RecordStorageLocation *L = resultLocation(Call, Env);
+    if (!L)
+      return;
+    Value *Origin = nullptr;
+    if (Sum.ReturnOrigin)
+      Origin = &Env.create<PointerValue>(
+          Origins.locationFor(Sum.ReturnOrigin, Env));
+    writeTensor(*L, A.makeLiteral(Sum.Return == Provenance::Plain),
+                A.makeLiteral(true), Origin, Env);
   }
 
   void op(const CallExpr *Call) {
@@ -288,7 +306,8 @@ bool isCopyOrMoveAssignment(const FunctionDecl *FD) {
 } // namespace
 
 ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
-                                 const ApiIndex &Index, OriginTable &Origins)
+                                 const ApiIndex &Index, OriginTable &Origins,
+                                 SummaryProvider *Summaries)
     : DataflowAnalysis<ProvenanceModel, NoopLattice>(Ctx) {
   Env.getDataflowAnalysisContext().setSyntheticFieldCallback(
       [&Index, &Ctx](QualType T) { return syntheticFieldsFor(T, Index, Ctx); });
@@ -299,8 +318,9 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
       CFGMatchSwitchBuilder<State>()
           .CaseOfCFGStmt<CallExpr>(
               callExpr(),
-              [Idx, Orig](const CallExpr *Call,
-                          const MatchFinder::MatchResult &, State &S) {
+              [Idx, Orig, Summaries](const CallExpr *Call,
+                                     const MatchFinder::MatchResult &,
+                                     State &S) {
                 Transfer T(*Idx, *Orig, S.Env);
                 const FunctionDecl *FD = Call->getDirectCallee();
                 if (!FD) {
@@ -353,6 +373,9 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                 if (Idx->meshCollective(FD) || Idx->processGroupCollective(FD))
                   return; // Collectives keep their inputs' provenance.
                 T.unknownCall(Call, FD);
+                if (Summaries && Idx->isTensorType(Call->getType()))
+                  if (const FunctionSummary *Sum = Summaries->get(FD))
+                    T.summarizedResult(Call, *Sum);
               })
           .CaseOfCFGStmt<CXXConstructExpr>(
               cxxConstructExpr(),
@@ -365,6 +388,10 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
 
 void ProvenanceModel::transfer(const CFGElement &Elt, NoopLattice &L,
                                Environment &Env) {
+  if (EntryHook) {
+    EntryHook(Env);
+    EntryHook = nullptr;
+  }
   State S(L, Env);
   TransferSwitch(Elt, getASTContext(), S);
 }

@@ -32,7 +32,10 @@ std::vector<StringRef> CollectiveWithoutMeshCheck::interestingCallees() const {
 
 void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
                                          ASTContext &Ctx) {
-  CollectiveScan Scan = scanCollectives(FD, Ctx, *Index, Analysis.Limits);
+  if (!Summaries)
+    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+  CollectiveScan Scan =
+      scanCollectives(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
   if (!Scan.Result.ok()) {
     reportSkipped(FD, Scan.Result, "collectives without a DeviceMesh");
     return;
@@ -71,6 +74,10 @@ guardedRewrite(const CallExpr &Call, const MeshCollectiveEntry &Entry,
 void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
                                         const CollectiveSite &Site,
                                         ASTContext &Ctx) {
+  if (Site.Inner) {
+    reportThroughCall(Site, Ctx);
+    return;
+  }
   const CallExpr &Call = *Site.Call;
   const MeshCollectiveEntry &Entry = *Site.Entry;
   if (Site.Verdict == MeshVerdict::MaybeNoMesh) {
@@ -110,6 +117,32 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
          "(meshguard::distribute_tensor, meshguard::from_local)",
          DiagnosticIDs::Note)
         << Entry.Guarded;
+}
+
+void CollectiveWithoutMeshCheck::reportThroughCall(const CollectiveSite &Site,
+                                                   ASTContext &Ctx) {
+  if (Site.Verdict == MeshVerdict::MaybeNoMesh && !StrictMode)
+    return;
+  const CallExpr &Call = *Site.Call;
+  const OperandFact &Arg = Site.Operands.front();
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (Site.Verdict == MeshVerdict::NoMesh)
+    diag(Call.getBeginLoc(),
+         "call to %0 reaches collective '%1' with no DeviceMesh: argument '%2' "
+         "is a plain at::Tensor, so the runtime will throw 'found no "
+         "DeviceMesh from dtensor args for %1'")
+        << Callee << Site.Entry->OpName << operandName(*Arg.E, Ctx);
+  else
+    diag(Call.getBeginLoc(),
+         "call to %0 may reach collective '%1' with no DeviceMesh: argument "
+         "'%2' is a plain at::Tensor on some path")
+        << Callee << Site.Entry->OpName << operandName(*Arg.E, Ctx);
+  if (Arg.Origin)
+    noteOperand(*this, Arg, Ctx);
+  diag(Site.Inner->getBeginLoc(),
+       "the collective is called here; its tensor arguments come only from "
+       "that parameter",
+       DiagnosticIDs::Note);
 }
 
 } // namespace tidy

@@ -5,6 +5,7 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/CollectiveSites.h"
+#include "meshguard/Analysis/Summaries.h"
 
 namespace meshguard {
 namespace tidy {
@@ -23,11 +24,17 @@ public:
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
+  bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const clang::FunctionDecl &FD,
               const analysis::CollectiveSite &Site, clang::ASTContext &Ctx);
 
+  void reportThroughCall(const analysis::CollectiveSite &Site,
+                         clang::ASTContext &Ctx);
+
   const bool StrictMode;
+  /// Summaries of this TU's functions (the check lives for one TU).
+  std::unique_ptr<analysis::SummaryProvider> Summaries;
 };
 
 } // namespace tidy

@@ -26,6 +26,13 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
       anyOf(hasAnyName(Names), cxxMethodDecl(forEachOverridden(
                                    cxxMethodDecl(hasAnyName(Names))))));
   auto CallsInteresting = hasDescendant(callExpr(callee(Interesting)));
+  if (followWrappers()) {
+    auto Wrapper = functionDecl(hasBody(CallsInteresting));
+    auto WrapperOfWrapper =
+        functionDecl(hasBody(hasDescendant(callExpr(callee(Wrapper)))));
+    CallsInteresting = hasDescendant(callExpr(
+        callee(functionDecl(anyOf(Interesting, Wrapper, WrapperOfWrapper)))));
+  }
   Finder->addMatcher(functionDecl(isDefinition(),
                                   unless(isExpansionInSystemHeader()),
                                   hasBody(CallsInteresting))

@@ -28,6 +28,9 @@ public:
 protected:
   /// Calls to these (qualified names) make a function worth analysing.
   virtual std::vector<llvm::StringRef> interestingCallees() const = 0;
+  /// Also analyse functions that call a function (up to two levels deep)
+  /// that calls one of interestingCallees().
+  virtual bool followWrappers() const { return false; }
   /// Analyses one function (a definition, not dependent, without errors).
   virtual void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) = 0;
   /// Reports a function the analysis gave up on (under ReportSkipped).

@@ -29,8 +29,11 @@ enum class MeshVerdict {
 };
 
 struct CollectiveSite {
+  /// The collective, or a call to a function of this TU that reaches one.
   const clang::CallExpr *Call;
   const MeshCollectiveEntry *Entry;
+  /// For a call that reaches a collective: the collective inside the callee.
+  const clang::CallExpr *Inner = nullptr;
   MeshVerdict Verdict;
   llvm::SmallVector<OperandFact, 4> Operands;
   /// Tensor variables that are surely DTensors before the call (candidates
@@ -44,9 +47,14 @@ struct CollectiveScan {
   std::vector<CollectiveSite> Sites;
 };
 
+class SummaryProvider;
+
+/// With \p Summaries, calls to functions of this TU are followed: their
+/// return values, and calls whose plain argument reaches a collective inside.
 CollectiveScan scanCollectives(const clang::FunctionDecl &FD,
                                clang::ASTContext &Ctx, const ApiIndex &Index,
-                               const AnalysisLimits &Limits);
+                               const AnalysisLimits &Limits,
+                               SummaryProvider *Summaries = nullptr);
 
 } // namespace analysis
 } // namespace meshguard

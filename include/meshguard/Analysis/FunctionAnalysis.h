@@ -54,10 +54,20 @@ using ElementVisitor = llvm::function_ref<void(
     const clang::CFGElement &, const clang::dataflow::Environment &,
     const OriginTable &)>;
 
+class SummaryProvider;
+
+/// Called once with the function's initial environment (parameters hold
+/// their fresh, unconstrained provenance).
+using EntryVisitor = llvm::function_ref<void(const clang::dataflow::Environment &)>;
+
+/// Analyses \p FD. Calls to functions of this TU that the API model does not
+/// describe use \p Summaries when given.
 AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
                                clang::ASTContext &Ctx, const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               ElementVisitor Visit);
+                               ElementVisitor Visit,
+                               SummaryProvider *Summaries = nullptr,
+                               EntryVisitor OnEntry = nullptr);
 
 /// "SAT solver limit", "block visit limit", ... for messages.
 llvm::StringRef describe(AnalysisOutcome Outcome);

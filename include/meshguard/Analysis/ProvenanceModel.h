@@ -15,9 +15,12 @@
 #include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysis.h"
 #include "clang/Analysis/FlowSensitive/NoopLattice.h"
+#include <functional>
 
 namespace meshguard {
 namespace analysis {
+
+class SummaryProvider;
 
 class ProvenanceModel
     : public clang::dataflow::DataflowAnalysis<ProvenanceModel,
@@ -26,7 +29,14 @@ public:
   /// Installs the synthetic fields on \p Env's analysis context; construct the
   /// model before the analysis creates any storage location.
   ProvenanceModel(clang::ASTContext &Ctx, clang::dataflow::Environment &Env,
-                  const ApiIndex &Index, OriginTable &Origins);
+                  const ApiIndex &Index, OriginTable &Origins,
+                  SummaryProvider *Summaries = nullptr);
+
+  /// \p Hook sees the environment of the first transfer: the function's
+  /// initial state.
+  void setEntryHook(std::function<void(const clang::dataflow::Environment &)> Hook) {
+    EntryHook = std::move(Hook);
+  }
 
   static clang::dataflow::NoopLattice initialElement() { return {}; }
 
@@ -34,6 +44,7 @@ public:
                 clang::dataflow::Environment &Env);
 
 private:
+  std::function<void(const clang::dataflow::Environment &)> EntryHook;
   clang::dataflow::CFGMatchSwitch<
       clang::dataflow::TransferState<clang::dataflow::NoopLattice>>
       TransferSwitch;

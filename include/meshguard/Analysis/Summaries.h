@@ -1,0 +1,70 @@
+//===--- Summaries.h - Interprocedural facts for functions in the TU -*- C++ -*-===//
+//
+// The FlowSensitive framework does not run a model inside callees, so facts
+// cross function boundaries as summaries of our own, computed bottom-up on
+// demand (a callee is analysed when a caller needs it, once per TU, with a
+// depth bound; recursion yields "unknown"):
+//  - what a function returns: a DTensor, a plain tensor, or unknown, with the
+//    call inside it that decided it (for notes);
+//  - which tensor parameters alone decide whether a mesh-inferred collective
+//    inside it (or inside its callees) has a DeviceMesh ("sinks"), so that
+//    `sync(meshguard::to_local(dt))` is diagnosed at the call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_SUMMARIES_H
+#define MESHGUARD_ANALYSIS_SUMMARIES_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Provenance.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include <memory>
+
+namespace meshguard {
+namespace analysis {
+
+/// A parameter that alone decides whether a collective has a mesh: when the
+/// argument is a plain tensor, the collective has none.
+struct SinkFact {
+  unsigned Param;
+  /// The collective call (possibly in a callee of the summarised function).
+  const clang::CallExpr *Collective;
+  const MeshCollectiveEntry *Entry;
+};
+
+struct FunctionSummary {
+  Provenance Return = Provenance::Unknown;
+  const clang::Expr *ReturnOrigin = nullptr;
+  llvm::SmallVector<SinkFact, 2> Sinks;
+};
+
+class SummaryProvider {
+public:
+  SummaryProvider(clang::ASTContext &Ctx, const ApiIndex &Index,
+                  AnalysisLimits Limits, unsigned MaxDepth = 3)
+      : Ctx(Ctx), Index(Index), Limits(Limits), MaxDepth(MaxDepth) {}
+
+  /// The summary of \p FD; null when it has no body in this TU, is a system
+  /// header function, is being analysed (recursion), is too deep, or its
+  /// analysis hit a limit.
+  const FunctionSummary *get(const clang::FunctionDecl *FD);
+
+private:
+  std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
+
+  clang::ASTContext &Ctx;
+  const ApiIndex &Index;
+  AnalysisLimits Limits;
+  unsigned MaxDepth;
+  unsigned Depth = 0;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionSummary>>
+      Cache;
+  llvm::DenseSet<const clang::FunctionDecl *> InProgress;
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_SUMMARIES_H

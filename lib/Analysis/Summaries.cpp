@@ -1,0 +1,160 @@
+//===--- Summaries.cpp - Interprocedural facts for functions in the TU ----===//
+
+#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/OperandFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Analysis/FlowSensitive/Arena.h"
+
+using namespace clang;
+using namespace clang::dataflow;
+
+namespace meshguard {
+namespace analysis {
+
+const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || !Def || Def->isDependentContext() ||
+      Def->isInvalidDecl() ||
+      Ctx.getSourceManager().isInSystemHeader(Def->getLocation()))
+    return nullptr;
+  auto It = Cache.find(Def);
+  if (It != Cache.end())
+    return It->second.get();
+  if (InProgress.contains(Def) || Depth >= MaxDepth)
+    return nullptr; // Recursion or too deep: unknown (not cached).
+  InProgress.insert(Def);
+  ++Depth;
+  std::unique_ptr<FunctionSummary> Summary = compute(*Def);
+  --Depth;
+  InProgress.erase(Def);
+  const FunctionSummary *Result = Summary.get();
+  Cache[Def] = std::move(Summary);
+  return Result;
+}
+
+namespace {
+
+/// Initial provenance of the tensor parameters, as atoms.
+struct ParamAtoms {
+  unsigned Index;
+  const Formula *Plain;
+  const Formula *Known;
+};
+
+/// "plain and known" of every tensor operand of \p Arg.
+const Formula *allPlainAndKnown(const Expr *Arg, const ApiIndex &Index,
+                                const Environment &Env,
+                                const OriginTable &Origins) {
+  TensorOperands Ops = tensorOperands(Arg, Index);
+  if (Ops.Items.empty())
+    return nullptr;
+  Arena &A = Env.arena();
+  const Formula *All = &A.makeLiteral(true);
+  for (const TensorOperand &Op : Ops.Items) {
+    std::optional<OperandReading> R = readOperand(Op, Env, Origins);
+    if (!R)
+      return nullptr;
+    All = &A.makeAnd(*All, A.makeAnd(*R->AllPlain, *R->AllKnown));
+  }
+  return All;
+}
+
+} // namespace
+
+std::unique_ptr<FunctionSummary>
+SummaryProvider::compute(const FunctionDecl &FD) {
+  auto Summary = std::make_unique<FunctionSummary>();
+  bool ReturnsTensor = Index.isTensorType(FD.getReturnType());
+  llvm::SmallVector<const ParmVarDecl *, 4> TensorParams;
+  for (const ParmVarDecl *P : FD.parameters())
+    if (Index.isTensorType(P->getType()))
+      TensorParams.push_back(P);
+  if (!ReturnsTensor && TensorParams.empty())
+    return Summary;
+
+  llvm::SmallVector<ParamAtoms, 4> Params;
+  auto OnEntry = [&](const Environment &Env) {
+    for (const ParmVarDecl *P : TensorParams)
+      if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
+              Env.getStorageLocation(*P))) {
+        TensorFacts F = readTensor(*L, Env, nullptr);
+        Params.push_back({P->getFunctionScopeIndex(), F.Plain, F.Known});
+      }
+  };
+
+  unsigned Returns = 0;
+  bool AllPlain = true, AllDTensor = true;
+  const Expr *CommonOrigin = nullptr;
+  bool OriginsAgree = true;
+  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> SinkSeen;
+
+  // A parameter is a sink of a collective when "the parameter is plain"
+  // implies "every tensor argument of the collective is plain".
+  auto AddSinks = [&](const Formula &Target, const CallExpr *Collective,
+                      const MeshCollectiveEntry *Entry, const Environment &Env) {
+    if (Env.proves(Target))
+      return; // Plain anyway: the direct diagnostic covers it.
+    Arena &A = Env.arena();
+    for (const ParamAtoms &P : Params)
+      if (Env.proves(A.makeImplies(A.makeAnd(*P.Plain, *P.Known), Target)) &&
+          SinkSeen.insert({P.Index, Collective}).second)
+        Summary->Sinks.push_back({P.Index, Collective, Entry});
+  };
+
+  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
+                   const OriginTable &Origins) {
+    auto S = Elt.getAs<CFGStmt>();
+    if (!S)
+      return;
+    if (const auto *Ret = dyn_cast<ReturnStmt>(S->getStmt())) {
+      const Expr *RV = Ret->getRetValue();
+      if (!ReturnsTensor || !RV)
+        return;
+      ++Returns;
+      std::optional<OperandReading> R = readOperand({RV, false}, Env, Origins);
+      Provenance P = R ? R->Fact.P : Provenance::Unknown;
+      AllPlain &= P == Provenance::Plain;
+      AllDTensor &= P == Provenance::DTensor;
+      const Expr *Origin = R ? R->Fact.Origin : nullptr;
+      if (Returns == 1)
+        CommonOrigin = Origin;
+      else if (Origin != CommonOrigin)
+        OriginsAgree = false;
+      return;
+    }
+    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
+    if (!Call || Params.empty())
+      return;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (const MeshCollectiveEntry *Entry = Index.meshCollective(Callee)) {
+      if (Entry->TensorArg < Call->getNumArgs())
+        if (const Formula *Target = allPlainAndKnown(
+                Call->getArg(Entry->TensorArg), Index, Env, Origins))
+          AddSinks(*Target, Call, Entry, Env);
+      return;
+    }
+    if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+      return;
+    if (const FunctionSummary *Inner = get(Callee))
+      for (const SinkFact &Sink : Inner->Sinks)
+        if (Sink.Param < Call->getNumArgs())
+          if (const Formula *Target = allPlainAndKnown(
+                  Call->getArg(Sink.Param), Index, Env, Origins))
+            AddSinks(*Target, Sink.Collective, Sink.Entry, Env);
+  };
+
+  AnalysisResult Result =
+      analyzeFunction(FD, Ctx, Index, Limits, Visit, this, OnEntry);
+  if (!Result.ok())
+    return nullptr;
+  if (Returns > 0 && (AllPlain || AllDTensor)) {
+    Summary->Return = AllPlain ? Provenance::Plain : Provenance::DTensor;
+    Summary->ReturnOrigin = OriginsAgree ? CommonOrigin : nullptr;
+  }
+  return Summary;
+}
+
+} // namespace analysis
+} // namespace meshguard
