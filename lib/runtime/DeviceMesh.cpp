@@ -310,6 +310,13 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
         device_type == "cuda" ? compat::make_nccl_group(group_store, group_rank, group_size, timeout)
                               : compat::make_gloo_group(group_store, group_rank, group_size, timeout, hostname));
   }
+  // Gloo connects pairs lazily on one side: without a barrier a fast rank
+  // could finish and exit while a slow peer is still connecting to it.
+  for (const auto& group : s->groups) {
+    if (group->getSize() > 1) {
+      compat::barrier(group, timeout);
+    }
+  }
   return DeviceMesh(std::shared_ptr<const detail::MeshState>(std::move(s)));
 }
 

@@ -160,6 +160,12 @@ void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, 
   }
 }
 
+void barrier(const Group& pg, std::chrono::milliseconds timeout) {
+  c10d::BarrierOptions opts;
+  opts.timeout = timeout;
+  wait(pg->barrier(opts), timeout);
+}
+
 void all_gather(
     const Group& pg,
     std::vector<at::Tensor>& outputs,

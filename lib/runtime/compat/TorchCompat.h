@@ -59,6 +59,7 @@ void bind_local_device(int64_t local_rank);
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
 // AVG is done as SUM then a division, since Gloo has no AVG.
 void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout);
+void barrier(const Group& pg, std::chrono::milliseconds timeout);
 // outputs[i] receives rank i's `input`; all must have the same shape.
 void all_gather(
     const Group& pg,
