@@ -18,7 +18,7 @@ const char *const DTensorMakers[] = {
     "meshguard::from_local",
     "meshguard::redistribute",
     // The CollectiveGuard returns DTensors (plain inputs are promoted).
-    "meshguard::CollectiveGuard::sanitize_arg",
+    "meshguard::CollectiveGuard::sanitize_args",
 };
 
 const char *const PlainMakers[] = {

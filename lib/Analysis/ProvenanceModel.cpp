@@ -104,7 +104,18 @@ public:
 
   void source(const CallExpr *Call, SourceKind Kind) {
     RecordStorageLocation *L = resultLocation(Call, Env);
-    if (!L || !Index.isTensorType(Call->getType()))
+    if (!L)
+      return;
+    if (Index.isTensorContainerType(Call->getType())) {
+      // E.g. CollectiveGuard::sanitize_args: every element is a DTensor.
+      const Formula &True = A.makeLiteral(true), &False = A.makeLiteral(false);
+      bool Plain = Kind == SourceKind::Plain;
+      writeContainer(*L, {Plain ? &True : &False, Plain ? &False : &True,
+                          Plain ? &False : &True, &True},
+                     Env);
+      return;
+    }
+    if (!Index.isTensorType(Call->getType()))
       return;
     Value &Origin = Env.create<PointerValue>(Origins.locationFor(Call, Env));
     writeTensor(*L, A.makeLiteral(Kind == SourceKind::Plain),
@@ -183,8 +194,50 @@ public:
         havocContainer(Obj, Env);
       return;
     }
+    if (Name == "begin" || Name == "end" || Name == "cbegin" ||
+        Name == "cend" || Name == "size" || Name == "empty") {
+      // The iterators of a range-for (`__range.begin()`): its loop variable
+      // decides whether elements may be written (see rangeForVariable).
+      if (IsConst || Name == "size" || Name == "empty" || isRangeForObject(Call))
+        return;
+    }
     if (!IsConst)
       havocContainer(Obj, Env);
+  }
+
+  /// `*__begin` of a range-for over a container: an element of it.
+  void rangeForElement(const Expr *Deref, const Expr *Iterator) {
+    RecordStorageLocation *Container = rangeForContainer(Iterator);
+    if (!Container)
+      return;
+    RecordStorageLocation *Elem = resultLocation(Deref, Env);
+    if (!Elem || !Index.isTensorType(Deref->getType()))
+      return;
+    ContainerFacts F = readContainer(*Container, Env);
+    writeTensor(*Elem, *F.AllPlain,
+                A.makeAnd(*F.AllKnown, A.makeOr(*F.AllPlain, *F.AllDTensor)),
+                nullptr, Env);
+  }
+
+  /// A range-for loop variable bound by non-const reference may be written
+  /// through: the container becomes unknown.
+  void rangeForVariable(const VarDecl &VD) {
+    QualType T = VD.getType();
+    if (!T->isLValueReferenceType() ||
+        T.getNonReferenceType().isConstQualified() ||
+        !Index.isTensorType(T) || !VD.getInit())
+      return;
+    const auto *Deref = VD.getInit()->IgnoreImplicit();
+    const Expr *Iterator = nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Deref);
+        Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1)
+      Iterator = Op->getArg(0);
+    else if (const auto *U = dyn_cast<UnaryOperator>(Deref);
+             U && U->getOpcode() == UO_Deref)
+      Iterator = U->getSubExpr();
+    if (Iterator)
+      if (RecordStorageLocation *Container = rangeForContainer(Iterator))
+        havocContainer(*Container, Env);
   }
 
   /// After a call the model does not know: results are unknown, and what it
@@ -262,6 +315,35 @@ public:
   }
 
 private:
+  /// The object of `__range.begin()` names the implicit range variable.
+  static bool isRangeForObject(const CallExpr *Call) {
+    const Expr *Obj = nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      Obj = Member->getImplicitObjectArgument();
+    const auto *Ref =
+        Obj ? dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts()) : nullptr;
+    const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return VD && VD->isImplicit();
+  }
+
+  /// The container a range-for iterator (`__begin`) walks.
+  RecordStorageLocation *rangeForContainer(const Expr *Iterator) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Iterator->IgnoreParenImpCasts());
+    const auto *It = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!It || !It->isImplicit() || !It->getInit())
+      return nullptr;
+    const auto *Begin =
+        dyn_cast<CXXMemberCallExpr>(It->getInit()->IgnoreImplicit());
+    if (!Begin || !isRangeForObject(Begin))
+      return nullptr;
+    const Expr *Obj = Begin->getImplicitObjectArgument();
+    if (!Index.isTensorContainerType(Obj->getType()))
+      return nullptr;
+    const auto *RangeRef = cast<DeclRefExpr>(Obj->IgnoreParenImpCasts());
+    return dyn_cast_or_null<RecordStorageLocation>(
+        Env.getStorageLocation(*RangeRef->getDecl()));
+  }
+
   void addOperand(Combined &C, const Expr *E) {
     if (Index.isTensorType(E->getType()))
       add(C, {E, false});
@@ -366,6 +448,12 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                     return;
                   }
                 }
+                if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+                    Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1 &&
+                    Idx->isTensorType(Call->getType())) {
+                  T.rangeForElement(Call, Op->getArg(0));
+                  return;
+                }
                 if (Idx->isOpFunction(FD)) {
                   T.op(Call);
                   return;
@@ -376,6 +464,22 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                 if (Summaries && Idx->isTensorType(Call->getType()))
                   if (const FunctionSummary *Sum = Summaries->get(FD))
                     T.summarizedResult(Call, *Sum);
+              })
+          .CaseOfCFGStmt<UnaryOperator>(
+              unaryOperator(hasOperatorName("*")),
+              [Idx, Orig](const UnaryOperator *Deref,
+                          const MatchFinder::MatchResult &, State &S) {
+                Transfer(*Idx, *Orig, S.Env)
+                    .rangeForElement(Deref, Deref->getSubExpr());
+              })
+          .CaseOfCFGStmt<DeclStmt>(
+              declStmt(),
+              [Idx, Orig](const DeclStmt *DS,
+                          const MatchFinder::MatchResult &, State &S) {
+                for (const Decl *D : DS->decls())
+                  if (const auto *VD = dyn_cast<VarDecl>(D);
+                      VD && VD->isCXXForRangeDecl())
+                    Transfer(*Idx, *Orig, S.Env).rangeForVariable(*VD);
               })
           .CaseOfCFGStmt<CXXConstructExpr>(
               cxxConstructExpr(),

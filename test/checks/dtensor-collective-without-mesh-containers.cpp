@@ -82,3 +82,43 @@ void reassignedFromList(const DeviceMesh &mesh) {
   meshguard::dist::broadcast_(ts, 0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
 }
+
+// Range-for: elements of a container, by value or const reference.
+void rangeForPlain() {
+  std::vector<at::Tensor> ts = {torch::ones({2}), torch::zeros({2})};
+  for (const at::Tensor &t : ts) {
+    meshguard::dist::all_reduce_({t});
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
+  }
+  for (at::Tensor t : ts)
+    meshguard::dist::broadcast_({t}, 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+  meshguard::dist::broadcast_(ts, 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+}
+
+void rangeForDTensors(const DeviceMesh &mesh) {
+  std::vector<at::Tensor> ts = {meshguard::distribute_tensor(torch::ones({2}), mesh, {})};
+  for (const auto &t : ts)
+    meshguard::dist::all_reduce_({t});
+}
+
+void rangeForWritesThroughReference(const DeviceMesh &mesh) {
+  std::vector<at::Tensor> ts = {torch::ones({2})};
+  for (auto &t : ts)
+    t = meshguard::distribute_tensor(t, mesh, {Replicate{}});
+  meshguard::dist::broadcast_(ts, 0);
+}
+
+void rangeForTensorList(at::TensorList list, const DeviceMesh &mesh) {
+  for (const at::Tensor &t : list)
+    meshguard::dist::broadcast_({t}, 0);
+}
+
+void guardOutputs(const DeviceMesh &mesh) {
+  meshguard::CollectiveGuard guard(mesh);
+  std::vector<at::Tensor> safe = guard.sanitize_args({torch::ones({2})});
+  meshguard::dist::broadcast_(safe, 0);
+  for (const at::Tensor &t : safe)
+    meshguard::dist::all_reduce_({t});
+}
