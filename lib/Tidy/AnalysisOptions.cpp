@@ -17,6 +17,7 @@ AnalysisOptions::AnalysisOptions(ClangTidyCheck::OptionsView &Options) {
       Options.get("MaxFunctionElements", Defaults.MaxFunctionElements);
   ReportSkipped = getBoolOption(Options, "ReportSkipped", false);
   ModelFile = Options.get("ModelFile", "").str();
+  PrintStats = getBoolOption(Options, "PrintStats", false);
 }
 
 void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
@@ -26,6 +27,7 @@ void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
   Options.store(Opts, "MaxFunctionElements", Limits.MaxFunctionElements);
   storeBoolOption(Opts, Options, "ReportSkipped", ReportSkipped);
   Options.store(Opts, "ModelFile", ModelFile);
+  storeBoolOption(Opts, Options, "PrintStats", PrintStats);
 }
 
 bool getBoolOption(ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,

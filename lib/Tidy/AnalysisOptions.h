@@ -20,6 +20,9 @@ struct AnalysisOptions {
   analysis::AnalysisLimits Limits;
   /// Emit a remark for each function the analysis skipped (hit a limit).
   bool ReportSkipped = false;
+  /// Print, at the end of each TU, how many functions were analysed and how
+  /// many were skipped and why (to stderr).
+  bool PrintStats = false;
   /// A YAML API model extending the built-in one (docs/checks/api-model.md).
   std::string ModelFile;
 

@@ -3,6 +3,7 @@
 #include "DTensorCheckBase.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -27,9 +28,12 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
                                    cxxMethodDecl(hasAnyName(Names))))));
   auto CallsInteresting = hasDescendant(callExpr(callee(Interesting)));
   if (followWrappers()) {
-    auto Wrapper = functionDecl(hasBody(CallsInteresting));
+    // Only the user's own wrappers (system headers are never followed).
+    auto Wrapper = functionDecl(unless(isExpansionInSystemHeader()),
+                                hasBody(CallsInteresting));
     auto WrapperOfWrapper =
-        functionDecl(hasBody(hasDescendant(callExpr(callee(Wrapper)))));
+        functionDecl(unless(isExpansionInSystemHeader()),
+                     hasBody(hasDescendant(callExpr(callee(Wrapper)))));
     CallsInteresting = hasDescendant(callExpr(
         callee(functionDecl(anyOf(Interesting, Wrapper, WrapperOfWrapper)))));
   }
@@ -54,13 +58,33 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
   if (!FD || FD->isDependentContext() || FD->isInvalidDecl() ||
       !FD->doesThisDeclarationHaveABody())
     return;
+  ++Analysed;
   analyse(*FD, *Result.Context);
+}
+
+void DTensorCheckBase::onEndOfTranslationUnit() {
+  if (!Analysis.PrintStats)
+    return;
+  unsigned Total = 0;
+  for (unsigned N : Skipped)
+    Total += N;
+  llvm::errs() << "meshguard: " << getID() << ": " << Analysed
+               << " function(s) analysed, " << Total << " skipped";
+  for (unsigned I = 0; I < Skipped.size(); ++I)
+    if (Skipped[I])
+      llvm::errs() << "; " << Skipped[I] << " because "
+                   << describe(static_cast<analysis::AnalysisOutcome>(I));
+  llvm::errs() << "\n";
 }
 
 void DTensorCheckBase::reportSkipped(const FunctionDecl &FD,
                                      const analysis::AnalysisResult &Result,
                                      StringRef What) {
   using analysis::AnalysisOutcome;
+  unsigned Kind = static_cast<unsigned>(Result.Outcome);
+  if (Skipped.size() <= Kind)
+    Skipped.resize(Kind + 1, 0);
+  ++Skipped[Kind];
   if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG ||
       Result.Outcome == AnalysisOutcome::HasErrors)
     return;

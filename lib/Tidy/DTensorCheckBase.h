@@ -11,6 +11,7 @@
 
 #include "AnalysisOptions.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace meshguard {
 namespace tidy {
@@ -24,6 +25,7 @@ public:
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+  void onEndOfTranslationUnit() override;
 
 protected:
   /// Calls to these (qualified names) make a function worth analysing.
@@ -40,6 +42,11 @@ protected:
 
   AnalysisOptions Analysis;
   std::unique_ptr<analysis::ApiIndex> Index;
+
+private:
+  /// Functions analysed and skipped in this TU (printed under PrintStats).
+  unsigned Analysed = 0;
+  llvm::SmallVector<unsigned, 8> Skipped;
 };
 
 } // namespace tidy

@@ -1,6 +1,10 @@
 // RUN: %check_meshguard %s dtensor-collective-without-mesh %t -- \
 // RUN:   -config="{CheckOptions: {dtensor-collective-without-mesh.ReportSkipped: true, dtensor-collective-without-mesh.MaxBlockVisits: 12}}" \
 // RUN:   -- -I%stubs
+// RUN: %meshguard_tidy %s --checks=-*,dtensor-collective-without-mesh \
+// RUN:   -config="{CheckOptions: {dtensor-collective-without-mesh.PrintStats: true, dtensor-collective-without-mesh.MaxBlockVisits: 12}}" \
+// RUN:   -- -std=c++17 -I%stubs 2>&1 | FileCheck %s -check-prefix=STATS
+// STATS: meshguard: dtensor-collective-without-mesh: {{[0-9]+}} function(s) analysed, 1 skipped; 1 because the block visit limit (MaxBlockVisits) was reached
 
 // Templates, macros, limits and odd code: no crash, no hang, no silent skip.
 
