@@ -11,11 +11,11 @@ set -euo pipefail
 #   libtorch-dev: the runtime (libtorch 1.13.1 with c10d and Gloo).
 #   googletest/benchmark: runtime tests and benchmarks.
 PACKAGES=(
-  cmake ninja-build ccache python3 g++ lld-19
+  cmake ninja-build ccache python3 python3-yaml git g++ lld-19
   llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clangd-19 llvm-19-tools
   libgrpc++-dev libprotobuf-dev libabsl-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
-  libtorch-dev
+  libtorch-dev libgloo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -64,6 +64,7 @@ ok "$findings findings"
 section "4. Apply the fix-its to a copy, rebuild, and train on 2 ranks"
 mkdir -p "$work/src"
 cp examples/train.cpp "$work/src/train_fixed.cpp"
+cp examples/.clang-tidy "$work/src/.clang-tidy" # user code: warnings, not the project's errors
 compile_args=$(python3 scripts/compile-args.py "$build/compile_commands.json" examples/train.cpp) ||
   die "examples/train.cpp is not in the compile database" "$build/compile_commands.json"
 # shellcheck disable=SC2086

@@ -73,7 +73,13 @@ DTensorImpl::DTensorImpl(at::Tensor local, DTensorSpec spec)
 }
 
 void DTensorImpl::refresh_metadata() {
-  set_sizes_and_strides(spec_.shape, contiguous_strides(spec_.shape));
+  // When the local tensor has the global shape (Replicate/Partial), mirror its
+  // strides so that is_contiguous() tells the truth and .contiguous() really
+  // makes a dense local buffer (collectives need one).
+  const bool same_shape = local_.sizes().vec() == spec_.shape;
+  set_sizes_and_strides(
+      spec_.shape,
+      same_shape ? local_.strides().vec() : contiguous_strides(spec_.shape));
 }
 
 void DTensorImpl::set_local_and_spec(at::Tensor local, DTensorSpec spec) {

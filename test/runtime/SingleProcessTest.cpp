@@ -175,3 +175,18 @@ TEST(SoloMesh, CommonTensorMethodsOnReplicate) {
   EXPECT_EQ(r.options().dtype(), at::kFloat);
   EXPECT_TRUE(r.is_cpu() || r.device().is_cpu());
 }
+
+// A transposed gradient is a non-contiguous local: the DTensor must say so, and
+// .contiguous() must give a dense local buffer (collectives need one).
+TEST(SoloMesh, ContiguityFollowsTheLocalTensor) {
+  auto mesh = solo_mesh();
+  at::Tensor local = at::arange(6, at::kFloat).reshape({2, 3}).t();
+  at::Tensor dt = from_local(local, mesh, {Replicate{}});
+  EXPECT_FALSE(dt.is_contiguous());
+  at::Tensor dense = dt.contiguous();
+  EXPECT_TRUE(is_dtensor(dense));
+  EXPECT_TRUE(dense.is_contiguous());
+  EXPECT_TRUE(to_local(dense).is_contiguous());
+  EXPECT_TRUE(at::equal(to_local(dense), local));
+  EXPECT_TRUE(from_local(local.contiguous(), mesh, {Replicate{}}).is_contiguous());
+}
