@@ -255,7 +255,9 @@ public:
     if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD)) {
       // The object is argument 0 of an operator call on a method.
       Shift = 1;
-      if (!cast<CXXMethodDecl>(FD)->isConst())
+      // In-place tensor operators (`t += x`) keep the tensor's provenance.
+      if (!cast<CXXMethodDecl>(FD)->isConst() &&
+          !Index.isTensorType(Call->getArg(0)->getType()))
         havocExpr(Call->getArg(0));
     }
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))

@@ -104,3 +104,17 @@ void lambdaCapturedUnknown(at::Tensor t) {
   auto f = [t] { meshguard::dist::broadcast_({t}, 0); };
   f();
 }
+
+void inPlaceKeepsPlain() {
+  at::Tensor t = torch::randn({2});
+  t.add_(t);
+  t.mul_(2);
+  meshguard::dist::broadcast_({t}, 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+}
+
+void inPlaceKeepsDTensor(const DeviceMesh &mesh) {
+  at::Tensor t = meshguard::distribute_tensor(torch::randn({2}), mesh, {Replicate{}});
+  t.add_(t);
+  meshguard::dist::broadcast_({t}, 0);
+}
