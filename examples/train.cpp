@@ -6,7 +6,7 @@
 //   1. a hand-written broadcast of a plain tensor (the learning rate);
 //   2. a DTensor mixed with a plain tensor (the input scaling);
 //   3. the result of to_local() handed to a collective (the logged loss);
-//   4. a DTensor handed to a raw c10d process group (the checkpoint sync).
+//   4. a DTensor handed to a raw c10d process group (the checkpoint broadcast).
 // `make demo` runs it, runs meshguard-tidy on it, applies the fix-its to a
 // copy, and trains with the fixed copy.
 
@@ -118,10 +118,10 @@ int main() {
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start).count() / kSteps;
 
-  // Keep the replicas in sync before a checkpoint.
-  auto group = mesh.get_group(0);
-  std::vector<at::Tensor> params = model->parameters();
-  group->broadcast(params)->wait();
+  // Before the checkpoint, every rank takes rank 0's first-layer weight.
+  at::Tensor w1 = meshguard::redistribute(model->fc1->weight, {meshguard::Replicate{}});
+  std::vector<at::Tensor> checkpoint{w1};
+  mesh.get_group(0)->broadcast(checkpoint)->wait();
 
   if (rank == 0)
     std::printf("done: %d steps, ms/step=%.3f\n", kSteps, ms);

@@ -70,7 +70,8 @@ compile_args=$(python3 scripts/compile-args.py "$build/compile_commands.json" ex
 # shellcheck disable=SC2086
 "$build/bin/meshguard-tidy" "--checks=-*,dtensor-*" -fix "$work/src/train_fixed.cpp" -- $compile_args \
   >"$logs/fix.log" 2>&1
-fixed=$(grep -c 'FIX-IT applied' "$logs/fix.log")
+fixed=$(grep -oE "applied [0-9]+ of" "$logs/fix.log" | grep -oE "[0-9]+" | head -1)
+fixed=${fixed:-0}
 diff -u examples/train.cpp "$work/src/train_fixed.cpp" >"$work/fix.diff"
 sed 's/^/  /' "$work/fix.diff" | grep -E '^  (\+|-|@@)' | grep -vE '^  (\+\+\+|---)' |
   sed -e "s/^  +/  $green+/" -e "s/^  -/  $red-/" -e "s/$/$reset/"
