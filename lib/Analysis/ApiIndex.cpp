@@ -137,15 +137,17 @@ bool ApiIndex::isMeshType(QualType T) const { return typeKind(T) == TK_Mesh; }
 
 std::vector<llvm::StringRef> ApiIndex::meshCollectiveNames() const {
   std::vector<llvm::StringRef> Names;
+  Names.reserve(Model.MeshCollectives.size());
   for (const MeshCollectiveEntry &E : Model.MeshCollectives)
-    Names.push_back(E.Function);
+    Names.emplace_back(E.Function);
   return Names;
 }
 
 std::vector<llvm::StringRef> ApiIndex::processGroupCollectiveNames() const {
   std::vector<llvm::StringRef> Names;
+  Names.reserve(Model.ProcessGroupCollectives.size());
   for (const ProcessGroupCollectiveEntry &E : Model.ProcessGroupCollectives)
-    Names.push_back(E.Function);
+    Names.emplace_back(E.Function);
   return Names;
 }
 

@@ -23,7 +23,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
 
   // A call to a function of this TU whose parameter alone decides whether a
   // collective inside has a mesh, given a plain (or maybe plain) argument.
-  auto checkCallThrough = [&](const CallExpr *Call, const Environment &Env,
+  auto CheckCallThrough = [&](const CallExpr *Call, const Environment &Env,
                               const OriginTable &Origins) {
     if (isa<CXXOperatorCallExpr>(Call) || Index.source(Call->getDirectCallee()))
       return;
@@ -62,7 +62,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
         Index.meshCollective(Call->getDirectCallee());
     if (!Entry) {
       if (Summaries)
-        checkCallThrough(Call, Env, Origins);
+        CheckCallThrough(Call, Env, Origins);
       return;
     }
     if (Entry->TensorArg >= Call->getNumArgs())

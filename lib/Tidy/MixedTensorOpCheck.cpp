@@ -18,7 +18,7 @@ std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
   std::vector<StringRef> Names;
   for (const SourceEntry &E : Index->model().Sources)
     if (E.Kind == SourceKind::DTensor)
-      Names.push_back(E.Function);
+      Names.emplace_back(E.Function);
   return Names;
 }
 
