@@ -76,7 +76,7 @@ void log_loss(const meshguard::DeviceMesh &mesh, const torch::Tensor &loss, int 
   auto logged = meshguard::to_local(loss).detach().clone();
   meshguard::dist::all_reduce_({logged}, meshguard::ReduceOp::AVG);
   if (mesh.get_rank() == 0 && (step == 1 || step % 5 == 0))
-    std::printf("step %d loss %.6f\n", step, logged.item<double>());
+    std::printf("step %d loss %.9f\n", step, logged.item<double>());
 }
 
 } // namespace

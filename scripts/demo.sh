@@ -97,7 +97,7 @@ ok "the fixed program trains on 2 ranks and matches the reference"
 
 section "5. Summary"
 step_ms=$(grep -m1 -oE 'ms/step=[0-9.]+' "$logs/fixed-run.log" | cut -d= -f2)
-printf '  findings: %s   fix-its applied: %s   findings after fixing: %s\n' "$findings" "$fixed" "$left"
+printf '  findings: %s   fix-it edits applied: %s   findings after fixing: %s\n' "$findings" "$fixed" "$left"
 printf '  time per training step (2 ranks): %s ms   demo time: %s s\n' "${step_ms:-?}" "$(( $(date +%s) - start_all ))"
 printf '  logs: %s\n' "$logs"
 printf '  next: docs/README.md (checks, runtime, IDE and CI setup)\n'

@@ -187,6 +187,7 @@ void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::
       continue;
     }
     std::vector<at::Tensor> gathered;
+    gathered.reserve(k);
     for (int64_t j = 0; j < k; ++j) {
       gathered.push_back(at::empty_like(sums));
     }
@@ -253,7 +254,7 @@ at::Tensor from_local(
     const DeviceMesh& mesh,
     const Placements& placements,
     bool run_check,
-    std::optional<std::vector<int64_t>> shape) {
+    const std::optional<std::vector<int64_t>>& shape) {
   if (!local.defined()) {
     throw PlacementError("from_local: the tensor is undefined");
   }

@@ -230,7 +230,7 @@ std::string DeviceMesh::to_string() const {
   for (size_t i = 0; i < state_->mesh.size(); ++i) {
     coord = unravel(static_cast<int64_t>(i), shape);
     size_t opens = 0;
-    for (size_t d = shape.size(); d-- > 0 && coord[d] == 0;) {
+    for (size_t d = shape.size(); d > 0 && coord[d - 1] == 0; --d) {
       ++opens;
     }
     if (i > 0) {
@@ -238,7 +238,7 @@ std::string DeviceMesh::to_string() const {
     }
     os << std::string(opens, '[') << state_->mesh[i];
     size_t closes = 0;
-    for (size_t d = shape.size(); d-- > 0 && coord[d] == shape[d] - 1;) {
+    for (size_t d = shape.size(); d > 0 && coord[d - 1] == shape[d - 1] - 1; --d) {
       ++closes;
     }
     os << std::string(closes, ']');

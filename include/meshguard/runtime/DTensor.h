@@ -32,7 +32,7 @@ at::Tensor from_local(
     const DeviceMesh& mesh,
     const Placements& placements,
     bool run_check = false,
-    std::optional<std::vector<int64_t>> shape = std::nullopt);
+    const std::optional<std::vector<int64_t>>& shape = std::nullopt);
 
 // This rank's local tensor (a view of it; differentiable). The call site is
 // remembered on the result so that a later "found no DeviceMesh" error can
