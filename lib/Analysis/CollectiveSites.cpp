@@ -52,11 +52,8 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
 
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
-    auto S = Elt.getAs<CFGStmt>();
-    if (!S)
-      return;
-    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
-    if (!Call || !Seen.insert(Call).second)
+    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
+    if (!Call)
       return;
     const MeshCollectiveEntry *Entry =
         Index.meshCollective(Call->getDirectCallee());

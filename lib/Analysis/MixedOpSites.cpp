@@ -43,11 +43,8 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
   llvm::DenseSet<const CallExpr *> Seen;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
-    auto S = Elt.getAs<CFGStmt>();
-    if (!S)
-      return;
-    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
-    if (!Call || !Seen.insert(Call).second)
+    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
+    if (!Call)
       return;
     llvm::SmallVector<const Expr *, 4> Operands = opOperands(Call, Index);
     if (Operands.size() < 2)

@@ -58,11 +58,8 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
   llvm::DenseSet<const CallExpr *> Seen;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
-    auto S = Elt.getAs<CFGStmt>();
-    if (!S)
-      return;
-    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
-    if (!Call || !Seen.insert(Call).second)
+    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
+    if (!Call)
       return;
     const ProcessGroupCollectiveEntry *Entry =
         Index.processGroupCollective(Call->getDirectCallee());

@@ -12,6 +12,7 @@
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/TensorState.h"
 #include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <cstdint>
 #include <string>
@@ -71,6 +72,21 @@ AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
 
 /// "SAT solver limit", "block visit limit", ... for messages.
 llvm::StringRef describe(AnalysisOutcome Outcome);
+
+/// The call \p Elt evaluates, the first time the analysis reaches it (the
+/// framework visits a block once per iteration); null otherwise. \p Seen
+/// remembers the calls already returned.
+inline const clang::CallExpr *
+firstVisitOfCall(const clang::CFGElement &Elt,
+                 llvm::DenseSet<const clang::CallExpr *> &Seen) {
+  auto S = Elt.getAs<clang::CFGStmt>();
+  if (!S)
+    return nullptr;
+  const auto *Call = llvm::dyn_cast<clang::CallExpr>(S->getStmt());
+  if (!Call || !Seen.insert(Call).second)
+    return nullptr;
+  return Call;
+}
 
 } // namespace analysis
 } // namespace meshguard
