@@ -13,4 +13,21 @@ foreach(_t torch_cpu torch_cuda torch)
     endif()
   endif()
 endforeach()
-message(STATUS "meshguard: NCCL path ${MESHGUARD_HAVE_NCCL}")
+
+# ProcessGroupNCCL.hpp includes <nccl.h>, which a pip PyTorch keeps in the
+# nvidia-nccl wheel, not in torch/include.
+if(MESHGUARD_HAVE_NCCL)
+  set(_nccl_hints $ENV{NCCL_HOME} $ENV{NCCL_ROOT} $ENV{CUDA_HOME} /usr/local/cuda)
+  find_path(MESHGUARD_NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} ${TORCH_INCLUDE_DIRS} PATH_SUFFIXES include)
+  find_library(MESHGUARD_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_nccl_hints} PATH_SUFFIXES lib lib64)
+  if(NOT MESHGUARD_NCCL_INCLUDE_DIR)
+    message(WARNING "meshguard: libtorch has NCCL but nccl.h was not found (set MESHGUARD_NCCL_INCLUDE_DIR); "
+                    "building without the NCCL path")
+    set(MESHGUARD_HAVE_NCCL OFF)
+  endif()
+endif()
+if(MESHGUARD_HAVE_NCCL)
+  message(STATUS "meshguard: NCCL path ON (nccl.h in ${MESHGUARD_NCCL_INCLUDE_DIR})")
+else()
+  message(STATUS "meshguard: NCCL path OFF (init_device_mesh(\"cuda\") throws an error that says why)")
+endif()

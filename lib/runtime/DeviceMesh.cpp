@@ -167,6 +167,10 @@ DeviceMesh::DeviceMesh(
                           std::to_string(s->coordinate[d]));
     }
   }
+  if (s->device_type == "cuda") {
+    compat::require_cuda("DeviceMesh(\"cuda\")");
+    s->device_index = compat::current_cuda_device();
+  }
   s->groups = std::move(dim_groups);
   s->timeout = resolve_timeout({});
   state_ = std::move(s);
@@ -196,6 +200,12 @@ int64_t DeviceMesh::get_local_rank(int64_t dim) const {
 }
 const std::string& DeviceMesh::device_type() const {
   return state_->device_type;
+}
+c10::Device DeviceMesh::device() const {
+  if (state_->device_index < 0) {
+    return c10::Device(c10::DeviceType::CPU);
+  }
+  return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(state_->device_index));
 }
 const std::vector<int64_t>& DeviceMesh::mesh() const {
   return state_->mesh;
@@ -255,9 +265,12 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
   if (device_type != "cpu" && device_type != "cuda") {
     throw MeshInitError("init_device_mesh: device type must be \"cpu\" or \"cuda\", got \"" + device_type + "\"");
   }
-  if (device_type == "cuda" && !compat::have_nccl()) {
-    compat::make_nccl_group({}, 0, 0, {}); // throws the explanation
+  const bool cuda = device_type == "cuda";
+  if (cuda) {
+    // Before reading the environment: no NCCL or no GPU is the real problem.
+    compat::require_cuda("init_device_mesh(\"cuda\")");
   }
+  int64_t device_index = -1;
   auto timeout = resolve_timeout(options.timeout);
   c10::intrusive_ptr<c10d::Store> store = options.store;
   int64_t rank = options.rank;
@@ -267,13 +280,19 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
     if (rank < 0 || world_size <= 0) {
       throw MeshInitError("init_device_mesh: MeshOptions::store needs MeshOptions::rank and ::world_size");
     }
+    if (cuda) {
+      const char* local_rank = std::getenv("LOCAL_RANK");
+      device_index = local_rank != nullptr && *local_rank != '\0'
+          ? compat::bind_local_device(parse_int(local_rank, "LOCAL_RANK"))
+          : compat::current_cuda_device();
+    }
   } else {
     rank = parse_int(require_env("RANK", device_type), "RANK");
     world_size = parse_int(require_env("WORLD_SIZE", device_type), "WORLD_SIZE");
     auto addr = require_env("MASTER_ADDR", device_type);
     auto port = parse_int(require_env("MASTER_PORT", device_type), "MASTER_PORT");
-    if (device_type == "cuda") {
-      compat::bind_local_device(parse_int(require_env("LOCAL_RANK", device_type), "LOCAL_RANK"));
+    if (cuda) {
+      device_index = compat::bind_local_device(parse_int(require_env("LOCAL_RANK", device_type), "LOCAL_RANK"));
     }
     if (rank < 0 || rank >= world_size) {
       throw MeshInitError("init_device_mesh: RANK=" + std::to_string(rank) + " is not in [0, WORLD_SIZE=" +
@@ -295,6 +314,7 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
   s->global_rank = rank;
   s->coordinate = unravel(rank, s->shape);
   s->timeout = timeout;
+  s->device_index = device_index;
   const int64_t mesh_id = next_mesh_id(store.get());
   for (int64_t d = 0; d < static_cast<int64_t>(s->shape.size()); ++d) {
     auto ranks = ranks_along(*s, d);
@@ -307,13 +327,15 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
     const int64_t group_rank = s->coordinate[d];
     const int64_t group_size = s->shape[d];
     s->groups.push_back(
-        device_type == "cuda" ? compat::make_nccl_group(group_store, group_rank, group_size, timeout)
+        cuda ? compat::make_nccl_group(group_store, group_rank, group_size, timeout)
                               : compat::make_gloo_group(group_store, group_rank, group_size, timeout, hostname));
   }
   // Gloo connects pairs lazily on one side: without a barrier a fast rank
   // could finish and exit while a slow peer is still connecting to it.
+  // (NCCL connects in its first collective; its barrier would also have to
+  // guess a GPU.)
   for (const auto& group : s->groups) {
-    if (group->getSize() > 1) {
+    if (!cuda && group->getSize() > 1) {
       compat::barrier(group, timeout);
     }
   }

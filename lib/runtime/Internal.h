@@ -24,6 +24,7 @@ struct MeshState {
   std::vector<int64_t> coordinate;
   std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
   std::chrono::milliseconds timeout{0};
+  int64_t device_index = -1; // the rank's GPU on a "cuda" mesh
 };
 
 // torch.chunk: chunks of ceil(n / k), trailing ones smaller or empty.
@@ -43,7 +44,8 @@ std::vector<int64_t> local_shape(
 // Throws PlacementError for a placement count or shard dim that does not fit.
 void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim);
 
-// Throws PlacementError when `local` is not on the mesh's device type.
+// Throws PlacementError when `local` is not on the mesh's device (the type,
+// and on a CUDA mesh the rank's GPU).
 void check_device(const at::Tensor& local, const DeviceMesh& mesh, const char* what);
 
 // All-gathers `local` (this rank's chunk along `dim` of a tensor whose size

@@ -64,11 +64,18 @@ void validate_placements(const Placements& placements, const DeviceMesh& mesh, i
 }
 
 void check_device(const at::Tensor& local, const DeviceMesh& mesh, const char* what) {
-  const bool cuda_mesh = mesh.device_type() == "cuda";
-  if (local.device().is_cuda() != cuda_mesh) {
+  const c10::Device want = mesh.device();
+  if (local.device().type() != want.type()) {
     throw PlacementError(
         std::string(what) + ": a " + local.device().str() + " tensor cannot live on " + mesh.to_string() +
-        "; move it with .to(\"" + mesh.device_type() + "\") first");
+        "; move it with .to(mesh.device()) (" + want.str() + ") first");
+  }
+  // NCCL would run on the tensor's GPU while the group's peers use theirs.
+  if (want.is_cuda() && local.device().index() != want.index()) {
+    throw PlacementError(
+        std::string(what) + ": a " + local.device().str() + " tensor cannot live on " + mesh.to_string() +
+        ", whose rank " + std::to_string(mesh.get_rank()) + " uses " + want.str() +
+        " (its LOCAL_RANK); move it with .to(mesh.device()) first");
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <c10/core/Device.h>
 #include <c10/util/intrusive_ptr.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -39,7 +40,7 @@ class DeviceMesh {
  public:
   // A mesh over process groups the caller already has: dim_groups[d] must be
   // the group of this rank along mesh dimension d. `mesh` holds the global
-  // ranks in row-major order.
+  // ranks in row-major order. A "cuda" mesh uses the current CUDA device.
   DeviceMesh(
       std::string device_type,
       std::vector<int64_t> shape,
@@ -59,6 +60,9 @@ class DeviceMesh {
   // This rank's index along one mesh dimension (its rank in get_group(dim)).
   int64_t get_local_rank(int64_t dim) const;
   const std::string& device_type() const;
+  // Where this rank's tensors on the mesh live: cpu, or the GPU the rank was
+  // bound to (cuda:LOCAL_RANK for init_device_mesh("cuda")).
+  c10::Device device() const;
   // Global ranks, row-major.
   const std::vector<int64_t>& mesh() const;
   // Global ranks of this rank's group along `dim`, in group-rank order.
@@ -84,9 +88,12 @@ class DeviceMesh {
 std::ostream& operator<<(std::ostream& os, const DeviceMesh& mesh);
 
 // Builds a mesh of `shape` over all ranks: "cpu" makes Gloo groups, "cuda"
-// NCCL groups (when libtorch has NCCL). Without options.store the rendezvous
+// NCCL groups (when libtorch has NCCL and a GPU is visible; otherwise a
+// MeshInitError says which is missing). Without options.store the rendezvous
 // uses the torchrun variables RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
-// (and LOCAL_RANK for "cuda"); a missing one is an error that names it.
+// (and LOCAL_RANK for "cuda", whose GPU becomes the current device); a
+// missing one is an error that names it. With options.store, "cuda" binds
+// LOCAL_RANK's GPU when that variable is set, else uses the current device.
 // Every rank must call it, in the same order as its other meshes.
 DeviceMesh init_device_mesh(
     const std::string& device_type,

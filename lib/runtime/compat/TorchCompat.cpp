@@ -1,24 +1,81 @@
 #include "compat/TorchCompat.h"
 
+#include <cstdlib>
+#include <type_traits>
+#include <utility>
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
-#ifdef USE_C10D_NCCL
-#include <c10/cuda/CUDAFunctions.h>
+#ifdef MESHGUARD_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 #include <meshguard/runtime/Errors.h>
 
-#define MESHGUARD_TORCH_2 (TORCH_VERSION_MAJOR >= 2)
+// libtorch 2.x: Gloo and NCCL are c10d::Backends behind a ProcessGroup.
+#define MESHGUARD_TORCH_BACKENDS (TORCH_VERSION_MAJOR >= 2)
 
 namespace meshguard {
 namespace compat {
 
+namespace {
+
+[[noreturn]] void throw_no_nccl(const std::string& what) {
+  throw MeshInitError(
+      what + ": this libtorch was built without NCCL (its torch target does not define USE_C10D_NCCL, "
+             "or nccl.h was not found when meshguard was configured). "
+             "Configure meshguard against a CUDA build of PyTorch (Torch_DIR="
+             "$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch) or use a \"cpu\" mesh.");
+}
+
+#if MESHGUARD_TORCH_BACKENDS
+// Between 2.0 and 2.11 the ProcessGroup constructor lost its Options
+// argument and gained setDefaultBackend (pytorch#132931, around 2.6).
+// Detecting both members is exact for every 2.x, where a minor-version
+// boundary would be a guess.
+template <typename PG, typename = void>
+struct has_set_default_backend : std::false_type {};
+template <typename PG>
+struct has_set_default_backend<
+    PG,
+    std::void_t<decltype(std::declval<PG&>().setDefaultBackend(std::declval<typename PG::BackendType>()))>>
+    : std::true_type {};
+
+template <typename PG = c10d::ProcessGroup>
+Group wrap_backend(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    int64_t rank,
+    int64_t size,
+    c10::DeviceType device,
+    typename PG::BackendType type,
+    const char* name,
+    c10::intrusive_ptr<c10d::Backend> backend,
+    std::chrono::milliseconds timeout) {
+  c10::intrusive_ptr<PG> pg;
+  if constexpr (std::is_constructible_v<PG, const c10::intrusive_ptr<c10d::Store>&, int, int>) {
+    pg = c10::make_intrusive<PG>(store, static_cast<int>(rank), static_cast<int>(size));
+  } else {
+    // 2.0 - 2.5: the default backend comes from the options' name.
+    auto options = c10::make_intrusive<typename PG::Options>(name, timeout);
+    pg = c10::make_intrusive<PG>(store, static_cast<int>(rank), static_cast<int>(size), options);
+  }
+  if constexpr (has_set_default_backend<PG>::value) {
+    pg->setDefaultBackend(type);
+  }
+  pg->setBackend(device, type, backend);
+  return pg;
+}
+#endif
+
+} // namespace
+
 bool have_nccl() {
-#ifdef USE_C10D_NCCL
+#ifdef MESHGUARD_HAVE_NCCL
   return true;
 #else
   return false;
@@ -61,14 +118,12 @@ Group make_gloo_group(
       hostname.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
                        : c10d::ProcessGroupGloo::createDeviceForHostname(hostname));
   options->threads = 2;
-#if MESHGUARD_TORCH_2
-  auto backend = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
-  auto pg = c10::make_intrusive<c10d::ProcessGroup>(store, rank, size);
-  pg->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
-  pg->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, backend);
-  return pg;
+  auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(store, static_cast<int>(rank), static_cast<int>(size), options);
+#if MESHGUARD_TORCH_BACKENDS
+  return wrap_backend(
+      store, rank, size, c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, "gloo", gloo, timeout);
 #else
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
+  return gloo;
 #endif
 }
 
@@ -77,51 +132,73 @@ Group make_nccl_group(
     int64_t rank,
     int64_t size,
     std::chrono::milliseconds timeout) {
-#ifdef USE_C10D_NCCL
+#ifdef MESHGUARD_HAVE_NCCL
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
-#if MESHGUARD_TORCH_2
-  auto backend = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
-  auto pg = c10::make_intrusive<c10d::ProcessGroup>(store, rank, size);
-  pg->setDefaultBackend(c10d::ProcessGroup::BackendType::NCCL);
-  pg->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, backend);
-  return pg;
+  auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, static_cast<int>(rank), static_cast<int>(size), options);
+#if MESHGUARD_TORCH_BACKENDS
+  return wrap_backend(
+      store, rank, size, c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, "nccl", nccl, timeout);
 #else
-  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
+  return nccl;
 #endif
 #else
   (void)store;
   (void)rank;
   (void)size;
   (void)timeout;
-  throw MeshInitError(
-      "init_device_mesh(\"cuda\"): this libtorch was built without NCCL (its torch target does not "
-      "define USE_C10D_NCCL). Configure meshguard against a CUDA build of PyTorch (Torch_DIR="
-      "$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch) or use a \"cpu\" mesh.");
+  throw_no_nccl("init_device_mesh(\"cuda\")");
 #endif
 }
 
-void bind_local_device(int64_t local_rank) {
-#ifdef USE_C10D_NCCL
-  const auto count = static_cast<int64_t>(c10::cuda::device_count());
-  if (count == 0) {
-    throw MeshInitError("init_device_mesh(\"cuda\"): this machine has no CUDA device; use a \"cpu\" mesh");
+int64_t cuda_device_count() {
+  return static_cast<int64_t>(torch::cuda::device_count());
+}
+
+void require_cuda(const std::string& what) {
+  if (!have_nccl()) {
+    throw_no_nccl(what);
   }
+  if (cuda_device_count() == 0) {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    throw MeshInitError(
+        what + ": no CUDA device is visible to this process" +
+        (visible != nullptr ? std::string(" (CUDA_VISIBLE_DEVICES='") + visible + "')" : std::string()) +
+        "; run it on a machine with a GPU, or use a \"cpu\" mesh");
+  }
+}
+
+int64_t bind_local_device(int64_t local_rank) {
+  const int64_t count = cuda_device_count();
   if (local_rank < 0 || local_rank >= count) {
     throw MeshInitError("init_device_mesh(\"cuda\"): LOCAL_RANK=" + std::to_string(local_rank) + " but only " +
                         std::to_string(count) + " CUDA device(s) are visible; start at most one rank per GPU");
   }
-  c10::cuda::set_device(static_cast<c10::DeviceIndex>(local_rank));
-#else
-  (void)local_rank;
-  make_nccl_group({}, 0, 0, {}); // throws the explanation
-#endif
+  // Through the device-guard registry, which needs no CUDA headers here.
+  c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
+      ->setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(local_rank)));
+  return local_rank;
+}
+
+int64_t current_cuda_device() {
+  return c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getDevice().index();
 }
 
 namespace {
 
-void wait(const c10::intrusive_ptr<c10d::Work>& work, std::chrono::milliseconds timeout) {
-  work->wait(timeout);
+bool on_cuda(const std::vector<at::Tensor>& tensors) {
+  return !tensors.empty() && tensors.front().is_cuda();
+}
+
+void wait(const c10::intrusive_ptr<c10d::Work>& work, bool cuda, std::chrono::milliseconds timeout) {
+  if (cuda) {
+    // WorkNCCL::wait(timeout) polls the host every millisecond until done;
+    // without one the current stream waits for NCCL's, and the group's
+    // Options::timeout (NCCL's watchdog) still bounds a hang.
+    work->wait();
+  } else {
+    work->wait(timeout);
+  }
 }
 
 c10d::ReduceOp to_c10d(ReduceOp op) {
@@ -145,14 +222,14 @@ void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, 
   c10d::BroadcastOptions opts;
   opts.rootRank = root;
   opts.timeout = timeout;
-  wait(pg->broadcast(tensors, opts), timeout);
+  wait(pg->broadcast(tensors, opts), on_cuda(tensors), timeout);
 }
 
 void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout) {
   c10d::AllreduceOptions opts;
   opts.reduceOp = to_c10d(op);
   opts.timeout = timeout;
-  wait(pg->allreduce(tensors, opts), timeout);
+  wait(pg->allreduce(tensors, opts), on_cuda(tensors), timeout);
   if (op == ReduceOp::AVG) {
     for (auto& t : tensors) {
       t.div_(pg->getSize());
@@ -163,7 +240,7 @@ void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, 
 void barrier(const Group& pg, std::chrono::milliseconds timeout) {
   c10d::BarrierOptions opts;
   opts.timeout = timeout;
-  wait(pg->barrier(opts), timeout);
+  wait(pg->barrier(opts), false, timeout);
 }
 
 void all_gather(
@@ -175,7 +252,7 @@ void all_gather(
   std::vector<at::Tensor> in{input};
   c10d::AllgatherOptions opts;
   opts.timeout = timeout;
-  wait(pg->allgather(out, in, opts), timeout);
+  wait(pg->allgather(out, in, opts), input.is_cuda(), timeout);
   outputs = out[0];
 }
 

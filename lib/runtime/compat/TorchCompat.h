@@ -44,18 +44,32 @@ Group make_gloo_group(
     std::chrono::milliseconds timeout,
     const std::string& hostname);
 
-// Throws a clear error when libtorch was built without NCCL.
+// Throws a clear error when libtorch was built without NCCL. `timeout`
+// bounds every collective (NCCL's watchdog enforces it).
 Group make_nccl_group(
     const c10::intrusive_ptr<c10d::Store>& store,
     int64_t rank,
     int64_t size,
     std::chrono::milliseconds timeout);
 
-// Makes `local_rank`'s GPU the current device (NCCL groups bind to it).
-// Throws a clear error without CUDA/NCCL or when the GPU does not exist.
-void bind_local_device(int64_t local_rank);
+// GPUs this process can see (0 without CUDA in libtorch).
+int64_t cuda_device_count();
 
-// Blocking collectives on plain local tensors, bounded by `timeout`.
+// Throws MeshInitError, naming `what`, unless a CUDA mesh is possible here:
+// libtorch has NCCL and at least one GPU is visible.
+void require_cuda(const std::string& what);
+
+// Makes `local_rank`'s GPU the current device (NCCL groups and new CUDA
+// tensors use it) and returns its index. Throws MeshInitError when that GPU
+// does not exist.
+int64_t bind_local_device(int64_t local_rank);
+
+// The current CUDA device's index; call require_cuda first.
+int64_t current_cuda_device();
+
+// Collectives on plain local tensors, bounded by `timeout`. On CPU they
+// block until done; on CUDA the current stream waits for NCCL's, as in
+// PyTorch, so later work on it sees the result.
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
 // AVG is done as SUM then a division, since Gloo has no AVG.
 void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout);
