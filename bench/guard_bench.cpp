@@ -9,6 +9,14 @@
 // (mesh discovery, require_mesh, the whole guarded path minus the
 // collective) for 1 to 64 arguments.
 // Part 3: the DTensor wrapper's memory beyond its local tensor.
+//
+//   scripts/meshguard-launch --nproc <GPUs> -- build/bin/meshguard_bench --cuda
+//
+// --cuda: part 1 on a CUDA mesh (NCCL), 4 KiB to 64 MiB, one rank per GPU.
+// Every call is followed by a device synchronize, so a time is the whole
+// collective. With one rank a mesh dim of size 1 needs no collective and
+// guarded:: skips it; the "guard + raw" column (CollectiveGuard::
+// call_collective around the very same raw call) measures the guard there.
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +27,7 @@
 
 #include <ATen/ATen.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/cuda.h>
 
 #include <meshguard/meshguard.h>
 
@@ -123,6 +132,98 @@ void collectives(const DeviceMesh& mesh, bool quick) {
   }
 }
 
+// The raw call on `args` (DTensors are unwrapped to their locals).
+void raw_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& args, bool bc) {
+  std::vector<at::Tensor> locals;
+  locals.reserve(args.size());
+  for (const auto& a : args) {
+    auto* impl = get_dtensor_impl(a);
+    locals.push_back(impl != nullptr ? impl->local() : a);
+  }
+  bc ? raw_broadcast(mesh, locals) : raw_allreduce(mesh, locals);
+}
+
+void cuda_collectives(const DeviceMesh& mesh, bool quick) {
+  const bool printer = mesh.get_rank() == 0;
+  const bool one_rank = mesh.size() == 1;
+  const auto dev = mesh.device();
+  if (printer) {
+    std::printf("## guarded vs raw c10d (NCCL, %lld rank(s), %s), median us per call incl. synchronize\n\n",
+                static_cast<long long>(mesh.size()), dev.str().c_str());
+    if (one_rank) {
+      std::printf("One rank: guarded:: skips the collective on a 1-rank mesh dim, so its column is the guard alone;\n"
+                  "'guard + raw' wraps the same raw NCCL call in CollectiveGuard::call_collective.\n\n");
+    }
+    std::printf("| size | op | raw us | guard + raw (DTensor) us | ratio | paired ratio | guard + raw (plain) us | "
+                "paired ratio | guarded:: (DTensor) us | paired ratio |\n");
+    std::printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  }
+  CollectiveGuard guard(mesh);
+  for (int64_t bytes = 4 << 10; bytes <= (64 << 20); bytes *= 4) {
+    const int64_t numel = bytes / 4;
+    int iters = bytes <= (1 << 20) ? 300 : 60;
+    if (quick) {
+      iters = std::max(5, iters / 10);
+    }
+    at::Tensor plain = at::ones({numel}, at::TensorOptions().device(dev));
+    at::Tensor dt = from_local(at::ones({numel}, at::TensorOptions().device(dev)), mesh, {Replicate{}});
+    for (const char* op : {"broadcast", "allreduce"}) {
+      const bool bc = std::strcmp(op, "broadcast") == 0;
+      std::vector<double> raw, wrapped, wrapped_plain, guarded_dt;
+      std::vector<at::Tensor> raw_args{plain};
+      auto timed = [&](auto&& f) {
+        auto t0 = Clock::now();
+        f();
+        torch::cuda::synchronize();
+        return seconds_since(t0) * 1e6;
+      };
+      for (int i = 0; i < iters + 5; ++i) {
+        // Interleaved so drift hits all alike; the first 5 warm up (NCCL
+        // connects in its first collective).
+        const double r = timed([&] { bc ? raw_broadcast(mesh, raw_args) : raw_allreduce(mesh, raw_args); });
+        const double w = timed([&] {
+          guard.call_collective({dt}, [&](const std::vector<at::Tensor>& args, const DeviceMesh& m) {
+            raw_on(m, args, bc);
+          });
+        });
+        const double wp = timed([&] {
+          guard.call_collective({plain}, [&](const std::vector<at::Tensor>& args, const DeviceMesh& m) {
+            raw_on(m, args, bc);
+          });
+        });
+        const double g = timed([&] {
+          bc ? guarded::broadcast_({dt}, mesh, 0) : guarded::all_reduce_({dt}, mesh, ReduceOp::SUM);
+        });
+        if (i >= 5) {
+          raw.push_back(r);
+          wrapped.push_back(w);
+          wrapped_plain.push_back(wp);
+          guarded_dt.push_back(g);
+        }
+      }
+      if (!bc) {
+        plain.fill_(1);
+        get_dtensor_impl(dt)->local().fill_(1);
+      }
+      auto paired = [&](const std::vector<double>& v) {
+        std::vector<double> q;
+        q.reserve(v.size());
+        for (size_t k = 0; k < v.size(); ++k) {
+          q.push_back(v[k] / raw[k]);
+        }
+        return median(q);
+      };
+      const double mr = median(raw), mw = median(wrapped);
+      if (printer) {
+        std::printf("| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f |\n", human(bytes).c_str(), op, mr,
+                    mw, mw / mr, paired(wrapped), median(wrapped_plain), paired(wrapped_plain), median(guarded_dt),
+                    paired(guarded_dt));
+        std::fflush(stdout);
+      }
+    }
+  }
+}
+
 DeviceMesh solo_mesh() {
   MeshOptions opts;
   opts.store = c10::make_intrusive<c10d::HashStore>();
@@ -192,13 +293,15 @@ void memory() {
 int main(int argc, char** argv) {
   bool quick = false;
   bool guard_part = true;
+  bool cuda = false;
   for (int i = 1; i < argc; ++i) {
     quick = quick || std::strcmp(argv[i], "--quick") == 0;
     guard_part = guard_part && std::strcmp(argv[i], "--collectives-only") != 0;
+    cuda = cuda || std::strcmp(argv[i], "--cuda") == 0;
   }
   if (std::getenv("RANK") != nullptr) {
-    auto mesh = init_device_mesh("cpu", {std::atoll(std::getenv("WORLD_SIZE"))});
-    collectives(mesh, quick);
+    auto mesh = init_device_mesh(cuda ? "cuda" : "cpu", {std::atoll(std::getenv("WORLD_SIZE"))});
+    cuda ? cuda_collectives(mesh, quick) : collectives(mesh, quick);
     if (mesh.get_rank() != 0) {
       return 0;
     }

@@ -14,6 +14,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 using ::testing::HasSubstr;
 
@@ -165,4 +166,16 @@ TEST(MultiRank4, ReplicaCheck_FromEnvironment) {
   auto r = launch(4, "ReplicaCheck.FromEnvironment", 120, "MESHGUARD_CHECK_REPLICAS=1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(count(r.output, "[       OK ] ReplicaCheck.FromEnvironment"), 4u) << r.output;
+}
+
+// One rank per GPU over NCCL; a one-GPU machine cannot run it.
+TEST(MultiRankCuda, CollectivesAcrossGpus) {
+  if (MESHGUARD_TEST_HAVE_NCCL == 0) {
+    GTEST_SKIP() << "libtorch has no NCCL (configure against a CUDA PyTorch, e.g. with scripts/gpu-check.sh)";
+  }
+  const auto gpus = torch::cuda::device_count();
+  if (gpus < 2) {
+    GTEST_SKIP() << "needs 2 GPUs (NCCL refuses two ranks on one), " << gpus << " visible";
+  }
+  expect_ranks_pass(2, "CudaRank.CollectivesAcrossGpus");
 }

@@ -11,7 +11,10 @@
 
 #include <meshguard/meshguard.h>
 
+#include "EnvGuard.h"
+
 using namespace meshguard;
+using meshguard::testing::EnvGuard;
 using ::testing::HasSubstr;
 
 namespace {
@@ -28,29 +31,6 @@ DeviceMesh solo_mesh() {
   }();
   return mesh;
 }
-
-// Restores an environment variable when it goes out of scope.
-struct EnvGuard {
-  std::string name;
-  std::optional<std::string> old;
-  EnvGuard(const std::string& n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n.c_str())) {
-      old = v;
-    }
-    if (value) {
-      ::setenv(n.c_str(), value, 1);
-    } else {
-      ::unsetenv(n.c_str());
-    }
-  }
-  ~EnvGuard() {
-    if (old) {
-      ::setenv(name.c_str(), old->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-};
 
 } // namespace
 
