@@ -29,3 +29,16 @@ if(EXISTS ${MESHGUARD_CLANG_RESOURCE_PARENT} AND NOT EXISTS ${CMAKE_BINARY_DIR}/
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
   file(CREATE_LINK ${MESHGUARD_CLANG_RESOURCE_PARENT} ${CMAKE_BINARY_DIR}/lib/clang SYMBOLIC)
 endif()
+
+# CaDiCaL answers the dataflow framework's SAT queries (see CDCLSolver.h).
+# Debian's libcadical-dev ships a static, position-independent archive.
+find_path(MESHGUARD_CADICAL_INCLUDE cadical.hpp)
+find_library(MESHGUARD_CADICAL_LIBRARY NAMES libcadical.a cadical)
+if(NOT MESHGUARD_CADICAL_INCLUDE OR NOT MESHGUARD_CADICAL_LIBRARY)
+  message(FATAL_ERROR "meshguard needs the CaDiCaL SAT solver: apt-get install libcadical-dev "
+                      "(or run scripts/bootstrap.sh)")
+endif()
+add_library(meshguard_cadical INTERFACE)
+target_include_directories(meshguard_cadical SYSTEM INTERFACE ${MESHGUARD_CADICAL_INCLUDE})
+target_link_libraries(meshguard_cadical INTERFACE ${MESHGUARD_CADICAL_LIBRARY})
+message(STATUS "meshguard: CaDiCaL ${MESHGUARD_CADICAL_LIBRARY}")

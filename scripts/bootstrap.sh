@@ -7,13 +7,14 @@ set -euo pipefail
 # What each package is for:
 #   LLVM/Clang 19: the analysis, the clang-tidy module and the tools link them;
 #     clang-tidy-19 hosts the -load plugin; llvm-19-tools gives lit and FileCheck.
+#   libcadical-dev: the CDCL SAT solver behind the analysis's queries.
 #   gRPC/protobuf/absl: Debian's clangd archives reference them at link time.
 #   libtorch-dev: the runtime (libtorch 1.13.1 with c10d and Gloo).
 #   googletest/benchmark: runtime tests and benchmarks.
 PACKAGES=(
   cmake ninja-build ccache python3 python3-yaml git g++ lld-19
   llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clangd-19 llvm-19-tools
-  libgrpc++-dev libprotobuf-dev libabsl-dev
+  libcadical-dev libgrpc++-dev libprotobuf-dev libabsl-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libtorch-dev libgloo-dev
   libgtest-dev libgmock-dev libbenchmark-dev

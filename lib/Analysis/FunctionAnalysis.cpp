@@ -1,13 +1,13 @@
 //===--- FunctionAnalysis.cpp - Run the provenance model on a function ----===//
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/CDCLSolver.h"
 #include "meshguard/Analysis/ProvenanceModel.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/AdornedCFG.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysisContext.h"
 #include "clang/Analysis/FlowSensitive/TypeErasedDataflowAnalysis.h"
-#include "clang/Analysis/FlowSensitive/WatchedLiteralsSolver.h"
 #include "llvm/Support/Error.h"
 
 using namespace clang;
@@ -25,7 +25,7 @@ llvm::StringRef describe(AnalysisOutcome Outcome) {
   case AnalysisOutcome::HasErrors:
     return "the function has compile errors";
   case AnalysisOutcome::SATLimit:
-    return "the SAT solver limit (MaxSATIterations) was reached";
+    return "the SAT solver budget (MaxSATConflicts) was spent";
   case AnalysisOutcome::BlockVisitLimit:
     return "the block visit limit (MaxBlockVisits) was reached";
   case AnalysisOutcome::TooLarge:
@@ -88,7 +88,7 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
     return Result;
   }
 
-  auto Solver = std::make_unique<WatchedLiteralsSolver>(Limits.MaxSATIterations);
+  auto Solver = std::make_unique<CDCLSolver>(Limits.MaxSATConflicts);
   DataflowAnalysisContext AnalysisCtx(*Solver);
   Environment Env(AnalysisCtx, FD);
   OriginTable Origins(Ctx.CharTy);
@@ -103,6 +103,8 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   };
   auto States = runTypeErasedDataflowAnalysis(*ACFG, Model, Env, Callbacks,
                                               Limits.MaxBlockVisits);
+  Result.SATQueries = Solver->queries();
+  Result.SATConflicts = Solver->conflicts();
   if (!States) {
     std::string Message = llvm::toString(States.takeError());
     Result.Outcome = llvm::StringRef(Message).contains("maximum number of")

@@ -10,8 +10,8 @@ namespace tidy {
 
 AnalysisOptions::AnalysisOptions(ClangTidyCheck::OptionsView &Options) {
   analysis::AnalysisLimits Defaults;
-  Limits.MaxSATIterations =
-      Options.get("MaxSATIterations", Defaults.MaxSATIterations);
+  Limits.MaxSATConflicts =
+      Options.get("MaxSATConflicts", Defaults.MaxSATConflicts);
   Limits.MaxBlockVisits = Options.get("MaxBlockVisits", Defaults.MaxBlockVisits);
   Limits.MaxFunctionElements =
       Options.get("MaxFunctionElements", Defaults.MaxFunctionElements);
@@ -22,7 +22,7 @@ AnalysisOptions::AnalysisOptions(ClangTidyCheck::OptionsView &Options) {
 
 void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
                             ClangTidyCheck::OptionsView &Options) const {
-  Options.store(Opts, "MaxSATIterations", Limits.MaxSATIterations);
+  Options.store(Opts, "MaxSATConflicts", Limits.MaxSATConflicts);
   Options.store(Opts, "MaxBlockVisits", Limits.MaxBlockVisits);
   Options.store(Opts, "MaxFunctionElements", Limits.MaxFunctionElements);
   storeBoolOption(Opts, Options, "ReportSkipped", ReportSkipped);

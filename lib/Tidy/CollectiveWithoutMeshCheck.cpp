@@ -36,10 +36,8 @@ void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
     Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
   CollectiveScan Scan =
       scanCollectives(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
-  if (!Scan.Result.ok()) {
-    reportSkipped(FD, Scan.Result, "collectives without a DeviceMesh");
+  if (!finished(FD, Scan.Result, "collectives without a DeviceMesh"))
     return;
-  }
   for (const CollectiveSite &Site : Scan.Sites)
     report(FD, Site, Ctx);
 }

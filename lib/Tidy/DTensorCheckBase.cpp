@@ -74,22 +74,28 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
     if (Skipped[I])
       llvm::errs() << "; " << Skipped[I] << " because "
                    << describe(static_cast<analysis::AnalysisOutcome>(I));
-  llvm::errs() << "\n";
+  llvm::errs() << "; " << SATQueries << " SAT queries, " << SATConflicts
+               << " solver conflicts\n";
 }
 
-void DTensorCheckBase::reportSkipped(const FunctionDecl &FD,
-                                     const analysis::AnalysisResult &Result,
-                                     StringRef What) {
+bool DTensorCheckBase::finished(const FunctionDecl &FD,
+                                const analysis::AnalysisResult &Result,
+                                StringRef What) {
   using analysis::AnalysisOutcome;
+  SATQueries += Result.SATQueries;
+  SATConflicts += Result.SATConflicts;
+  if (Result.ok())
+    return true;
   unsigned Kind = static_cast<unsigned>(Result.Outcome);
   if (Skipped.size() <= Kind)
     Skipped.resize(Kind + 1, 0);
   ++Skipped[Kind];
   if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG ||
       Result.Outcome == AnalysisOutcome::HasErrors)
-    return;
+    return false;
   diag(FD.getLocation(), "%0 was not checked for %1: %2", DiagnosticIDs::Remark)
       << &FD << What << describe(Result.Outcome);
+  return false;
 }
 
 } // namespace tidy

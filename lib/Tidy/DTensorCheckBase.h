@@ -35,10 +35,10 @@ protected:
   virtual bool followWrappers() const { return false; }
   /// Analyses one function (a definition, not dependent, without errors).
   virtual void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) = 0;
-  /// Reports a function the analysis gave up on (under ReportSkipped).
-  void reportSkipped(const clang::FunctionDecl &FD,
-                     const analysis::AnalysisResult &Result,
-                     llvm::StringRef What);
+  /// Counts \p Result in the statistics and reports a function the analysis
+  /// gave up on (under ReportSkipped). False when its findings are void.
+  bool finished(const clang::FunctionDecl &FD,
+                const analysis::AnalysisResult &Result, llvm::StringRef What);
 
   AnalysisOptions Analysis;
   std::unique_ptr<analysis::ApiIndex> Index;
@@ -47,6 +47,9 @@ private:
   /// Functions analysed and skipped in this TU (printed under PrintStats).
   unsigned Analysed = 0;
   llvm::SmallVector<unsigned, 8> Skipped;
+  /// SAT queries and solver conflicts, over all analysed functions.
+  std::int64_t SATQueries = 0;
+  std::int64_t SATConflicts = 0;
 };
 
 } // namespace tidy

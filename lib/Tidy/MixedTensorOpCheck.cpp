@@ -24,10 +24,8 @@ std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
 
 void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   MixedOpScan Scan = scanMixedOps(FD, Ctx, *Index, Analysis.Limits);
-  if (!Scan.Result.ok()) {
-    reportSkipped(FD, Scan.Result, "tensor ops mixing DTensors and plain tensors");
+  if (!finished(FD, Scan.Result, "tensor ops mixing DTensors and plain tensors"))
     return;
-  }
   for (const MixedOpSite &Site : Scan.Sites)
     report(FD, Site, Ctx);
 }

@@ -18,10 +18,8 @@ std::vector<StringRef> ProcessGroupMisuseCheck::interestingCallees() const {
 void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   ProcessGroupScan Scan =
       scanProcessGroupCollectives(FD, Ctx, *Index, Analysis.Limits);
-  if (!Scan.Result.ok()) {
-    reportSkipped(FD, Scan.Result, "DTensors passed to process-group collectives");
+  if (!finished(FD, Scan.Result, "DTensors passed to process-group collectives"))
     return;
-  }
   for (const ProcessGroupSite &Site : Scan.Sites)
     report(Site, Ctx);
 }

@@ -21,9 +21,9 @@ namespace meshguard {
 namespace analysis {
 
 struct AnalysisLimits {
-  /// SAT solver iterations for the whole function (upstream default: 1e9,
-  /// which can take minutes; this keeps a function well under a second).
-  std::int64_t MaxSATIterations = 2'000'000;
+  /// Conflicts of the CDCL SAT solver, for all queries of a function
+  /// together. Typical functions need none or a few hundred.
+  std::int64_t MaxSATConflicts = 100'000;
   /// Basic-block visits before giving up (upstream default: 20000).
   std::int32_t MaxBlockVisits = 20'000;
   /// Functions with more CFG elements than this are not analysed.
@@ -45,6 +45,9 @@ enum class AnalysisOutcome {
 struct AnalysisResult {
   AnalysisOutcome Outcome = AnalysisOutcome::Done;
   std::string Message;
+  /// Work done by the SAT solver for this function.
+  std::int64_t SATQueries = 0;
+  std::int64_t SATConflicts = 0;
   bool ok() const { return Outcome == AnalysisOutcome::Done; }
 };
 
