@@ -10,31 +10,69 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
-/// The tensor operands of \p Call if it is a tensor op, else empty.
-static llvm::SmallVector<const Expr *, 4> opOperands(const CallExpr *Call,
-                                                     const ApiIndex &Index) {
+namespace {
+
+/// The tensor operands of a tensor op.
+struct OpOperands {
   llvm::SmallVector<const Expr *, 4> Operands;
+  /// The tensor an in-place op (a non-const method) modifies.
+  const Expr *InPlaceSelf = nullptr;
+};
+
+/// Adds the tensors \p Arg passes: \p Arg itself, or the tensor elements of a
+/// braced list (`at::cat({a, b})`). Named containers are not looked into.
+void addOperand(const Expr *Arg, const ApiIndex &Index, OpOperands &Out) {
+  if (Index.isTensorType(Arg->getType())) {
+    Out.Operands.push_back(Arg);
+    return;
+  }
+  if (!Index.isTensorContainerType(Arg->getType()))
+    return;
+  TensorOperands Ops = tensorOperands(Arg, Index);
+  if (!Ops.FromList)
+    return;
+  for (const TensorOperand &Op : Ops.Items)
+    if (!Op.IsContainer)
+      Out.Operands.push_back(Op.E);
+}
+
+/// The tensor operands of \p Call if it is a tensor op, else empty.
+OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
+  OpOperands Out;
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || !Index.isTensorType(Call->getType()) || Index.source(FD))
-    return Operands;
+    return Out;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator()))
+    return Out;
   bool IsOp = Index.isOpFunction(FD);
+  // The object of a method: `w.mul(x)`, `w.add_(x)`, and argument 0 of an
+  // operator that is a method (`w += x`).
+  const Expr *Obj = nullptr;
+  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-    const Expr *Obj = Member->getImplicitObjectArgument();
+    Obj = Member->getImplicitObjectArgument();
+  } else if (isa<CXXOperatorCallExpr>(Call) && MD && !MD->isStatic() &&
+             !Args.empty()) {
+    Obj = Args.front();
+    Args = Args.drop_front();
+  }
+  if (MD && !MD->isStatic()) {
     if (!Obj || !Index.isTensorType(Obj->getType()))
-      return Operands;
+      return Out;
     IsOp = true;
-    Operands.push_back(Obj);
+    Out.Operands.push_back(Obj);
+    if (!MD->isConst())
+      Out.InPlaceSelf = Obj;
   }
   if (!IsOp)
     return {};
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-      MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator()))
-    return {};
-  for (const Expr *Arg : Call->arguments())
-    if (Index.isTensorType(Arg->getType()))
-      Operands.push_back(Arg);
-  return Operands;
+  for (const Expr *Arg : Args)
+    addOperand(Arg, Index, Out);
+  return Out;
 }
+
+} // namespace
 
 MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
                          const ApiIndex &Index, const AnalysisLimits &Limits) {
@@ -46,12 +84,12 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
     const CallExpr *Call = firstVisitOfCall(Elt, Seen);
     if (!Call)
       return;
-    llvm::SmallVector<const Expr *, 4> Operands = opOperands(Call, Index);
-    if (Operands.size() < 2)
+    OpOperands Ops = opOperands(Call, Index);
+    if (Ops.Operands.size() < 2)
       return;
     std::optional<OperandFact> DT;
     llvm::SmallVector<OperandFact, 2> Plain;
-    for (const Expr *E : Operands) {
+    for (const Expr *E : Ops.Operands) {
       std::optional<OperandReading> R = readOperand({E, false}, Env, Origins);
       if (!R)
         continue;
@@ -62,8 +100,8 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
     }
     if (!DT || Plain.empty())
       return;
-    Scan.Sites.push_back(
-        {Call, *DT, std::move(Plain), dtensorVariables(TensorVars, Env)});
+    Scan.Sites.push_back({Call, *DT, std::move(Plain),
+                          dtensorVariables(TensorVars, Env), Ops.InPlaceSelf});
   };
   Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
   if (!Scan.Result.ok())

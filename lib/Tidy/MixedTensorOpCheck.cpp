@@ -30,9 +30,15 @@ void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
     report(FD, Site, Ctx);
 }
 
-/// The variable \p E names, looking through implicit nodes.
+/// The variable \p E names, looking through implicit nodes and copies (the
+/// elements of a braced tensor list are copies).
 static const VarDecl *namedVariable(const Expr *E) {
   E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() == 1 &&
+      Construct->getConstructor() &&
+      Construct->getConstructor()->isCopyOrMoveConstructor())
+    E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return dyn_cast<VarDecl>(Ref->getDecl());
   return nullptr;
@@ -50,8 +56,15 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
   else
     Mesh = meshExpressionInScope(FD, Call, Site.DTensorVars, *Index);
 
+  // A plain tensor that an in-place op modifies (`p += w`) cannot be wrapped:
+  // the op would update a temporary and `p` would keep its old value.
+  const OperandFact *PlainSelf = nullptr;
+  for (const OperandFact &P : Site.Plain)
+    if (Site.InPlaceSelf && P.E == Site.InPlaceSelf)
+      PlainSelf = &P;
+
   llvm::SmallVector<FixItHint, 4> Fixes;
-  if (Mesh)
+  if (Mesh && !PlainSelf)
     for (const OperandFact &P : Site.Plain) {
       SourceRange R = P.E->getSourceRange();
       SourceLocation After =
@@ -86,7 +99,13 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
       diag(P.Origin->getBeginLoc(), "'%0' is a plain tensor: it comes from %1 here",
            DiagnosticIDs::Note)
           << operandName(*P.E, Ctx) << originName(*P.Origin);
-  if (!Mesh)
+  if (PlainSelf)
+    diag(PlainSelf->E->getBeginLoc(),
+         "'%0' is modified in place, so it cannot be wrapped (that would "
+         "update a temporary): make it a DTensor where it is made",
+         DiagnosticIDs::Note)
+        << operandName(*PlainSelf->E, Ctx);
+  else if (!Mesh)
     diag(Call.getBeginLoc(),
          "wrap the plain tensor as a Replicate DTensor: "
          "meshguard::from_local(t, mesh, {meshguard::Replicate{}})",

@@ -10,14 +10,19 @@
 namespace meshguard {
 namespace analysis {
 
-/// A tensor op (ATen function, operator or Tensor method) with a surely-DTensor
-/// operand and a surely-plain one: the runtime throws "mixed at::Tensor and
-/// DTensor", as PyTorch does.
+/// A tensor op (ATen function, operator or Tensor method, in-place forms such
+/// as `w += b` and `w.add_(b)` included) with a surely-DTensor operand and a
+/// surely-plain one: the runtime throws "mixed at::Tensor and DTensor", as
+/// PyTorch does. Operands include the elements of a braced tensor list
+/// (`at::cat({w, b})`).
 struct MixedOpSite {
   const clang::CallExpr *Call;
   OperandFact DTensor;
   llvm::SmallVector<OperandFact, 2> Plain;
   llvm::SmallVector<const clang::VarDecl *, 4> DTensorVars;
+  /// The tensor an in-place op modifies (`p` in `p += w`, `p.add_(w)`), if
+  /// any. A plain one cannot be wrapped: the op would update a temporary.
+  const clang::Expr *InPlaceSelf = nullptr;
 };
 
 struct MixedOpScan {

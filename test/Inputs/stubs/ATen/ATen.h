@@ -60,7 +60,14 @@ public:
   Tensor sum() const;
   Tensor &add_(const Tensor &Other);
   Tensor &mul_(const Scalar &Other);
+  Tensor &mul_(const Tensor &Other);
+  Tensor &sub_(const Tensor &Other);
   Tensor &copy_(const Tensor &Src);
+  Tensor &operator+=(const Tensor &Other);
+  Tensor &operator+=(const Scalar &Other);
+  Tensor &operator-=(const Tensor &Other);
+  Tensor &operator*=(const Tensor &Other);
+  Tensor &operator*=(const Scalar &Other);
   const Tensor &grad() const;
 
 private:
@@ -76,6 +83,7 @@ Tensor operator*(const Tensor &A, const Scalar &B);
 Tensor add(const Tensor &A, const Tensor &B);
 Tensor matmul(const Tensor &A, const Tensor &B);
 Tensor cat(TensorList Tensors, int64_t Dim = 0);
+Tensor stack(TensorList Tensors, int64_t Dim = 0);
 
 Tensor randn(IntArrayRef Size, TensorOptions Options = {});
 Tensor rand(IntArrayRef Size, TensorOptions Options = {});

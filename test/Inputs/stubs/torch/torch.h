@@ -9,6 +9,9 @@ namespace torch {
 using at::Tensor;
 using at::TensorList;
 using at::TensorOptions;
+// libtorch brings every ATen op into torch:: (`using namespace at;`).
+using at::cat;
+using at::stack;
 namespace kFloat32 {}
 Tensor randn(at::IntArrayRef Size, TensorOptions Options = {});
 Tensor rand(at::IntArrayRef Size, TensorOptions Options = {});
