@@ -3,7 +3,9 @@
 #include "meshguard/Analysis/ProcessGroupSites.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include <optional>
 
 using namespace clang;
 using namespace clang::dataflow;
@@ -13,39 +15,47 @@ namespace analysis {
 
 namespace {
 
-/// The braced-list elements that built \p ContainerExpr: written at the call
-/// (`{a, b}`), or in the declaration of the local vector it names.
-TensorOperands listBehind(const Expr *ContainerExpr, const ApiIndex &Index) {
-  TensorOperands Ops = tensorOperands(ContainerExpr, Index);
-  if (Ops.FromList)
-    return Ops;
-  const auto *Ref = dyn_cast<DeclRefExpr>(ContainerExpr->IgnoreParenImpCasts());
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getInit()) {
-    TensorOperands Decl = tensorOperands(VD->getInit(), Index);
-    if (Decl.FromList)
-      return Decl;
-  }
-  return {};
+/// What a braced-list element is where the list is built.
+struct ElementFact {
+  const Expr *E;
+  /// A DTensor on every path.
+  bool Surely;
+  /// A DTensor on some path, every path known.
+  bool Maybe;
+};
+
+/// Reads one tensor element of a braced list.
+std::optional<ElementFact> readElement(const TensorOperand &Elem,
+                                       const Environment &Env,
+                                       const OriginTable &Origins) {
+  if (Elem.IsContainer)
+    return std::nullopt; // Nested containers are not tracked.
+  std::optional<OperandReading> R = readOperand(Elem, Env, Origins);
+  if (!R)
+    return std::nullopt;
+  bool Surely = Env.proves(*R->AnyDTensor);
+  bool Maybe =
+      !Surely && Env.proves(*R->AllKnown) && Env.allows(*R->AnyDTensor);
+  return ElementFact{Elem.E, Surely, Maybe};
 }
 
-/// True when \p E, a tensor element of a braced list, is surely a DTensor
-/// now: a variable that is one, or a call that makes one.
-bool surelyDTensorNow(const Expr *E, const ApiIndex &Index,
-                      const Environment &Env) {
-  E = E->IgnoreImplicit();
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() == 1)
-    E = Construct->getArg(0)->IgnoreImplicit();
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const SourceEntry *Source = Index.source(Call->getDirectCallee());
-    return Source && Source->Kind == SourceKind::DTensor;
-  }
-  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+/// The local container variable \p ContainerExpr names, if its declaration
+/// initialises it from a braced list.
+const VarDecl *listInitialisedVariable(const Expr *ContainerExpr,
+                                       const ApiIndex &Index) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(ContainerExpr->IgnoreParenImpCasts());
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD)
-    return false;
-  return !dtensorVariables({VD}, Env).empty();
+  if (VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getInit() &&
+      tensorOperands(VD->getInit(), Index).FromList)
+    return VD;
+  return nullptr;
+}
+
+void addElement(const ElementFact &F, ProcessGroupSite &Site) {
+  if (F.Surely)
+    Site.WrapInToLocal.push_back(F.E);
+  else if (F.Maybe)
+    Site.MaybeDTensorElements.push_back(F.E);
 }
 
 } // namespace
@@ -56,8 +66,31 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
                                              const AnalysisLimits &Limits) {
   ProcessGroupScan Scan;
   llvm::DenseSet<const CallExpr *> Seen;
+  // The elements of braced lists that initialise local containers, read
+  // where the declaration copies them (later changes to a variable named in
+  // the list do not change the copy).
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<ElementFact, 4>>
+      DeclElements;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
+    if (auto S = Elt.getAs<CFGStmt>())
+      if (const auto *DS = dyn_cast<DeclStmt>(S->getStmt())) {
+        for (const Decl *D : DS->decls()) {
+          const auto *VD = dyn_cast<VarDecl>(D);
+          if (!VD || !VD->hasLocalStorage() || !VD->getInit() ||
+              !Index.isTensorContainerType(VD->getType()) ||
+              DeclElements.count(VD))
+            continue;
+          TensorOperands Elements = tensorOperands(VD->getInit(), Index);
+          if (!Elements.FromList)
+            continue;
+          auto &Facts = DeclElements[VD];
+          for (const TensorOperand &Elem : Elements.Items)
+            if (std::optional<ElementFact> F = readElement(Elem, Env, Origins))
+              Facts.push_back(*F);
+        }
+        return;
+      }
     const CallExpr *Call = firstVisitOfCall(Elt, Seen);
     if (!Call)
       return;
@@ -67,7 +100,7 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
       return;
     // Arguments of an operator call include the object; methods here are
     // named calls, so argument indices are parameter indices.
-    ProcessGroupSite Site{Call, Entry, false, {}, {}};
+    ProcessGroupSite Site{Call, Entry, false, {}, {}, {}};
     for (unsigned ArgIndex : Entry->TensorArgs) {
       if (ArgIndex >= Call->getNumArgs())
         continue;
@@ -84,13 +117,19 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
           continue;
         Site.Surely |= Surely;
         Site.DTensorOperands.push_back(R->Fact);
-        TensorOperands Elements =
-            Op.IsContainer ? listBehind(Op.E, Index) : TensorOperands{};
-        if (!Op.IsContainer && Ops.FromList && Surely)
-          Site.WrapInToLocal.push_back(Op.E);
-        for (const TensorOperand &Elem : Elements.Items)
-          if (!Elem.IsContainer && surelyDTensorNow(Elem.E, Index, Env))
-            Site.WrapInToLocal.push_back(Elem.E);
+        if (!Op.IsContainer && Ops.FromList) {
+          // An element of a braced list at the call.
+          addElement({Op.E, Surely, Maybe}, Site);
+          continue;
+        }
+        if (!Op.IsContainer)
+          continue;
+        if (const VarDecl *VD = listInitialisedVariable(Op.E, Index)) {
+          auto It = DeclElements.find(VD);
+          if (It != DeclElements.end())
+            for (const ElementFact &F : It->second)
+              addElement(F, Site);
+        }
       }
     }
     if (!Site.DTensorOperands.empty())

@@ -4,6 +4,8 @@
 #include "DiagnosticText.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include <optional>
 
 using namespace clang;
 using namespace meshguard::analysis;
@@ -20,27 +22,44 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
       scanProcessGroupCollectives(FD, Ctx, *Index, Analysis.Limits);
   if (!finished(FD, Scan.Result, "DTensors passed to process-group collectives"))
     return;
+  // In source order: an element given to several collectives is wrapped by
+  // the fix-it of the first one only.
+  std::vector<const ProcessGroupSite *> Sites;
   for (const ProcessGroupSite &Site : Scan.Sites)
-    report(Site, Ctx);
+    Sites.push_back(&Site);
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::stable_sort(Sites, [&](const ProcessGroupSite *A,
+                               const ProcessGroupSite *B) {
+    return SM.isBeforeInTranslationUnit(A->Call->getBeginLoc(),
+                                        B->Call->getBeginLoc());
+  });
+  WrappedAt.clear();
+  for (const ProcessGroupSite *Site : Sites)
+    report(*Site, Ctx);
 }
 
-/// `meshguard::to_local(` ... `)` around \p E, unless it is in a macro or a
-/// system header.
-static bool wrapInToLocal(const Expr &E, ASTContext &Ctx,
-                          llvm::SmallVectorImpl<FixItHint> &Fixes) {
+/// Replaces \p E with `meshguard::to_local(<E>)`, unless it is in a macro or
+/// a system header. A replacement of the whole text, not two insertions:
+/// another check's insertion inside the element (dtensor-mixed-tensor-op's
+/// from_local() around `bias` in `{w + bias}`) then conflicts with it, and
+/// clang-tidy drops that other fix whole instead of interleaving the texts
+/// into code that does not compile. (Identical replacements from two
+/// diagnostics conflict too, and both are dropped: hence only the first
+/// collective a container reaches carries the fix-it.)
+static std::optional<FixItHint> wrapInToLocal(const Expr &E, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceRange Range = E.getSourceRange();
   if (Range.getBegin().isInvalid() || Range.getBegin().isMacroID() ||
       Range.getEnd().isMacroID() || SM.isInSystemHeader(Range.getBegin()))
-    return false;
-  SourceLocation After =
-      Lexer::getLocForEndOfToken(Range.getEnd(), 0, SM, Ctx.getLangOpts());
-  if (After.isInvalid())
-    return false;
-  Fixes.push_back(
-      FixItHint::CreateInsertion(Range.getBegin(), "meshguard::to_local("));
-  Fixes.push_back(FixItHint::CreateInsertion(After, ")"));
-  return true;
+    return std::nullopt;
+  CharSourceRange Tokens = CharSourceRange::getTokenRange(Range);
+  bool Invalid = false;
+  StringRef Text =
+      Lexer::getSourceText(Tokens, SM, Ctx.getLangOpts(), &Invalid);
+  if (Invalid || Text.empty())
+    return std::nullopt;
+  return FixItHint::CreateReplacement(
+      Tokens, ("meshguard::to_local(" + Text + ")").str());
 }
 
 void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
@@ -49,12 +68,31 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
   const OperandFact &First = Site.DTensorOperands.front();
   std::string Name = operandName(*First.E, Ctx);
   llvm::SmallVector<FixItHint, 4> Fixes;
+  llvm::SmallVector<const Expr *, 4> Wrapped;
+  // Surely-DTensor elements written where no fix-it can go (macros).
+  llvm::SmallVector<const Expr *, 2> Unwrappable;
+  // Earlier collectives whose fix-its wrap elements given to this one.
+  llvm::SmallVector<const CallExpr *, 2> FixedEarlier;
   if (Site.Surely)
-    for (const Expr *E : Site.WrapInToLocal)
-      if (!wrapInToLocal(*E, Ctx, Fixes)) {
-        Fixes.clear();
-        break;
+    for (const Expr *E : Site.WrapInToLocal) {
+      if (const CallExpr *Earlier = WrappedAt.lookup(E)) {
+        if (Earlier != &Call && !llvm::is_contained(FixedEarlier, Earlier))
+          FixedEarlier.push_back(Earlier);
+        continue;
       }
+      if (std::optional<FixItHint> Fix = wrapInToLocal(*E, Ctx)) {
+        Fixes.push_back(*Fix);
+        Wrapped.push_back(E);
+      } else {
+        Unwrappable.push_back(E);
+      }
+    }
+  // All or nothing: a partial fix would still hand over a DTensor.
+  if (!Unwrappable.empty())
+    Fixes.clear();
+  else
+    for (const Expr *E : Wrapped)
+      WrappedAt[E] = &Call;
   {
     auto Warning =
         Site.Surely
@@ -81,6 +119,23 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
            DiagnosticIDs::Note)
           << operandName(*Op.E, Ctx) << originName(*Op.Origin);
   }
+  for (const CallExpr *Earlier : FixedEarlier)
+    diag(Earlier->getBeginLoc(),
+         "the fix-it of this collective wraps the DTensors given to both in "
+         "meshguard::to_local(...)",
+         DiagnosticIDs::Note);
+  for (const Expr *E : Unwrappable)
+    diag(E->getBeginLoc(),
+         "'%0' is a DTensor but cannot be rewritten here (macro): wrap it in "
+         "meshguard::to_local(...) by hand",
+         DiagnosticIDs::Note)
+        << operandName(*E, Ctx);
+  for (const Expr *E : Site.MaybeDTensorElements)
+    diag(E->getBeginLoc(),
+         "'%0' may be a DTensor on some path: no fix-it for it; call "
+         "meshguard::to_local(...) on it where it is one",
+         DiagnosticIDs::Note)
+        << operandName(*E, Ctx);
   for (const MeshCollectiveEntry &Mesh : Index->model().MeshCollectives)
     if (Mesh.OpName == Site.Entry->OpName) {
       diag(Call.getBeginLoc(),

@@ -5,6 +5,7 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace meshguard {
 namespace tidy {
@@ -23,6 +24,9 @@ private:
   std::vector<llvm::StringRef> interestingCallees() const override;
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::ProcessGroupSite &Site, clang::ASTContext &Ctx);
+
+  /// The collective whose fix-it wraps each list element (per function).
+  llvm::DenseMap<const clang::Expr *, const clang::CallExpr *> WrappedAt;
 };
 
 } // namespace tidy

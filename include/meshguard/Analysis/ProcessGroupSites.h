@@ -25,8 +25,13 @@ struct ProcessGroupSite {
   llvm::SmallVector<OperandFact, 4> DTensorOperands;
   /// Tensor expressions to wrap in to_local(): elements of braced lists at
   /// the call, or in the declaration of the container passed, that are surely
-  /// DTensors here.
+  /// DTensors (variables and expressions alike: `w`, `w * 2`). An element of
+  /// a declaration is judged where the declaration copies it. The same
+  /// element may be listed by every site its container reaches.
   llvm::SmallVector<const clang::Expr *, 4> WrapInToLocal;
+  /// Elements of those lists that are DTensors on some path only: they get no
+  /// fix-it.
+  llvm::SmallVector<const clang::Expr *, 2> MaybeDTensorElements;
 };
 
 struct ProcessGroupScan {
