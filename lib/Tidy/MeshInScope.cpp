@@ -4,6 +4,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/LambdaCapture.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -63,6 +64,70 @@ std::string spell(const NamedDecl &D, MeshAccess Access) {
   return Access == MeshAccess::Deref ? "*" + Name : Name;
 }
 
+/// The lambda expression in \p S whose closure class is \p Closure.
+const LambdaExpr *findLambda(const Stmt *S, const CXXRecordDecl *Closure) {
+  if (!S)
+    return nullptr;
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S);
+      Lambda && Lambda->getLambdaClass() == Closure)
+    return Lambda;
+  for (const Stmt *Child : S->children())
+    if (const LambdaExpr *Found = findLambda(Child, Closure))
+      return Found;
+  return nullptr;
+}
+
+/// The variables usable at \p Target in \p FD, outermost first: parameters,
+/// then locals of enclosing scopes. In a lambda's body the variables of the
+/// enclosing function come first, but only those the lambda captures: every
+/// one under a default capture (`[&]`, `[=]`: naming it captures it), else
+/// those of the capture list (init-captures included). \p ThisClass is set to
+/// the class whose fields `this` gives access to, if any.
+bool visibleAt(const FunctionDecl &FD, const Stmt *Target,
+               llvm::SmallVectorImpl<const VarDecl *> &Visible,
+               const CXXRecordDecl *&ThisClass) {
+  ThisClass = nullptr;
+  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+  if (MD && MD->getParent() && MD->getParent()->isLambda()) {
+    const CXXRecordDecl *Closure = MD->getParent();
+    bool CapturesThis = false;
+    for (const LambdaCapture &Capture : Closure->captures()) {
+      if (Capture.capturesThis())
+        CapturesThis = true;
+      else if (Capture.capturesVariable())
+        if (const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
+            VD && !VD->isInitCapture())
+          Visible.push_back(VD);
+    }
+    const auto *Enclosing = dyn_cast<FunctionDecl>(Closure->getDeclContext());
+    const LambdaExpr *Lambda =
+        Enclosing ? findLambda(Enclosing->getBody(), Closure) : nullptr;
+    llvm::SmallVector<const VarDecl *, 16> Outer;
+    const CXXRecordDecl *OuterThis = nullptr;
+    bool OuterKnown = Lambda && visibleAt(*Enclosing, Lambda, Outer, OuterThis);
+    if (OuterKnown && Closure->getLambdaCaptureDefault() != LCD_None) {
+      for (const VarDecl *VD : Outer)
+        if (!llvm::is_contained(Visible, VD))
+          Visible.push_back(VD);
+      // Naming a field captures `this` under a default capture.
+      CapturesThis = true;
+    }
+    if (CapturesThis && OuterKnown)
+      ThisClass = OuterThis;
+    // Init-captures (`[m = mesh]`) are variables of the lambda's own scope.
+    for (const LambdaCapture &Capture : Closure->captures())
+      if (Capture.capturesVariable())
+        if (const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
+            VD && VD->isInitCapture())
+          Visible.push_back(VD);
+  } else if (MD && MD->isInstance()) {
+    ThisClass = MD->getParent();
+  }
+  for (const ParmVarDecl *P : FD.parameters())
+    Visible.push_back(P);
+  return collectVisible(FD.getBody(), Target, Visible);
+}
+
 } // namespace
 
 std::optional<std::string>
@@ -70,9 +135,8 @@ meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
                       llvm::ArrayRef<const VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index) {
   llvm::SmallVector<const VarDecl *, 16> Visible;
-  for (const ParmVarDecl *P : FD.parameters())
-    Visible.push_back(P);
-  if (!collectVisible(FD.getBody(), &Call, Visible))
+  const CXXRecordDecl *ThisClass = nullptr;
+  if (!visibleAt(FD, &Call, Visible, ThisClass))
     return std::nullopt;
 
   // The nearest DeviceMesh variable (locals come after parameters).
@@ -81,9 +145,8 @@ meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
         Access != MeshAccess::None && VD->getIdentifier())
       return spell(*VD, Access);
 
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
-      MD && MD->isInstance() && MD->getParent())
-    for (const FieldDecl *Field : MD->getParent()->fields())
+  if (ThisClass)
+    for (const FieldDecl *Field : ThisClass->fields())
       if (MeshAccess Access = meshAccess(Field->getType(), Index);
           Access != MeshAccess::None && Field->getIdentifier())
         return spell(*Field, Access);

@@ -16,7 +16,10 @@ namespace tidy {
 /// An expression of type DeviceMesh usable at \p Call inside \p FD: the
 /// nearest visible DeviceMesh variable (or pointer to one, dereferenced), a
 /// DeviceMesh parameter, a DeviceMesh field of the enclosing class, or
-/// `*<mesh_of>(x)` for a visible variable x in \p DTensorVars.
+/// `*<mesh_of>(x)` for a visible variable x in \p DTensorVars. In a lambda's
+/// body (\p FD its call operator) the enclosing function's variables count
+/// when the lambda captures them: all of them under a default capture (`[&]`,
+/// `[=]`), else those of its capture list; fields when it captures `this`.
 std::optional<std::string>
 meshExpressionInScope(const clang::FunctionDecl &FD, const clang::Expr &Call,
                       llvm::ArrayRef<const clang::VarDecl *> DTensorVars,
