@@ -229,20 +229,20 @@ std::vector<at::Tensor> reduce_scatter_on(
 
 namespace dist {
 
-void broadcast_(std::vector<at::Tensor> tensors, int64_t src, int64_t mesh_dim) {
+void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim) {
   detail::broadcast_on(inferred_mesh(tensors, kBroadcast), tensors, src, mesh_dim);
 }
 
-void all_reduce_(std::vector<at::Tensor> tensors, ReduceOp op, int64_t mesh_dim) {
+void all_reduce_(const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim) {
   detail::all_reduce_on(inferred_mesh(tensors, kAllReduce), tensors, op, mesh_dim);
 }
 
-std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors, int64_t mesh_dim) {
+std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim) {
   return detail::all_gather_on(inferred_mesh(tensors, kAllGather), tensors, mesh_dim);
 }
 
 std::vector<at::Tensor> reduce_scatter(
-    std::vector<at::Tensor> tensors,
+    const std::vector<at::Tensor>& tensors,
     ReduceOp op,
     int64_t scatter_dim,
     int64_t mesh_dim) {

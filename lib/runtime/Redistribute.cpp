@@ -96,11 +96,13 @@ at::Tensor gather_shards(
   at::Tensor padded = at::zeros(padded_shape, local.options());
   padded.narrow(dim, 0, local.size(dim)).copy_(local);
   std::vector<at::Tensor> outputs;
+  outputs.reserve(k);
   for (int64_t j = 0; j < k; ++j) {
     outputs.push_back(at::empty_like(padded));
   }
   compat::all_gather(mesh.get_group(mesh_dim), outputs, padded, mesh.timeout());
   std::vector<at::Tensor> pieces;
+  pieces.reserve(k);
   for (int64_t j = 0; j < k; ++j) {
     pieces.push_back(outputs[j].narrow(dim, 0, chunk_length(full_size, k, j)));
   }
@@ -226,18 +228,18 @@ Placements decode(const std::vector<int64_t>& codes) {
   Placements out;
   for (auto c : codes) {
     if (c >= 0) {
-      out.push_back(Shard{c});
+      out.emplace_back(Shard{c});
     } else if (c == -1) {
-      out.push_back(Replicate{});
+      out.emplace_back(Replicate{});
     } else {
-      out.push_back(Partial{static_cast<ReduceOp>(-10 - c)});
+      out.emplace_back(Partial{static_cast<ReduceOp>(-10 - c)});
     }
   }
   return out;
 }
 
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, Placements target) {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, const Placements& target) {
     auto* impl = get_dtensor_impl(dtensor);
     // The gradient goes back to the input's layout; a Partial input's
     // gradient is the (replicated) output gradient.

@@ -44,17 +44,17 @@ std::string explain_missing_mesh(
 
 namespace dist {
 
-void broadcast_(std::vector<at::Tensor> tensors, int64_t src, int64_t mesh_dim = 0);
+void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim = 0);
 
 void all_reduce_(
-    std::vector<at::Tensor> tensors,
+    const std::vector<at::Tensor>& tensors,
     ReduceOp op = ReduceOp::SUM,
     int64_t mesh_dim = 0);
 
-std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors, int64_t mesh_dim = 0);
+std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim = 0);
 
 std::vector<at::Tensor> reduce_scatter(
-    std::vector<at::Tensor> tensors,
+    const std::vector<at::Tensor>& tensors,
     ReduceOp op = ReduceOp::SUM,
     int64_t scatter_dim = 0,
     int64_t mesh_dim = 0);
