@@ -16,7 +16,7 @@ namespace analysis {
 CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               SummaryProvider *Summaries) {
+                               SummaryProvider *Summaries, bool WantMaybe) {
   CollectiveScan Scan;
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
   llvm::DenseSet<const CallExpr *> Seen;
@@ -80,11 +80,11 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       AllKnown = &A.makeAnd(*AllKnown, *R->AllKnown);
       Site.Operands.push_back(R->Fact);
     }
-    if (!Env.proves(*AllKnown))
+    if (!surely(*AllKnown, Env))
       return;
-    if (Env.proves(*AllPlain))
+    if (surely(*AllPlain, Env))
       Site.Verdict = MeshVerdict::NoMesh;
-    else if (Env.allows(*AllPlain))
+    else if (WantMaybe && possibly(*AllPlain, Env) && Env.allows(*AllPlain))
       Site.Verdict = MeshVerdict::MaybeNoMesh;
     else
       return;

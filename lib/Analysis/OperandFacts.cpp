@@ -56,12 +56,20 @@ llvm::SmallVector<const VarDecl *, 8> tensorVariables(const FunctionDecl &FD,
 
 llvm::SmallVector<const VarDecl *, 4>
 dtensorVariables(llvm::ArrayRef<const VarDecl *> Vars, const Environment &Env) {
+  // The most recently declared first, and only a few: a fix-it needs one,
+  // and reading every variable at every site made long functions quadratic.
+  constexpr unsigned MaxFound = 4, MaxRead = 64;
   llvm::SmallVector<const VarDecl *, 4> Out;
-  for (const VarDecl *VD : Vars) {
+  unsigned Read = 0;
+  for (const VarDecl *VD : llvm::reverse(Vars)) {
     auto *L =
         dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(*VD));
-    if (L && classify(readTensor(*L, Env, nullptr), Env) == Provenance::DTensor)
+    if (!L)
+      continue; // Not declared yet on this path.
+    if (classify(readTensor(*L, Env, nullptr), Env) == Provenance::DTensor)
       Out.push_back(VD);
+    if (Out.size() == MaxFound || ++Read == MaxRead)
+      break;
   }
   return Out;
 }

@@ -2,23 +2,42 @@
 
 #include "meshguard/Analysis/Provenance.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
+#include "clang/Analysis/FlowSensitive/DataflowAnalysisContext.h"
 
 using namespace clang::dataflow;
 
 namespace meshguard {
 namespace analysis {
 
+bool surely(const Formula &F, const Environment &Env) {
+  if (F.kind() == Formula::Literal)
+    return F.literal();
+  llvm::SetVector<const Formula *> Query;
+  Query.insert(&Env.arena().makeNot(F));
+  return Env.getDataflowAnalysisContext().querySolver(std::move(Query))
+             .getStatus() == Solver::Result::Status::Unsatisfiable;
+}
+
+bool possibly(const Formula &F, const Environment &Env) {
+  if (F.kind() == Formula::Literal)
+    return F.literal();
+  llvm::SetVector<const Formula *> Query;
+  Query.insert(&F);
+  return Env.getDataflowAnalysisContext().querySolver(std::move(Query))
+             .getStatus() == Solver::Result::Status::Satisfiable;
+}
+
 static Provenance classify(const Formula &AllPlain, const Formula &AllDTensor,
                            const Formula &AnyDTensor, const Formula &Known,
                            const Environment &Env) {
-  if (!Env.proves(Known))
-    return Env.proves(AnyDTensor) ? Provenance::MaybeDTensor
-                                  : Provenance::Unknown;
-  if (Env.proves(AllPlain))
+  if (!surely(Known, Env))
+    return surely(AnyDTensor, Env) ? Provenance::MaybeDTensor
+                                   : Provenance::Unknown;
+  if (surely(AllPlain, Env))
     return Provenance::Plain;
-  if (Env.proves(AllDTensor))
+  if (surely(AllDTensor, Env))
     return Provenance::DTensor;
-  if (Env.allows(AllPlain))
+  if (possibly(AllPlain, Env))
     return Provenance::MaybePlain;
   return Provenance::MaybeDTensor;
 }

@@ -35,7 +35,8 @@ void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
   if (!Summaries)
     Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
   CollectiveScan Scan =
-      scanCollectives(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
+      scanCollectives(FD, Ctx, *Index, Analysis.Limits, Summaries.get(),
+                      /*WantMaybe=*/StrictMode);
   if (!finished(FD, Scan.Result, "collectives without a DeviceMesh"))
     return;
   for (const CollectiveSite &Site : Scan.Sites)
@@ -94,7 +95,7 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
   }
 
   std::optional<std::string> Mesh =
-      meshExpressionInScope(FD, Call, Site.DTensorVars, *Index);
+      meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
   {
     auto Warning =
         diag(Call.getBeginLoc(),

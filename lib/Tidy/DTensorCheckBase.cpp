@@ -63,6 +63,7 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
 }
 
 void DTensorCheckBase::onEndOfTranslationUnit() {
+  MeshCache = {}; // Its declarations die with the AST.
   if (!Analysis.PrintStats)
     return;
   unsigned Total = 0;

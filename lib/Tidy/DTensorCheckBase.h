@@ -10,6 +10,7 @@
 #define MESHGUARD_TIDY_DTENSORCHECKBASE_H
 
 #include "AnalysisOptions.h"
+#include "MeshInScope.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -42,6 +43,8 @@ protected:
 
   AnalysisOptions Analysis;
   std::unique_ptr<analysis::ApiIndex> Index;
+  /// The DeviceMesh locals of the function being reported on.
+  MeshLocals MeshCache;
 
 private:
   /// Functions analysed and skipped in this TU (printed under PrintStats).

@@ -5,6 +5,10 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -15,27 +19,6 @@ namespace meshguard {
 namespace tidy {
 
 namespace {
-
-/// Walks \p S in source order keeping the variables declared so far in the
-/// enclosing scopes; stops at \p Target with \p Scope holding what it sees.
-bool collectVisible(const Stmt *S, const Stmt *Target,
-                    llvm::SmallVectorImpl<const VarDecl *> &Scope) {
-  if (!S)
-    return false;
-  if (S == Target)
-    return true;
-  size_t Mark = Scope.size();
-  for (const Stmt *Child : S->children()) {
-    if (collectVisible(Child, Target, Scope))
-      return true;
-    if (const auto *DS = dyn_cast_or_null<DeclStmt>(Child))
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D))
-          Scope.push_back(VD);
-  }
-  Scope.resize(Mark);
-  return false;
-}
 
 enum class MeshAccess { None, Direct, Deref };
 
@@ -77,55 +60,102 @@ const LambdaExpr *findLambda(const Stmt *S, const CXXRecordDecl *Closure) {
   return nullptr;
 }
 
-/// The variables usable at \p Target in \p FD, outermost first: parameters,
-/// then locals of enclosing scopes. In a lambda's body the variables of the
-/// enclosing function come first, but only those the lambda captures: every
-/// one under a default capture (`[&]`, `[=]`: naming it captures it), else
-/// those of the capture list (init-captures included). \p ThisClass is set to
-/// the class whose fields `this` gives access to, if any.
-bool visibleAt(const FunctionDecl &FD, const Stmt *Target,
-               llvm::SmallVectorImpl<const VarDecl *> &Visible,
-               const CXXRecordDecl *&ThisClass) {
-  ThisClass = nullptr;
-  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
-  if (MD && MD->getParent() && MD->getParent()->isLambda()) {
-    const CXXRecordDecl *Closure = MD->getParent();
-    bool CapturesThis = false;
-    for (const LambdaCapture &Capture : Closure->captures()) {
-      if (Capture.capturesThis())
-        CapturesThis = true;
-      else if (Capture.capturesVariable())
-        if (const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
-            VD && !VD->isInitCapture())
-          Visible.push_back(VD);
-    }
-    const auto *Enclosing = dyn_cast<FunctionDecl>(Closure->getDeclContext());
-    const LambdaExpr *Lambda =
-        Enclosing ? findLambda(Enclosing->getBody(), Closure) : nullptr;
-    llvm::SmallVector<const VarDecl *, 16> Outer;
-    const CXXRecordDecl *OuterThis = nullptr;
-    bool OuterKnown = Lambda && visibleAt(*Enclosing, Lambda, Outer, OuterThis);
-    if (OuterKnown && Closure->getLambdaCaptureDefault() != LCD_None) {
-      for (const VarDecl *VD : Outer)
-        if (!llvm::is_contained(Visible, VD))
-          Visible.push_back(VD);
-      // Naming a field captures `this` under a default capture.
-      CapturesThis = true;
-    }
-    if (CapturesThis && OuterKnown)
-      ThisClass = OuterThis;
-    // Init-captures (`[m = mesh]`) are variables of the lambda's own scope.
-    for (const LambdaCapture &Capture : Closure->captures())
-      if (Capture.capturesVariable())
-        if (const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
-            VD && VD->isInitCapture())
-          Visible.push_back(VD);
-  } else if (MD && MD->isInstance()) {
-    ThisClass = MD->getParent();
+/// DeviceMesh-typed local variables of \p FD in source order (lambda bodies
+/// are their own functions).
+class MeshLocalCollector : public RecursiveASTVisitor<MeshLocalCollector> {
+public:
+  explicit MeshLocalCollector(const analysis::ApiIndex &Index) : Index(Index) {}
+  bool VisitVarDecl(VarDecl *VD) {
+    if (!isa<ParmVarDecl>(VD) && meshAccess(VD->getType(), Index) != MeshAccess::None)
+      Vars.push_back(VD);
+    return true;
   }
-  for (const ParmVarDecl *P : FD.parameters())
-    Visible.push_back(P);
-  return collectVisible(FD.getBody(), Target, Visible);
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  llvm::SmallVector<const VarDecl *, 4> Vars;
+
+private:
+  const analysis::ApiIndex &Index;
+};
+
+/// Whether the local \p VD is in scope at \p At: declared before it, in a
+/// statement (block, for, if, ...) that contains it. Uses the parent map, so
+/// a site costs the few candidate variables, not a walk of the body.
+bool inScopeAt(const VarDecl &VD, const Stmt &At, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Use = SM.getExpansionLoc(At.getBeginLoc());
+  if (!SM.isBeforeInTranslationUnit(SM.getExpansionLoc(VD.getLocation()), Use))
+    return false;
+  DynTypedNodeList Parents = Ctx.getParents(VD);
+  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!DS)
+    return false;
+  DynTypedNodeList ScopeParents = Ctx.getParents(*DS);
+  const auto *Scope =
+      ScopeParents.empty() ? nullptr : ScopeParents[0].get<Stmt>();
+  return Scope &&
+         SM.isPointWithin(Use, SM.getExpansionLoc(Scope->getBeginLoc()),
+                          SM.getExpansionLoc(Scope->getEndLoc()));
+}
+
+/// The variable to use at \p At in \p FD, if any: the nearest local
+/// DeviceMesh in scope, else a DeviceMesh parameter, else (in a lambda body)
+/// one of the enclosing function's that the lambda captures: every one under
+/// a default capture (`[&]`, `[=]`: naming it captures it), else those of
+/// the capture list (init-captures included). \p ThisClass is set to the
+/// class whose fields `this` gives access to, if any.
+const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
+                              const analysis::ApiIndex &Index,
+                              MeshLocals *Cache, const CXXRecordDecl *&ThisClass) {
+  ASTContext &Ctx = FD.getASTContext();
+  ThisClass = nullptr;
+  MeshLocals Fresh;
+  MeshLocals &Locals = Cache ? *Cache : Fresh;
+  if (Locals.FD != &FD) {
+    MeshLocalCollector Collector(Index);
+    Collector.TraverseStmt(FD.getBody());
+    Locals.FD = &FD;
+    Locals.Vars = std::move(Collector.Vars);
+  }
+  for (const VarDecl *VD : llvm::reverse(Locals.Vars))
+    if (VD->getIdentifier() && inScopeAt(*VD, At, Ctx))
+      return VD;
+  for (const ParmVarDecl *P : llvm::reverse(FD.parameters()))
+    if (P->getIdentifier() && meshAccess(P->getType(), Index) != MeshAccess::None)
+      return P;
+
+  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+  if (!MD || !MD->getParent() || !MD->getParent()->isLambda()) {
+    if (MD && MD->isInstance())
+      ThisClass = MD->getParent();
+    return nullptr;
+  }
+  const CXXRecordDecl *Closure = MD->getParent();
+  bool CapturesThis = false;
+  const VarDecl *Captured = nullptr;
+  for (const LambdaCapture &Capture : Closure->captures()) {
+    if (Capture.capturesThis())
+      CapturesThis = true;
+    else if (Capture.capturesVariable())
+      if (const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
+          VD && VD->getIdentifier() &&
+          meshAccess(VD->getType(), Index) != MeshAccess::None)
+        Captured = VD; // The last one listed, as the nearest.
+  }
+  const auto *Enclosing = dyn_cast<FunctionDecl>(Closure->getDeclContext());
+  const LambdaExpr *Lambda =
+      Enclosing ? findLambda(Enclosing->getBody(), Closure) : nullptr;
+  const CXXRecordDecl *OuterThis = nullptr;
+  const VarDecl *Outer = nullptr;
+  if (Lambda)
+    Outer = meshVariableAt(*Enclosing, *Lambda, Index, nullptr, OuterThis);
+  if (Closure->getLambdaCaptureDefault() != LCD_None) {
+    CapturesThis = true; // Naming a field captures `this` too.
+    if (!Captured)
+      Captured = Outer;
+  }
+  if (CapturesThis && Lambda)
+    ThisClass = OuterThis;
+  return Captured;
 }
 
 } // namespace
@@ -133,17 +163,10 @@ bool visibleAt(const FunctionDecl &FD, const Stmt *Target,
 std::optional<std::string>
 meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
                       llvm::ArrayRef<const VarDecl *> DTensorVars,
-                      const analysis::ApiIndex &Index) {
-  llvm::SmallVector<const VarDecl *, 16> Visible;
+                      const analysis::ApiIndex &Index, MeshLocals *Cache) {
   const CXXRecordDecl *ThisClass = nullptr;
-  if (!visibleAt(FD, &Call, Visible, ThisClass))
-    return std::nullopt;
-
-  // The nearest DeviceMesh variable (locals come after parameters).
-  for (const VarDecl *VD : llvm::reverse(Visible))
-    if (MeshAccess Access = meshAccess(VD->getType(), Index);
-        Access != MeshAccess::None && VD->getIdentifier())
-      return spell(*VD, Access);
+  if (const VarDecl *VD = meshVariableAt(FD, Call, Index, Cache, ThisClass))
+    return spell(*VD, meshAccess(VD->getType(), Index));
 
   if (ThisClass)
     for (const FieldDecl *Field : ThisClass->fields())
@@ -154,8 +177,10 @@ meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
   const std::string &MeshOf = Index.model().MeshOfFunction;
   if (MeshOf.empty())
     return std::nullopt;
-  for (const VarDecl *VD : llvm::reverse(Visible))
-    if (llvm::is_contained(DTensorVars, VD) && VD->getIdentifier())
+  // DTensorVars come nearest first; parameters are always in scope.
+  for (const VarDecl *VD : DTensorVars)
+    if (VD->getIdentifier() &&
+        (isa<ParmVarDecl>(VD) || inScopeAt(*VD, Call, FD.getASTContext())))
       return "*" + MeshOf + "(" + VD->getNameAsString() + ")";
   return std::nullopt;
 }

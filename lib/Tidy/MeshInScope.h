@@ -7,6 +7,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include <optional>
 #include <string>
 
@@ -20,10 +21,20 @@ namespace tidy {
 /// body (\p FD its call operator) the enclosing function's variables count
 /// when the lambda captures them: all of them under a default capture (`[&]`,
 /// `[=]`), else those of its capture list; fields when it captures `this`.
+/// The DeviceMesh locals of one function, found once for all its sites.
+struct MeshLocals {
+  const clang::FunctionDecl *FD = nullptr;
+  llvm::SmallVector<const clang::VarDecl *, 4> Vars;
+};
+
+/// \p DTensorVars: nearest first. \p Cache, when given, keeps the function's
+/// DeviceMesh locals between calls for the same \p FD (without it every call
+/// walks the body).
 std::optional<std::string>
 meshExpressionInScope(const clang::FunctionDecl &FD, const clang::Expr &Call,
                       llvm::ArrayRef<const clang::VarDecl *> DTensorVars,
-                      const analysis::ApiIndex &Index);
+                      const analysis::ApiIndex &Index,
+                      MeshLocals *Cache = nullptr);
 
 } // namespace tidy
 } // namespace meshguard

@@ -54,7 +54,7 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
       VD && VD->getIdentifier() && !Index->model().MeshOfFunction.empty())
     Mesh = "*" + Index->model().MeshOfFunction + "(" + VD->getNameAsString() + ")";
   else
-    Mesh = meshExpressionInScope(FD, Call, Site.DTensorVars, *Index);
+    Mesh = meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
 
   // A plain tensor that an in-place op modifies (`p += w`) cannot be wrapped:
   // the op would update a temporary and `p` would keep its old value.

@@ -51,10 +51,14 @@ class SummaryProvider;
 
 /// With \p Summaries, calls to functions of this TU are followed: their
 /// return values, and calls whose plain argument reaches a collective inside.
+/// \p WantMaybe: also find MaybeNoMesh sites. Each is confirmed against the
+/// flow condition (so that correlated branches are not reported), a query
+/// whose cost grows with the function: only StrictMode asks for them.
 CollectiveScan scanCollectives(const clang::FunctionDecl &FD,
                                clang::ASTContext &Ctx, const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               SummaryProvider *Summaries = nullptr);
+                               SummaryProvider *Summaries = nullptr,
+                               bool WantMaybe = true);
 
 } // namespace analysis
 } // namespace meshguard

@@ -23,6 +23,19 @@ enum class Provenance {
   MaybeDTensor,
 };
 
+/// Whether \p F holds (surely) or can hold (possibly) on every path that
+/// reaches here. Provenance formulas are built from literals (what sources
+/// make), operations on them, and the atoms the framework makes where paths
+/// join or loops widen. They are decided on their own, not against the flow
+/// condition: that gives up correlations between branches (`if (c) a; ...
+/// if (c) b;`), but a query costs the size of one formula, usually a literal,
+/// instead of the whole history of the function, which made long functions
+/// quadratic.
+bool surely(const clang::dataflow::Formula &F,
+            const clang::dataflow::Environment &Env);
+bool possibly(const clang::dataflow::Formula &F,
+              const clang::dataflow::Environment &Env);
+
 Provenance classify(const TensorFacts &F,
                     const clang::dataflow::Environment &Env);
 Provenance classify(const ContainerFacts &F,
