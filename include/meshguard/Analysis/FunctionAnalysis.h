@@ -27,7 +27,7 @@ struct AnalysisLimits {
   /// Basic-block visits before giving up (upstream default: 20000).
   std::int32_t MaxBlockVisits = 20'000;
   /// Functions with more CFG elements than this are not analysed.
-  std::int32_t MaxFunctionElements = 50'000;
+  std::int32_t MaxFunctionElements = 20'000;
 };
 
 enum class AnalysisOutcome {
