@@ -98,6 +98,43 @@ bool ApiIndex::isMeshOf(const FunctionDecl *FD) const {
   return FD && facts(FD).IsMeshOf;
 }
 
+/// A class that is torch::nn::Module or derives from it.
+static bool isModuleClass(const CXXRecordDecl *RD) {
+  llvm::SmallVector<const CXXRecordDecl *, 8> Work;
+  if (RD)
+    Work.push_back(RD);
+  while (!Work.empty()) {
+    const CXXRecordDecl *C = Work.pop_back_val()->getDefinition();
+    if (!C)
+      continue;
+    if (C->getQualifiedNameAsString() == "torch::nn::Module")
+      return true;
+    for (const CXXBaseSpecifier &Base : C->bases())
+      if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl())
+        Work.push_back(B);
+  }
+  return false;
+}
+
+/// The class a module holder or std::shared_ptr holds (TORCH_MODULE's class
+/// derives from the holder), or null.
+static const CXXRecordDecl *heldClass(const CXXRecordDecl *RD) {
+  for (unsigned Depth = 0; RD && Depth < 4; ++Depth) {
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+      std::string Name = Spec->getQualifiedNameAsString();
+      const TemplateArgumentList &Args = Spec->getTemplateArgs();
+      if ((Name == "torch::nn::ModuleHolder" || Name == "std::shared_ptr") &&
+          Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type)
+        return Args[0].getAsType()->getAsCXXRecordDecl();
+    }
+    RD = RD->getDefinition();
+    if (!RD || RD->getNumBases() != 1)
+      return nullptr;
+    RD = RD->bases_begin()->getType()->getAsCXXRecordDecl();
+  }
+  return nullptr;
+}
+
 ApiIndex::TypeKind ApiIndex::typeKind(QualType T) const {
   if (T.isNull())
     return TK_None;
@@ -120,6 +157,8 @@ ApiIndex::TypeKind ApiIndex::typeKind(QualType T) const {
             typeKind(Args[0].getAsType()) == TK_Tensor)
           Kind = TK_Container;
       }
+    } else if (isModuleClass(RD) || isModuleClass(heldClass(RD))) {
+      Kind = TK_Module;
     }
   }
   return TypeCache[Canon] = Kind;
@@ -134,6 +173,15 @@ bool ApiIndex::isTensorContainerType(QualType T) const {
 }
 
 bool ApiIndex::isMeshType(QualType T) const { return typeKind(T) == TK_Mesh; }
+
+bool ApiIndex::isModuleType(QualType T) const {
+  return typeKind(T) == TK_Module;
+}
+
+bool ApiIndex::isDistributeModule(const FunctionDecl *FD) const {
+  return FD && FD->getQualifiedNameAsString() == "meshguard::distribute_module";
+}
+
 
 std::vector<llvm::StringRef> ApiIndex::meshCollectiveNames() const {
   std::vector<llvm::StringRef> Names;

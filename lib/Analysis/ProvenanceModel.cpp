@@ -7,6 +7,8 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Analysis/FlowSensitive/Value.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -46,6 +48,37 @@ struct Combined {
   Value *FirstOrigin = nullptr;
   unsigned NumOperands = 0;
 };
+
+/// Calls on a module that do not distribute it: accessors, forward, the
+/// training-mode switches. Any other call given a module (a user's own
+/// `shard(model)`) may distribute it, so the module becomes unknown.
+bool isModuleAccessor(const FunctionDecl &FD) {
+  OverloadedOperatorKind Op = FD.getOverloadedOperator();
+  if (Op == OO_Arrow || Op == OO_Star || Op == OO_Call)
+    return true;
+  if (!FD.getDeclName().isIdentifier())
+    return isa<CXXConversionDecl>(FD); // operator bool
+  return llvm::StringSwitch<bool>(FD.getName())
+      .Cases("parameters", "named_parameters", "forward", "zero_grad", "train",
+             "eval", "is_training", true)
+      .Cases("children", "modules", "named_children", "named_modules",
+             "buffers", "named_buffers", true)
+      .Cases("name", "pretty_print", "get", "ptr", "is_empty", true)
+      .Default(false);
+}
+
+bool isModuleParameters(const CallExpr *Call, const ApiIndex &Index) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  return MD && MD->getDeclName().isIdentifier() &&
+         MD->getName() == "parameters" &&
+         Index.isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0));
+}
+
+bool isMakeShared(const FunctionDecl &FD) {
+  return FD.getDeclName().isIdentifier() && FD.getName() == "make_shared" &&
+         FD.isInStdNamespace();
+}
 
 class Transfer {
 public:
@@ -251,6 +284,12 @@ public:
         havocRecord(*L, 2);
     if (!FD)
       return;
+    if (!isModuleAccessor(*FD)) {
+      for (const Expr *Arg : Call->arguments())
+        havocModules(Arg);
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+        havocModules(Member->getImplicitObjectArgument());
+    }
     unsigned Shift = 0;
     if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD)) {
       // The object is argument 0 of an operator call on a method.
@@ -277,6 +316,10 @@ public:
 
   void construct(const CXXConstructExpr *Construct) {
     const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Ctor && Index.isModuleType(Construct->getType())) {
+      constructModule(Construct, *Ctor);
+      return;
+    }
     if (!Ctor || Ctor->isCopyOrMoveConstructor())
       return; // The framework copies the record, synthetic fields included.
     if (!Index.isTensorContainerType(Construct->getType()))
@@ -316,7 +359,93 @@ public:
     writeAsContainer(*L, C);
   }
 
+  /// A new module's parameters are plain. A copied holder shares its module
+  /// with the original: distributing one distributes both, which the model
+  /// cannot follow, so both become unknown.
+  void constructModule(const CXXConstructExpr *Construct,
+                       const CXXConstructorDecl &Ctor) {
+    RecordStorageLocation *L = resultLocation(Construct, Env);
+    if (!L)
+      return;
+    if (!Ctor.isCopyOrMoveConstructor()) {
+      writeModule(*L, /*Distributed=*/false, Env);
+      return;
+    }
+    havocModule(*L, Env);
+    if (Construct->getNumArgs() >= 1)
+      havocModules(Construct->getArg(0));
+  }
+
+  /// `std::make_shared<Net>(...)`: a new module.
+  void newModule(const CallExpr *Call) {
+    if (RecordStorageLocation *L = resultLocation(Call, Env))
+      writeModule(*L, /*Distributed=*/false, Env);
+  }
+
+  /// `meshguard::distribute_module(m, mesh)`: m's parameters become DTensors.
+  /// Distributing a submodule (`*model->encoder`) leaves the enclosing
+  /// module partly distributed: unknown.
+  void distributeModule(const CallExpr *Call) {
+    if (Call->getNumArgs() == 0)
+      return;
+    llvm::SmallVector<RecordStorageLocation *, 4> Chain =
+        modulesAlong(Call->getArg(0));
+    for (unsigned I = 0; I < Chain.size(); ++I)
+      if (I == 0)
+        writeModule(*Chain[I], /*Distributed=*/true, Env);
+      else
+        havocModule(*Chain[I], Env);
+  }
+
+  /// `m.parameters()`, `m->parameters()`: DTensors if m was distributed,
+  /// plain if it surely was not.
+  void moduleParameters(const CallExpr *Call, const Expr *Obj) {
+    RecordStorageLocation *Result = resultLocation(Call, Env);
+    if (!Result || !Index.isTensorContainerType(Call->getType()))
+      return;
+    llvm::SmallVector<RecordStorageLocation *, 4> Chain = modulesAlong(Obj);
+    if (Chain.empty()) {
+      havocContainer(*Result, Env);
+      return;
+    }
+    ModuleFacts F = readModule(*Chain.front(), Env);
+    const Formula &Known = *F.Known, &Dist = *F.Distributed;
+    const Formula &DT = A.makeAnd(Known, Dist);
+    writeContainer(*Result,
+                   {&A.makeAnd(Known, A.makeNot(Dist)), &DT, &DT, &Known}, Env);
+  }
+
+  /// Forgets what is known about every module \p E reaches.
+  void havocModules(const Expr *E) {
+    for (RecordStorageLocation *L : modulesAlong(E))
+      havocModule(*L, Env);
+  }
+
 private:
+  /// The module objects \p E goes through, outermost access first:
+  /// `*model->encoder` gives encoder's holder, then model. Module and holder
+  /// variables and fields resolve to their locations; `holder->` and
+  /// `*holder` to the holder's.
+  llvm::SmallVector<RecordStorageLocation *, 4> modulesAlong(const Expr *E) {
+    llvm::SmallVector<RecordStorageLocation *, 4> Chain;
+    while (E) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+          Op && (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow) &&
+          Op->getNumArgs() == 1) {
+        E = Op->getArg(0);
+        continue;
+      }
+      if (Index.isModuleType(E->getType()))
+        if (RecordStorageLocation *L = recordLocation(E, Env);
+            L && !llvm::is_contained(Chain, L))
+          Chain.push_back(L);
+      const auto *Member = dyn_cast<MemberExpr>(E);
+      E = Member ? Member->getBase() : nullptr;
+    }
+    return Chain;
+  }
+
   /// The object of `__range.begin()` names the implicit range variable.
   static bool isRangeForObject(const CallExpr *Call) {
     const Expr *Obj = nullptr;
@@ -414,6 +543,20 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                 if (isCopyOrMoveAssignment(FD) || Call->isCallToStdMove() ||
                     FD->getBuiltinID() != 0)
                   return; // The framework copies or forwards the record.
+                if (Idx->isDistributeModule(FD)) {
+                  T.distributeModule(Call);
+                  return;
+                }
+                if (isModuleParameters(Call, *Idx)) {
+                  T.moduleParameters(
+                      Call, cast<CXXMemberCallExpr>(Call)
+                                ->getImplicitObjectArgument());
+                  return;
+                }
+                if (isMakeShared(*FD) && Idx->isModuleType(Call->getType())) {
+                  T.newModule(Call);
+                  return;
+                }
                 if (const SourceEntry *Source = Idx->source(FD)) {
                   T.source(Call, Source->Kind);
                   return;

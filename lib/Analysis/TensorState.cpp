@@ -25,6 +25,9 @@ llvm::StringMap<QualType> syntheticFieldsFor(QualType T, const ApiIndex &Index,
     Fields.insert({field::AllDTensor, Ctx.BoolTy});
     Fields.insert({field::AnyDTensor, Ctx.BoolTy});
     Fields.insert({field::AllKnown, Ctx.BoolTy});
+  } else if (Index.isModuleType(T)) {
+    Fields.insert({field::ModuleDistributed, Ctx.BoolTy});
+    Fields.insert({field::ModuleKnown, Ctx.BoolTy});
   }
   return Fields;
 }
@@ -135,6 +138,24 @@ void writeContainer(RecordStorageLocation &L, const ContainerFacts &F,
   writeBool(L, field::AllDTensor, *F.AllDTensor, Env);
   writeBool(L, field::AnyDTensor, *F.AnyDTensor, Env);
   writeBool(L, field::AllKnown, *F.AllKnown, Env);
+}
+
+ModuleFacts readModule(const RecordStorageLocation &L, const Environment &Env) {
+  return {&readBool(L, field::ModuleDistributed, Env),
+          &readBool(L, field::ModuleKnown, Env)};
+}
+
+void writeModule(RecordStorageLocation &L, bool Distributed, Environment &Env) {
+  Arena &A = Env.arena();
+  writeBool(L, field::ModuleDistributed, A.makeLiteral(Distributed), Env);
+  writeBool(L, field::ModuleKnown, A.makeLiteral(true), Env);
+}
+
+void havocModule(RecordStorageLocation &L, Environment &Env) {
+  Env.setValue(L.getSyntheticField(field::ModuleDistributed),
+               Env.makeAtomicBoolValue());
+  Env.setValue(L.getSyntheticField(field::ModuleKnown),
+               Env.makeAtomicBoolValue());
 }
 
 void havocTensor(RecordStorageLocation &L, Environment &Env) {

@@ -41,6 +41,12 @@ public:
   bool isTensorContainerType(clang::QualType T) const;
   /// True for a DeviceMesh type (references and cv-qualifiers ignored).
   bool isMeshType(clang::QualType T) const;
+  /// True for a libtorch module: a class derived from torch::nn::Module, a
+  /// torch::nn::ModuleHolder of one (what TORCH_MODULE declares), or a
+  /// std::shared_ptr to one.
+  bool isModuleType(clang::QualType T) const;
+  /// True for meshguard::distribute_module.
+  bool isDistributeModule(const clang::FunctionDecl *FD) const;
 
   /// Names of all mesh-inferred collectives, for AST matchers.
   std::vector<llvm::StringRef> meshCollectiveNames() const;
@@ -55,7 +61,13 @@ private:
     bool IsMeshOf = false;
   };
   const DeclFacts &facts(const clang::FunctionDecl *FD) const;
-  enum TypeKind : unsigned { TK_None, TK_Tensor, TK_Container, TK_Mesh };
+  enum TypeKind : unsigned {
+    TK_None,
+    TK_Tensor,
+    TK_Container,
+    TK_Mesh,
+    TK_Module
+  };
   TypeKind typeKind(clang::QualType T) const;
 
   ApiModel Model;

@@ -9,7 +9,9 @@
 //   origin - a pointer whose pointee stands for the call that gave the value
 //            its provenance (see OriginTable), for notes.
 // A container of tensors has all_plain, all_dtensor, any_dtensor, known
-// (known: every element is known).
+// (known: every element is known). A module (or its holder) has distributed
+// and module_known: whether meshguard::distribute_module made its
+// parameters DTensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,8 @@ inline constexpr llvm::StringLiteral AllPlain = "meshguard.all_plain";
 inline constexpr llvm::StringLiteral AllDTensor = "meshguard.all_dtensor";
 inline constexpr llvm::StringLiteral AnyDTensor = "meshguard.any_dtensor";
 inline constexpr llvm::StringLiteral AllKnown = "meshguard.all_known";
+inline constexpr llvm::StringLiteral ModuleDistributed = "meshguard.distributed";
+inline constexpr llvm::StringLiteral ModuleKnown = "meshguard.module_known";
 } // namespace field
 
 /// The synthetic fields of \p T (empty for types the model does not track).
@@ -106,6 +110,18 @@ clang::dataflow::Value *originValue(const clang::dataflow::RecordStorageLocation
                                    const clang::dataflow::Environment &Env);
 void writeContainer(clang::dataflow::RecordStorageLocation &L,
                     const ContainerFacts &F, clang::dataflow::Environment &Env);
+/// Whether a module's parameters are DTensors (Distributed), when Known.
+struct ModuleFacts {
+  const clang::dataflow::Formula *Distributed;
+  const clang::dataflow::Formula *Known;
+};
+ModuleFacts readModule(const clang::dataflow::RecordStorageLocation &L,
+                       const clang::dataflow::Environment &Env);
+void writeModule(clang::dataflow::RecordStorageLocation &L, bool Distributed,
+                 clang::dataflow::Environment &Env);
+void havocModule(clang::dataflow::RecordStorageLocation &L,
+                 clang::dataflow::Environment &Env);
+
 /// Forget everything about \p L (fresh atoms, not known).
 void havocTensor(clang::dataflow::RecordStorageLocation &L,
                  clang::dataflow::Environment &Env);

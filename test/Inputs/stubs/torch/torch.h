@@ -30,6 +30,31 @@ class Module {
 public:
   virtual ~Module() = default;
   std::vector<Tensor> parameters(bool Recurse = true) const;
+  void train(bool On = true);
+};
+// What TORCH_MODULE(Name) declares: a shared handle to NameImpl.
+template <typename Contained> class ModuleHolder {
+public:
+  ModuleHolder() : Impl(std::make_shared<Contained>()) {}
+  ModuleHolder(std::nullptr_t) {}
+  Contained *operator->() const { return Impl.get(); }
+  Contained &operator*() const { return *Impl; }
+  const std::shared_ptr<Contained> &ptr() const { return Impl; }
+
+private:
+  std::shared_ptr<Contained> Impl;
+};
+class LinearImpl : public Module {
+public:
+  LinearImpl() = default;
+  LinearImpl(int In, int Out);
+  Tensor forward(const Tensor &X);
+  Tensor weight;
+};
+class Linear : public ModuleHolder<LinearImpl> {
+public:
+  using ModuleHolder<LinearImpl>::ModuleHolder;
+  Linear(int In, int Out);
 };
 } // namespace nn
 } // namespace torch

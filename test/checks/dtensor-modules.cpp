@@ -1,0 +1,93 @@
+// RUN: %check_meshguard %s dtensor-collective-without-mesh,dtensor-process-group-misuse %t -- -- -I%stubs
+
+// Modules: parameters() of a module never given to distribute_module are
+// plain, of one given to it DTensors; a module distributed only in part, or
+// handed to code that may distribute it, or aliased by a holder copy, is
+// unknown (no warning).
+#include <meshguard/meshguard.h>
+#include <torch/torch.h>
+
+using meshguard::DeviceMesh;
+
+struct NetImpl : torch::nn::Module {
+  torch::nn::Linear encoder{nullptr}, head{nullptr};
+  at::Tensor forward(const at::Tensor &X);
+  void shard(const DeviceMesh &Mesh);
+};
+class Net : public torch::nn::ModuleHolder<NetImpl> {
+public:
+  using torch::nn::ModuleHolder<NetImpl>::ModuleHolder;
+};
+
+// The partly-distributed mistake in its simplest form: nothing distributed.
+void neverDistributed(const DeviceMesh &mesh) {
+  Net model;
+  meshguard::dist::all_reduce_(model->parameters());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+}
+
+void distributed(const DeviceMesh &mesh) {
+  Net model;
+  meshguard::distribute_module(*model, mesh);
+  meshguard::dist::all_reduce_(model->parameters());
+}
+
+void forgotTheHead(const DeviceMesh &mesh) {
+  torch::nn::Linear encoder(4, 8), head(8, 2);
+  meshguard::distribute_module(*encoder, mesh);
+  meshguard::dist::all_reduce_(encoder->parameters());
+  std::vector<at::Tensor> grads;
+  for (const at::Tensor &p : head->parameters())
+    grads.push_back(p.grad());
+  meshguard::dist::all_reduce_(grads);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+}
+
+void partly(const DeviceMesh &mesh) {
+  Net model;
+  meshguard::distribute_module(*model->encoder, mesh);
+  meshguard::dist::all_reduce_(model->parameters());
+}
+
+void sharedPtr(const DeviceMesh &mesh) {
+  auto net = std::make_shared<NetImpl>();
+  meshguard::dist::broadcast_(net->parameters(), 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+  meshguard::distribute_module(*net, mesh);
+  meshguard::dist::broadcast_(net->parameters(), 0);
+}
+
+void byReference(NetImpl &net, const DeviceMesh &mesh) {
+  NetImpl local;
+  meshguard::dist::broadcast_(local.parameters(), 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+  meshguard::distribute_module(local, mesh);
+  meshguard::dist::broadcast_(local.parameters(), 0);
+  meshguard::dist::broadcast_(net.parameters(), 0);
+}
+
+void shardedElsewhere(const DeviceMesh &mesh) {
+  Net model;
+  model->shard(mesh);
+  meshguard::dist::all_reduce_(model->parameters());
+  Net other;
+  Net alias = other;
+  meshguard::distribute_module(*alias, mesh);
+  meshguard::dist::all_reduce_(other->parameters());
+}
+
+void forwardKeeps(const DeviceMesh &mesh, at::Tensor x) {
+  Net model;
+  model->train();
+  model->forward(x);
+  meshguard::dist::all_reduce_(model->parameters());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+}
+
+void rawGroup(c10d::ProcessGroup &pg, const DeviceMesh &mesh) {
+  Net model;
+  meshguard::distribute_module(*model, mesh);
+  std::vector<at::Tensor> params = model->parameters();
+  pg.broadcast(params)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: raw process-group collective 'c10d.broadcast_.default' is given a DTensor ('params'){{.*}} [dtensor-process-group-misuse]
+}
