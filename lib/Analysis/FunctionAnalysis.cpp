@@ -39,8 +39,15 @@ llvm::StringRef describe(AnalysisOutcome Outcome) {
 namespace {
 /// Finds expressions that contain errors (RecoveryExpr and what depends on
 /// it): provenance through them is unknowable, so such functions are skipped.
-class ErrorFinder : public RecursiveASTVisitor<ErrorFinder> {
+/// Also counts the statements and expressions, which bound the CFG's
+/// elements from below: a function too large is refused before its CFG is
+/// built (for a 100k-statement function that took a second per check).
+class BodyScan : public RecursiveASTVisitor<BodyScan> {
 public:
+  bool VisitStmt(Stmt *) {
+    ++Stmts;
+    return true;
+  }
   bool VisitExpr(Expr *E) {
     if (E->containsErrors()) {
       Found = true;
@@ -49,6 +56,7 @@ public:
     return true;
   }
   bool Found = false;
+  std::int64_t Stmts = 0;
 };
 } // namespace
 
@@ -71,10 +79,14 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
     Result.Outcome = AnalysisOutcome::NoCFG;
     return Result;
   }
-  ErrorFinder Errors;
-  Errors.TraverseStmt(FD.getBody());
-  if (Errors.Found) {
+  BodyScan Body;
+  Body.TraverseStmt(FD.getBody());
+  if (Body.Found) {
     Result.Outcome = AnalysisOutcome::HasErrors;
+    return Result;
+  }
+  if (Body.Stmts > Limits.MaxFunctionElements) {
+    Result.Outcome = AnalysisOutcome::TooLarge;
     return Result;
   }
   llvm::Expected<AdornedCFG> ACFG = AdornedCFG::build(FD);
