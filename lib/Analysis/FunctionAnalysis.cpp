@@ -2,10 +2,12 @@
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/CDCLSolver.h"
+#include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/ProvenanceModel.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/AdornedCFG.h"
+#include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysisContext.h"
 #include "clang/Analysis/FlowSensitive/TypeErasedDataflowAnalysis.h"
 #include "llvm/Support/Error.h"
@@ -105,6 +107,25 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   Environment Env(AnalysisCtx, FD);
   OriginTable Origins(Ctx.CharTy);
   ProvenanceModel Model(Ctx, Env, Index, Origins, Summaries);
+  llvm::DenseMap<const VarDecl *, CapturedTensor> Captured;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+      MD && MD->getParent() && MD->getParent()->isLambda())
+    Captured = capturedTensorFacts(*MD, Ctx, Index, Limits);
+  if (!Captured.empty())
+    Model.setEntryRefinement([&](Environment &E) {
+      Arena &A = E.arena();
+      for (const auto &[VD, Fact] : Captured) {
+        auto *L =
+            dyn_cast_or_null<RecordStorageLocation>(E.getStorageLocation(*VD));
+        if (!L)
+          continue;
+        Value *Origin = nullptr;
+        if (Fact.Origin)
+          Origin = &E.create<PointerValue>(Origins.locationFor(Fact.Origin, E));
+        writeTensor(*L, A.makeLiteral(Fact.Plain), A.makeLiteral(true), Origin,
+                    E);
+      }
+    });
   if (OnEntry)
     Model.setEntryHook([&](const Environment &E) { OnEntry(E); });
 

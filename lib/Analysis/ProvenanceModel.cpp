@@ -637,6 +637,13 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
 
 void ProvenanceModel::transfer(const CFGElement &Elt, NoopLattice &L,
                                Environment &Env) {
+  const Stmt *Current = nullptr;
+  if (auto S = Elt.getAs<CFGStmt>())
+    Current = S->getStmt();
+  if (!FirstStmt)
+    FirstStmt = Current;
+  if (EntryRefinement && Current && Current == FirstStmt)
+    EntryRefinement(Env);
   if (EntryHook) {
     EntryHook(Env);
     EntryHook = nullptr;

@@ -37,6 +37,12 @@ public:
   void setEntryHook(std::function<void(const clang::dataflow::Environment &)> Hook) {
     EntryHook = std::move(Hook);
   }
+  /// \p Refine adds facts to the initial state (what a lambda's captures
+  /// are). It runs whenever the function's first element is transferred:
+  /// the framework transfers it again when it reports results.
+  void setEntryRefinement(std::function<void(clang::dataflow::Environment &)> Refine) {
+    EntryRefinement = std::move(Refine);
+  }
 
   static clang::dataflow::NoopLattice initialElement() { return {}; }
 
@@ -45,6 +51,9 @@ public:
 
 private:
   std::function<void(const clang::dataflow::Environment &)> EntryHook;
+  std::function<void(clang::dataflow::Environment &)> EntryRefinement;
+  /// The statement of the first element transferred.
+  const clang::Stmt *FirstStmt = nullptr;
   clang::dataflow::CFGMatchSwitch<
       clang::dataflow::TransferState<clang::dataflow::NoopLattice>>
       TransferSwitch;

@@ -1,0 +1,39 @@
+//===--- LambdaCaptures.h - Provenance a lambda's captures carry -*- C++ -*-===//
+//
+// A lambda is analysed as its own function, where captured variables start
+// unknown. This reads, in the enclosing function, what each captured tensor
+// is where the lambda is created, so that `[=] { broadcast_({t}, 0); }` of a
+// plain `t` is diagnosed like the same call outside the lambda.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_LAMBDACAPTURES_H
+#define MESHGUARD_ANALYSIS_LAMBDACAPTURES_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "clang/AST/DeclCXX.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace meshguard {
+namespace analysis {
+
+struct CapturedTensor {
+  bool Plain;
+  /// The call that made it plain (or a DTensor) in the enclosing function.
+  const clang::Expr *Origin;
+};
+
+/// The tensors \p CallOperator's lambda captures that are surely plain or
+/// surely DTensors where the lambda is created and that keep that value
+/// until it runs: captured by copy, or by reference and never modified by
+/// the enclosing function. Empty for anything else.
+llvm::DenseMap<const clang::VarDecl *, CapturedTensor>
+capturedTensorFacts(const clang::CXXMethodDecl &CallOperator,
+                    clang::ASTContext &Ctx, const ApiIndex &Index,
+                    const AnalysisLimits &Limits);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_LAMBDACAPTURES_H
