@@ -55,8 +55,12 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
     return;
   if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
     FD = Lambda->getCallOperator();
-  if (!FD || FD->isDependentContext() || FD->isInvalidDecl() ||
-      !FD->doesThisDeclarationHaveABody())
+  if (FD && FD->isDependentContext()) {
+    // A template's pattern: its instantiations are analysed one by one.
+    ++TemplatePatterns;
+    return;
+  }
+  if (!FD || FD->isInvalidDecl() || !FD->doesThisDeclarationHaveABody())
     return;
   ++Analysed;
   analyse(*FD, *Result.Context);
@@ -75,7 +79,9 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
     if (Skipped[I])
       llvm::errs() << "; " << Skipped[I] << " because "
                    << describe(static_cast<analysis::AnalysisOutcome>(I));
-  llvm::errs() << "; " << SATQueries << " SAT queries, " << SATConflicts
+  llvm::errs() << "; " << TemplatePatterns
+               << " template pattern(s) left to their instantiations; "
+               << SATQueries << " SAT queries, " << SATConflicts
                << " solver conflicts\n";
 }
 

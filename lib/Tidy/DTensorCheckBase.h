@@ -53,6 +53,8 @@ private:
   /// SAT queries and solver conflicts, over all analysed functions.
   std::int64_t SATQueries = 0;
   std::int64_t SATConflicts = 0;
+  /// Uninstantiated templates (dependent code is not analysed).
+  unsigned TemplatePatterns = 0;
 };
 
 } // namespace tidy
