@@ -1,5 +1,8 @@
 // Data-parallel training of a small MLP on synthetic data, over a 1-D
 // DeviceMesh of Gloo process groups (launch with scripts/meshguard-launch).
+// Its input features come from a tensor-parallel layer: a fixed random-feature
+// projection whose weight is sharded over the mesh (Shard(0), column-parallel),
+// computed shard by shard and gathered (Shard(1) -> Replicate).
 //
 // It is written the way a user would first write it, and it has the
 // mistakes users make with DTensors (see docs/demo.md):
@@ -11,6 +14,7 @@
 // copy, and trains with the fixed copy.
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -21,7 +25,8 @@
 namespace {
 
 constexpr int64_t kGlobalBatch = 64;
-constexpr int64_t kFeatures = 8;
+constexpr int64_t kInputs = 6;   // raw inputs
+constexpr int64_t kFeatures = 8; // projected features, the MLP's input
 constexpr int64_t kHidden = 16;
 constexpr int kSteps = 30;
 
@@ -44,11 +49,35 @@ int64_t world_size_from_env() {
   return world ? std::atoll(world) : 1;
 }
 
-// The same global data set on every rank; each rank trains on its slice.
-std::pair<torch::Tensor, torch::Tensor> make_shard(int64_t rank, int64_t world) {
+// The same global data set on every rank.
+std::pair<torch::Tensor, torch::Tensor> make_data() {
   torch::manual_seed(42);
-  auto x = torch::randn({kGlobalBatch, kFeatures});
+  auto x = torch::randn({kGlobalBatch, kInputs});
   auto y = torch::sin(x.sum(1, /*keepdim=*/true)) + 0.1 * torch::randn({kGlobalBatch, 1});
+  return {x, y};
+}
+
+// Tensor parallelism: tanh(x W^T), a random-feature projection of the inputs
+// to kFeatures features, with W column-parallel: each rank holds a chunk of
+// W's rows (Shard(0)) and computes those features, a Shard(1) chunk of the
+// output. The input is the whole data set, the same on every rank, so the
+// chunks fit together. W is fixed (not trained): no gradient to sync, and the
+// features are computed once. On a 1-rank mesh the shard is all of W.
+torch::Tensor project_features(const meshguard::DeviceMesh &mesh, const torch::Tensor &x) {
+  torch::manual_seed(7);
+  auto w = torch::randn({kFeatures, kInputs}) / std::sqrt(static_cast<double>(kInputs));
+  auto w_tp = meshguard::distribute_tensor(w, mesh, {meshguard::Shard{0}});
+  // mm has no sharding rule for Shard operands: multiply this rank's shard,
+  // then wrap the result as its chunk of the output features.
+  auto part = torch::matmul(x, meshguard::to_local(w_tp).t());
+  auto features = torch::tanh(meshguard::from_local(part, mesh, {meshguard::Shard{1}}));
+  // All-gather the feature chunks: every rank gets all kFeatures columns.
+  return meshguard::to_local(meshguard::redistribute(features, {meshguard::Replicate{}}));
+}
+
+// Each rank trains on its slice of the global batch.
+std::pair<torch::Tensor, torch::Tensor> make_shard(const torch::Tensor &x, const torch::Tensor &y,
+                                                   int64_t rank, int64_t world) {
   int64_t rows = kGlobalBatch / world;
   return {x.narrow(0, rank * rows, rows), y.narrow(0, rank * rows, rows)};
 }
@@ -96,7 +125,9 @@ int main() {
   auto lr = torch::full({1}, 0.2);
   meshguard::dist::broadcast_({lr}, /*src=*/0);
 
-  auto [x_local, y_local] = make_shard(rank, world);
+  auto [inputs, targets] = make_data();
+  auto features = project_features(mesh, inputs);
+  auto [x_local, y_local] = make_shard(features, targets, rank, world);
   auto x = meshguard::from_local(x_local, mesh, {meshguard::Replicate{}});
   auto y = meshguard::from_local(y_local, mesh, {meshguard::Replicate{}});
   // Per-feature input scaling.
