@@ -2,22 +2,40 @@
 
 #include "AnalysisOptions.h"
 #include "meshguard/Analysis/ApiModelYAML.h"
+#include <string>
 
 using namespace clang::tidy;
 
 namespace meshguard {
 namespace tidy {
 
-AnalysisOptions::AnalysisOptions(ClangTidyCheck::OptionsView &Options) {
+/// A limit must be positive: zero or less would skip every function.
+template <typename T>
+static T getLimit(ClangTidyCheck &Check, llvm::StringRef CheckName,
+                  ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
+                  T Default) {
+  T Value = Options.get(Name, Default);
+  if (Value > 0)
+    return Value;
+  Check.configurationDiag("invalid configuration value '%0' for option "
+                          "'%1.%2': a limit must be positive; using %3")
+      << std::to_string(Value) << CheckName << Name
+      << std::to_string(Default);
+  return Default;
+}
+
+AnalysisOptions::AnalysisOptions(ClangTidyCheck &Check, llvm::StringRef CheckName,
+                                 ClangTidyCheck::OptionsView &Options) {
   analysis::AnalysisLimits Defaults;
   Limits.MaxSATConflicts =
-      Options.get("MaxSATConflicts", Defaults.MaxSATConflicts);
-  Limits.MaxBlockVisits = Options.get("MaxBlockVisits", Defaults.MaxBlockVisits);
-  Limits.MaxFunctionElements =
-      Options.get("MaxFunctionElements", Defaults.MaxFunctionElements);
-  ReportSkipped = getBoolOption(Options, "ReportSkipped", false);
+      getLimit(Check, CheckName, Options, "MaxSATConflicts", Defaults.MaxSATConflicts);
+  Limits.MaxBlockVisits =
+      getLimit(Check, CheckName, Options, "MaxBlockVisits", Defaults.MaxBlockVisits);
+  Limits.MaxFunctionElements = getLimit(Check, CheckName, Options, "MaxFunctionElements",
+                                        Defaults.MaxFunctionElements);
+  ReportSkipped = getBoolOption(Check, CheckName, Options, "ReportSkipped", false);
   ModelFile = Options.get("ModelFile", "").str();
-  PrintStats = getBoolOption(Options, "PrintStats", false);
+  PrintStats = getBoolOption(Check, CheckName, Options, "PrintStats", false);
 }
 
 void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
@@ -30,13 +48,17 @@ void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
   storeBoolOption(Opts, Options, "PrintStats", PrintStats);
 }
 
-bool getBoolOption(ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
+bool getBoolOption(ClangTidyCheck &Check, llvm::StringRef CheckName,
+                   ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
                    bool Default) {
   llvm::StringRef Value = Options.get(Name, Default ? "true" : "false");
   if (Value.equals_insensitive("true") || Value == "1")
     return true;
   if (Value.equals_insensitive("false") || Value == "0")
     return false;
+  Check.configurationDiag("invalid configuration value '%0' for option "
+                          "'%1.%2': expected true or false; using %3")
+      << Value << CheckName << Name << (Default ? "true" : "false");
   return Default;
 }
 

@@ -26,7 +26,10 @@ struct AnalysisOptions {
   /// A YAML API model extending the built-in one (docs/checks/api-model.md).
   std::string ModelFile;
 
-  explicit AnalysisOptions(clang::tidy::ClangTidyCheck::OptionsView &Options);
+  /// Reads the options; a malformed one is reported through \p Check and
+  /// its default used.
+  AnalysisOptions(clang::tidy::ClangTidyCheck &Check, llvm::StringRef CheckName,
+                  clang::tidy::ClangTidyCheck::OptionsView &Options);
   void store(clang::tidy::ClangTidyOptions::OptionMap &Opts,
              clang::tidy::ClangTidyCheck::OptionsView &Options) const;
 };
@@ -34,7 +37,10 @@ struct AnalysisOptions {
 /// Boolean options, read and written as text. (ClangTidyCheck's get<bool> is
 /// an explicit specialization whose mangled name differs between GCC and
 /// Clang, so a GCC-built plugin could not load into a Clang-built clang-tidy.)
-bool getBoolOption(clang::tidy::ClangTidyCheck::OptionsView &Options,
+/// "true"/"false"/"1"/"0" (any case); anything else is reported through
+/// \p Check and gives \p Default.
+bool getBoolOption(clang::tidy::ClangTidyCheck &Check, llvm::StringRef CheckName,
+                   clang::tidy::ClangTidyCheck::OptionsView &Options,
                    llvm::StringRef Name, bool Default);
 void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
                      clang::tidy::ClangTidyCheck::OptionsView &Options,

@@ -18,7 +18,7 @@ namespace tidy {
 CollectiveWithoutMeshCheck::CollectiveWithoutMeshCheck(
     StringRef Name, clang::tidy::ClangTidyContext *Context)
     : DTensorCheckBase(Name, Context),
-      StrictMode(getBoolOption(Options, "StrictMode", false)) {}
+      StrictMode(getBoolOption(*this, Name, Options, "StrictMode", false)) {}
 
 void CollectiveWithoutMeshCheck::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {

@@ -13,7 +13,7 @@ namespace tidy {
 
 DTensorCheckBase::DTensorCheckBase(StringRef Name,
                                    clang::tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Analysis(Options),
+    : ClangTidyCheck(Name, Context), Analysis(*this, Name, Options),
       Index(makeApiIndex(Analysis.ModelFile, *this)) {}
 
 void DTensorCheckBase::storeOptions(
