@@ -6,9 +6,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -60,41 +58,51 @@ const LambdaExpr *findLambda(const Stmt *S, const CXXRecordDecl *Closure) {
   return nullptr;
 }
 
-/// DeviceMesh-typed local variables of \p FD in source order (lambda bodies
-/// are their own functions).
-class MeshLocalCollector : public RecursiveASTVisitor<MeshLocalCollector> {
-public:
-  explicit MeshLocalCollector(const analysis::ApiIndex &Index) : Index(Index) {}
-  bool VisitVarDecl(VarDecl *VD) {
-    if (!isa<ParmVarDecl>(VD) && meshAccess(VD->getType(), Index) != MeshAccess::None)
-      Vars.push_back(VD);
-    return true;
+/// Records every local of \p S with the statement that declares it, and the
+/// DeviceMesh-typed ones in source order. (No parent map: building one for a
+/// TU that includes <torch/torch.h> costs hundreds of MB.)
+void collectLocals(const Stmt *S, const analysis::ApiIndex &Index,
+                   MeshLocals &Locals) {
+  for (const Stmt *Child : S->children()) {
+    if (!Child)
+      continue;
+    if (const auto *DS = dyn_cast<DeclStmt>(Child))
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D)) {
+          Locals.ScopeOf[VD] = S;
+          if (meshAccess(VD->getType(), Index) != MeshAccess::None)
+            Locals.Vars.push_back(VD);
+        }
+    collectLocals(Child, Index, Locals);
   }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  llvm::SmallVector<const VarDecl *, 4> Vars;
-
-private:
-  const analysis::ApiIndex &Index;
-};
+}
 
 /// Whether the local \p VD is in scope at \p At: declared before it, in a
-/// statement (block, for, if, ...) that contains it. Uses the parent map, so
-/// a site costs the few candidate variables, not a walk of the body.
-bool inScopeAt(const VarDecl &VD, const Stmt &At, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
+/// statement (block, for, if, ...) that contains it.
+bool inScopeAt(const VarDecl &VD, const Stmt &At, const MeshLocals &Locals,
+               const SourceManager &SM) {
+  const Stmt *Scope = Locals.ScopeOf.lookup(&VD);
+  if (!Scope)
+    return false;
   SourceLocation Use = SM.getExpansionLoc(At.getBeginLoc());
-  if (!SM.isBeforeInTranslationUnit(SM.getExpansionLoc(VD.getLocation()), Use))
-    return false;
-  DynTypedNodeList Parents = Ctx.getParents(VD);
-  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
-  if (!DS)
-    return false;
-  DynTypedNodeList ScopeParents = Ctx.getParents(*DS);
-  const auto *Scope =
-      ScopeParents.empty() ? nullptr : ScopeParents[0].get<Stmt>();
-  return Scope &&
+  return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(VD.getLocation()),
+                                      Use) &&
          SM.isPointWithin(Use, SM.getExpansionLoc(Scope->getBeginLoc()),
                           SM.getExpansionLoc(Scope->getEndLoc()));
+}
+
+/// The locals of \p FD, from \p Cache when it holds them.
+const MeshLocals &localsOf(const FunctionDecl &FD,
+                           const analysis::ApiIndex &Index, MeshLocals *Cache,
+                           MeshLocals &Fresh) {
+  MeshLocals &Locals = Cache ? *Cache : Fresh;
+  if (Locals.FD != &FD) {
+    Locals = MeshLocals();
+    Locals.FD = &FD;
+    if (FD.getBody())
+      collectLocals(FD.getBody(), Index, Locals);
+  }
+  return Locals;
 }
 
 /// The variable to use at \p At in \p FD, if any: the nearest local
@@ -106,18 +114,12 @@ bool inScopeAt(const VarDecl &VD, const Stmt &At, ASTContext &Ctx) {
 const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
                               const analysis::ApiIndex &Index,
                               MeshLocals *Cache, const CXXRecordDecl *&ThisClass) {
-  ASTContext &Ctx = FD.getASTContext();
+  const SourceManager &SM = FD.getASTContext().getSourceManager();
   ThisClass = nullptr;
   MeshLocals Fresh;
-  MeshLocals &Locals = Cache ? *Cache : Fresh;
-  if (Locals.FD != &FD) {
-    MeshLocalCollector Collector(Index);
-    Collector.TraverseStmt(FD.getBody());
-    Locals.FD = &FD;
-    Locals.Vars = std::move(Collector.Vars);
-  }
+  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   for (const VarDecl *VD : llvm::reverse(Locals.Vars))
-    if (VD->getIdentifier() && inScopeAt(*VD, At, Ctx))
+    if (VD->getIdentifier() && inScopeAt(*VD, At, Locals, SM))
       return VD;
   for (const ParmVarDecl *P : llvm::reverse(FD.parameters()))
     if (P->getIdentifier() && meshAccess(P->getType(), Index) != MeshAccess::None)
@@ -178,9 +180,12 @@ meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
   if (MeshOf.empty())
     return std::nullopt;
   // DTensorVars come nearest first; parameters are always in scope.
+  MeshLocals Fresh;
+  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
+  const SourceManager &SM = FD.getASTContext().getSourceManager();
   for (const VarDecl *VD : DTensorVars)
     if (VD->getIdentifier() &&
-        (isa<ParmVarDecl>(VD) || inScopeAt(*VD, Call, FD.getASTContext())))
+        (isa<ParmVarDecl>(VD) || inScopeAt(*VD, Call, Locals, SM)))
       return "*" + MeshOf + "(" + VD->getNameAsString() + ")";
   return std::nullopt;
 }

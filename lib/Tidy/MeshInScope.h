@@ -7,6 +7,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
 #include <string>
@@ -24,7 +25,10 @@ namespace tidy {
 /// The DeviceMesh locals of one function, found once for all its sites.
 struct MeshLocals {
   const clang::FunctionDecl *FD = nullptr;
+  /// DeviceMesh-typed locals, in source order.
   llvm::SmallVector<const clang::VarDecl *, 4> Vars;
+  /// The statement (block, for, if, ...) whose DeclStmt declares each local.
+  llvm::DenseMap<const clang::VarDecl *, const clang::Stmt *> ScopeOf;
 };
 
 /// \p DTensorVars: nearest first. \p Cache, when given, keeps the function's
