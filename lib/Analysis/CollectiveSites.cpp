@@ -84,7 +84,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       return;
     if (surely(*AllPlain, Env))
       Site.Verdict = MeshVerdict::NoMesh;
-    else if (WantMaybe && possibly(*AllPlain, Env) && Env.allows(*AllPlain))
+    else if (WantMaybe && possiblyOnAPath(*AllPlain, Env))
       Site.Verdict = MeshVerdict::MaybeNoMesh;
     else
       return;

@@ -33,9 +33,9 @@ std::optional<ElementFact> readElement(const TensorOperand &Elem,
   std::optional<OperandReading> R = readOperand(Elem, Env, Origins);
   if (!R)
     return std::nullopt;
-  bool Surely = Env.proves(*R->AnyDTensor);
+  bool Surely = surely(*R->AnyDTensor, Env);
   bool Maybe =
-      !Surely && Env.proves(*R->AllKnown) && Env.allows(*R->AnyDTensor);
+      !Surely && surely(*R->AllKnown, Env) && possiblyOnAPath(*R->AnyDTensor, Env);
   return ElementFact{Elem.E, Surely, Maybe};
 }
 
@@ -110,7 +110,7 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
         std::optional<OperandReading> R = readOperand(Op, Env, Origins);
         if (!R)
           continue;
-        bool Surely = Env.proves(*R->AnyDTensor);
+        bool Surely = surely(*R->AnyDTensor, Env);
         bool Maybe = !Surely && Env.proves(*R->AllKnown) &&
                      Env.allows(*R->AnyDTensor);
         if (!Surely && !Maybe)

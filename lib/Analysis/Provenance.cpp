@@ -27,6 +27,10 @@ bool possibly(const Formula &F, const Environment &Env) {
              .getStatus() == Solver::Result::Status::Satisfiable;
 }
 
+bool possiblyOnAPath(const Formula &F, const Environment &Env) {
+  return possibly(F, Env) && Env.allows(F);
+}
+
 static Provenance classify(const Formula &AllPlain, const Formula &AllDTensor,
                            const Formula &AnyDTensor, const Formula &Known,
                            const Environment &Env) {

@@ -35,6 +35,11 @@ bool surely(const clang::dataflow::Formula &F,
             const clang::dataflow::Environment &Env);
 bool possibly(const clang::dataflow::Formula &F,
               const clang::dataflow::Environment &Env);
+/// possibly(), then confirmed against the flow condition, so that a value
+/// that differs only on correlated branches is not reported. The
+/// confirmation costs the function's history: use it for findings only.
+bool possiblyOnAPath(const clang::dataflow::Formula &F,
+                     const clang::dataflow::Environment &Env);
 
 Provenance classify(const TensorFacts &F,
                     const clang::dataflow::Environment &Env);
