@@ -28,20 +28,24 @@ public:
 };
 } // namespace
 
+const LambdaExpr *lambdaExprOf(const CXXRecordDecl &Closure) {
+  const auto *Enclosing = dyn_cast<FunctionDecl>(Closure.getDeclContext());
+  if (!Closure.isLambda() || !Enclosing || !Enclosing->getBody())
+    return nullptr;
+  LambdaFinder Finder(&Closure);
+  Finder.TraverseStmt(Enclosing->getBody());
+  return Finder.Found;
+}
+
 llvm::DenseMap<const VarDecl *, CapturedTensor>
 capturedTensorFacts(const CXXMethodDecl &CallOperator, ASTContext &Ctx,
                     const ApiIndex &Index, const AnalysisLimits &Limits) {
   llvm::DenseMap<const VarDecl *, CapturedTensor> Facts;
   const CXXRecordDecl *Closure = CallOperator.getParent();
-  const auto *Enclosing =
-      Closure ? dyn_cast<FunctionDecl>(Closure->getDeclContext()) : nullptr;
-  if (!Closure || !Closure->isLambda() || !Enclosing || !Enclosing->hasBody())
-    return Facts;
-  LambdaFinder Finder(Closure);
-  Finder.TraverseStmt(Enclosing->getBody());
-  const LambdaExpr *Lambda = Finder.Found;
+  const LambdaExpr *Lambda = Closure ? lambdaExprOf(*Closure) : nullptr;
   if (!Lambda)
     return Facts;
+  const auto *Enclosing = cast<FunctionDecl>(Closure->getDeclContext());
 
   // Captures whose value at creation is their value when the lambda runs.
   llvm::SmallVector<const VarDecl *, 4> Stable;

@@ -1,6 +1,7 @@
 //===--- MeshInScope.cpp - Find a DeviceMesh expression for a fix-it ------===//
 
 #include "MeshInScope.h"
+#include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -43,19 +44,6 @@ MeshAccess meshAccess(QualType T, const analysis::ApiIndex &Index) {
 std::string spell(const NamedDecl &D, MeshAccess Access) {
   std::string Name = D.getNameAsString();
   return Access == MeshAccess::Deref ? "*" + Name : Name;
-}
-
-/// The lambda expression in \p S whose closure class is \p Closure.
-const LambdaExpr *findLambda(const Stmt *S, const CXXRecordDecl *Closure) {
-  if (!S)
-    return nullptr;
-  if (const auto *Lambda = dyn_cast<LambdaExpr>(S);
-      Lambda && Lambda->getLambdaClass() == Closure)
-    return Lambda;
-  for (const Stmt *Child : S->children())
-    if (const LambdaExpr *Found = findLambda(Child, Closure))
-      return Found;
-  return nullptr;
 }
 
 /// Records every local of \p S with the statement that declares it, and the
@@ -113,11 +101,10 @@ const MeshLocals &localsOf(const FunctionDecl &FD,
 /// class whose fields `this` gives access to, if any.
 const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
                               const analysis::ApiIndex &Index,
-                              MeshLocals *Cache, const CXXRecordDecl *&ThisClass) {
+                              const MeshLocals &Locals,
+                              const CXXRecordDecl *&ThisClass) {
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   ThisClass = nullptr;
-  MeshLocals Fresh;
-  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   for (const VarDecl *VD : llvm::reverse(Locals.Vars))
     if (VD->getIdentifier() && inScopeAt(*VD, At, Locals, SM))
       return VD;
@@ -143,13 +130,16 @@ const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
           meshAccess(VD->getType(), Index) != MeshAccess::None)
         Captured = VD; // The last one listed, as the nearest.
   }
-  const auto *Enclosing = dyn_cast<FunctionDecl>(Closure->getDeclContext());
-  const LambdaExpr *Lambda =
-      Enclosing ? findLambda(Enclosing->getBody(), Closure) : nullptr;
+  const LambdaExpr *Lambda = analysis::lambdaExprOf(*Closure);
   const CXXRecordDecl *OuterThis = nullptr;
   const VarDecl *Outer = nullptr;
-  if (Lambda)
-    Outer = meshVariableAt(*Enclosing, *Lambda, Index, nullptr, OuterThis);
+  if (Lambda) {
+    const auto &Enclosing = *cast<FunctionDecl>(Closure->getDeclContext());
+    MeshLocals OuterLocals;
+    Outer = meshVariableAt(Enclosing, *Lambda, Index,
+                           localsOf(Enclosing, Index, nullptr, OuterLocals),
+                           OuterThis);
+  }
   if (Closure->getLambdaCaptureDefault() != LCD_None) {
     CapturesThis = true; // Naming a field captures `this` too.
     if (!Captured)
@@ -166,8 +156,10 @@ std::optional<std::string>
 meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
                       llvm::ArrayRef<const VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index, MeshLocals *Cache) {
+  MeshLocals Fresh;
+  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   const CXXRecordDecl *ThisClass = nullptr;
-  if (const VarDecl *VD = meshVariableAt(FD, Call, Index, Cache, ThisClass))
+  if (const VarDecl *VD = meshVariableAt(FD, Call, Index, Locals, ThisClass))
     return spell(*VD, meshAccess(VD->getType(), Index));
 
   if (ThisClass)
@@ -180,8 +172,6 @@ meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
   if (MeshOf.empty())
     return std::nullopt;
   // DTensorVars come nearest first; parameters are always in scope.
-  MeshLocals Fresh;
-  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   for (const VarDecl *VD : DTensorVars)
     if (VD->getIdentifier() &&

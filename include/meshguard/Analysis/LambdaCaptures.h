@@ -13,10 +13,15 @@
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace meshguard {
 namespace analysis {
+
+/// The lambda expression that creates \p Closure, found in the body of the
+/// function that encloses it; null if there is none.
+const clang::LambdaExpr *lambdaExprOf(const clang::CXXRecordDecl &Closure);
 
 struct CapturedTensor {
   bool Plain;
