@@ -389,7 +389,7 @@ public:
     if (Call->getNumArgs() == 0)
       return;
     llvm::SmallVector<RecordStorageLocation *, 4> Chain =
-        modulesAlong(Call->getArg(0));
+        modulesAlong(Call->getArg(0), Env, Index);
     for (unsigned I = 0; I < Chain.size(); ++I)
       if (I == 0)
         writeModule(*Chain[I], /*Distributed=*/true, Env);
@@ -403,7 +403,7 @@ public:
     RecordStorageLocation *Result = resultLocation(Call, Env);
     if (!Result || !Index.isTensorContainerType(Call->getType()))
       return;
-    llvm::SmallVector<RecordStorageLocation *, 4> Chain = modulesAlong(Obj);
+    llvm::SmallVector<RecordStorageLocation *, 4> Chain = modulesAlong(Obj, Env, Index);
     if (Chain.empty()) {
       havocContainer(*Result, Env);
       return;
@@ -417,35 +417,11 @@ public:
 
   /// Forgets what is known about every module \p E reaches.
   void havocModules(const Expr *E) {
-    for (RecordStorageLocation *L : modulesAlong(E))
+    for (RecordStorageLocation *L : modulesAlong(E, Env, Index))
       havocModule(*L, Env);
   }
 
 private:
-  /// The module objects \p E goes through, outermost access first:
-  /// `*model->encoder` gives encoder's holder, then model. Module and holder
-  /// variables and fields resolve to their locations; `holder->` and
-  /// `*holder` to the holder's.
-  llvm::SmallVector<RecordStorageLocation *, 4> modulesAlong(const Expr *E) {
-    llvm::SmallVector<RecordStorageLocation *, 4> Chain;
-    while (E) {
-      E = E->IgnoreParenImpCasts();
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-          Op && (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow) &&
-          Op->getNumArgs() == 1) {
-        E = Op->getArg(0);
-        continue;
-      }
-      if (Index.isModuleType(E->getType()))
-        if (RecordStorageLocation *L = recordLocation(E, Env);
-            L && !llvm::is_contained(Chain, L))
-          Chain.push_back(L);
-      const auto *Member = dyn_cast<MemberExpr>(E);
-      E = Member ? Member->getBase() : nullptr;
-    }
-    return Chain;
-  }
-
   /// The object of `__range.begin()` names the implicit range variable.
   static bool isRangeForObject(const CallExpr *Call) {
     const Expr *Obj = nullptr;

@@ -170,5 +170,38 @@ void havocContainer(RecordStorageLocation &L, Environment &Env) {
     Env.setValue(L.getSyntheticField(Name), Env.makeAtomicBoolValue());
 }
 
+/// Steps through `*holder` and `holder->` to the holder.
+static const Expr *throughHolderAccess(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  while (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if ((Op->getOperator() != OO_Star && Op->getOperator() != OO_Arrow) ||
+        Op->getNumArgs() != 1)
+      break;
+    E = Op->getArg(0)->IgnoreParenImpCasts();
+  }
+  return E;
+}
+
+llvm::SmallVector<RecordStorageLocation *, 4>
+modulesAlong(const Expr *E, const Environment &Env, const ApiIndex &Index) {
+  llvm::SmallVector<RecordStorageLocation *, 4> Chain;
+  while (E) {
+    E = throughHolderAccess(E);
+    if (Index.isModuleType(E->getType()))
+      if (RecordStorageLocation *L = recordLocation(E, Env);
+          L && !llvm::is_contained(Chain, L))
+        Chain.push_back(L);
+    const auto *Member = dyn_cast<MemberExpr>(E);
+    E = Member ? Member->getBase() : nullptr;
+  }
+  return Chain;
+}
+
+const VarDecl *moduleVariable(const Expr *E, const ApiIndex &Index) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(throughHolderAccess(E));
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return VD && Index.isModuleType(VD->getType()) ? VD : nullptr;
+}
+
 } // namespace analysis
 } // namespace meshguard
