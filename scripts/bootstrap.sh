@@ -11,6 +11,8 @@ set -euo pipefail
 #   gRPC/protobuf/absl: Debian's clangd archives reference them at link time.
 #   libtorch-dev: the runtime (libtorch 1.13.1 with c10d and Gloo).
 #   googletest/benchmark: runtime tests and benchmarks.
+#   python3-yaml: reads clang-tidy's exported fixes (meshguard-run, meshguard-sarif, the demo's report).
+#   gnuplot-nox: the demo's loss plot (SVG).
 PACKAGES=(
   cmake ninja-build ccache python3 python3-yaml git g++ lld-19
   llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clangd-19 llvm-19-tools
@@ -18,6 +20,7 @@ PACKAGES=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libtorch-dev libgloo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  gnuplot-nox
 )
 
 missing=()
