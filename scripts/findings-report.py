@@ -329,7 +329,9 @@ class Report:
 
     def diff(self):
         out = []
-        for path, (old, new, applied, skipped) in sorted(self.fixed_texts().items()):
+        texts = self.fixed_texts()
+        for path in sorted(texts, key=lambda p: (p != self.main, p)):  # the main file first
+            old, new, applied, skipped = texts[path]
             f = self.files[path]
             lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), "a/" + self.rel(path),
                                               "b/" + self.rel(path), lineterm=""))
