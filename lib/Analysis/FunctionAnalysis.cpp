@@ -74,7 +74,7 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const AnalysisLimits &Limits,
                                ElementVisitor Visit,
                                SummaryProvider *Summaries,
-                               EntryVisitor OnEntry) {
+                               EntryVisitor OnEntry, ExitVisitor OnExit) {
   AnalysisResult Result;
   if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
       FD.isInvalidDecl()) {
@@ -148,8 +148,13 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
     Result.Message = std::move(Message);
     return Result;
   }
-  if (Solver->reachedLimit())
+  if (Solver->reachedLimit()) {
     Result.Outcome = AnalysisOutcome::SATLimit;
+    return Result;
+  }
+  if (OnExit)
+    if (const auto &Exit = (*States)[ACFG->getCFG().getExit().getBlockID()])
+      OnExit(Exit->Env);
   return Result;
 }
 

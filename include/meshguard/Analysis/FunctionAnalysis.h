@@ -64,6 +64,10 @@ class SummaryProvider;
 /// their fresh, unconstrained provenance).
 using EntryVisitor = llvm::function_ref<void(const clang::dataflow::Environment &)>;
 
+/// Called once with the state where the function returns (the join over its
+/// return paths), if it can return.
+using ExitVisitor = llvm::function_ref<void(const clang::dataflow::Environment &)>;
+
 /// Analyses \p FD. Calls to functions of this TU that the API model does not
 /// describe use \p Summaries when given.
 AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
@@ -71,7 +75,8 @@ AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
                                const AnalysisLimits &Limits,
                                ElementVisitor Visit,
                                SummaryProvider *Summaries = nullptr,
-                               EntryVisitor OnEntry = nullptr);
+                               EntryVisitor OnEntry = nullptr,
+                               ExitVisitor OnExit = nullptr);
 
 /// "SAT solver limit", "block visit limit", ... for messages.
 llvm::StringRef describe(AnalysisOutcome Outcome);
