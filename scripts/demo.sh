@@ -2,13 +2,14 @@
 # The README's first command: meshguard end to end on a real C++ training program.
 #   1. install and build what is needed (logs in $BUILD/demo/logs);
 #   2. run the buggy program on 2 Gloo ranks: it dies with MeshNotFoundError;
-#   3. meshguard-tidy finds every mistake and explains it;
+#   3. meshguard-tidy finds every mistake and explains it; the findings, with their
+#      notes and fix-its laid out on the source, go to $BUILD/demo/report.html;
 #   4. the fix-its are applied to a copy, which is rebuilt and trains on 2 ranks,
-#      its loss matching a single-process reference;
+#      its loss matching a single-process reference (curves in $BUILD/demo/loss.svg);
 #   5. a summary.
 # Usage: scripts/demo.sh [build-dir]. Non-interactive; MESHGUARD_DEMO_PLAIN=1 turns colour off.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 build=$(realpath -m "${1:-build}")
 work=$build/demo
@@ -19,7 +20,7 @@ start_all=$(date +%s)
 if [ -t 1 ] && [ -z "${MESHGUARD_DEMO_PLAIN:-}" ]; then
   bold=$'\e[1m' red=$'\e[31m' green=$'\e[32m' yellow=$'\e[33m' blue=$'\e[34m' reset=$'\e[0m'
 else
-  bold= red= green= yellow= blue= reset=
+  bold='' red='' green='' yellow='' blue='' reset=''
 fi
 section() { printf '\n%s== %s ==%s\n' "$bold$blue" "$*" "$reset"; }
 ok() { printf '%s✓ %s%s\n' "$green" "$*" "$reset"; }
@@ -55,11 +56,17 @@ ok "rank output shows the runtime's error, as PyTorch would raise it"
 
 section "3. meshguard-tidy finds the mistakes before the job runs"
 tidy=("$build/bin/meshguard-tidy" -p "$build" "--checks=-*,dtensor-*")
-"${tidy[@]}" examples/train.cpp >"$logs/tidy.log" 2>&1
+rm -f "$work/findings.yaml" "$work/report.html" "$work/loss.svg"
+"${tidy[@]}" -export-fixes="$work/findings.yaml" examples/train.cpp >"$logs/tidy.log" 2>&1
 grep -E '(warning|note):' "$logs/tidy.log" | grep -v 'FIX-IT' | sed "s|$root/||" | sed 's/^/  /'
 findings=$(grep -c 'warning:' "$logs/tidy.log")
 [ "$findings" -gt 0 ] || die "meshguard-tidy found nothing" "$logs/tidy.log"
 ok "$findings findings"
+# The HTML report, from the exported fixes; --check holds it to the text output above.
+{ python3 scripts/findings-report.py "$work/findings.yaml" "$work/report.html" --root "$root" &&
+  python3 scripts/findings-report.py --check "$work/report.html" "$logs/tidy.log"; } >"$logs/report.log" 2>&1 ||
+  die "the HTML report of the findings could not be written" "$logs/report.log"
+ok "report with the notes laid out on the source: $work/report.html"
 
 section "4. Apply the fix-its to a copy, rebuild, and train on 2 ranks"
 mkdir -p "$work/src"
@@ -76,6 +83,7 @@ diff -u examples/train.cpp "$work/src/train_fixed.cpp" >"$work/fix.diff"
 sed 's/^/  /' "$work/fix.diff" | grep -E '^  (\+|-|@@)' | grep -vE '^  (\+\+\+|---)' |
   sed -e "s/^  +/  $green+/" -e "s/^  -/  $red-/" -e "s/$/$reset/"
 [ "$fixed" -gt 0 ] || die "no fix-it was applied" "$logs/fix.log"
+# shellcheck disable=SC2086
 "$build/bin/meshguard-tidy" "--checks=-*,dtensor-*" "$work/src/train_fixed.cpp" -- $compile_args \
   >"$logs/tidy-after.log" 2>&1
 left=$(grep -c 'warning:' "$logs/tidy-after.log")
@@ -93,11 +101,14 @@ grep -E '^\[rank 0\] step' "$logs/fixed-run.log" | sed 's/^/  /'
 python3 scripts/compare-loss.py "$logs/fixed-run.log" "$logs/reference-run.log" >"$logs/compare.txt" ||
   { cat "$logs/compare.txt"; die "the 2-rank loss does not match the single-process reference" "$logs/compare.txt"; }
 sed 's/^/  /' "$logs/compare.txt"
+bash scripts/plot-loss.sh "$logs/fixed-run.log" "$logs/reference-run.log" "$work/loss.svg" >"$logs/plot.log" 2>&1 ||
+  die "plotting the loss curves failed" "$logs/plot.log"
 ok "the fixed program trains on 2 ranks and matches the reference"
 
 section "5. Summary"
 step_ms=$(grep -m1 -oE 'ms/step=[0-9.]+' "$logs/fixed-run.log" | cut -d= -f2)
 printf '  findings: %s   fix-it edits applied: %s   findings after fixing: %s\n' "$findings" "$fixed" "$left"
 printf '  time per training step (2 ranks): %s ms   demo time: %s s\n' "${step_ms:-?}" "$(( $(date +%s) - start_all ))"
+printf '  report: %s   loss plot: %s\n' "$work/report.html" "$work/loss.svg"
 printf '  logs: %s\n' "$logs"
 printf '  next: docs/README.md (checks, runtime, IDE and CI setup)\n'
