@@ -227,6 +227,9 @@ class Report:
             back = ' <span class="meta">(note of <a href="#%s">warning %d</a>, %s)</span>' % (
                 d.main.anchor, d.number, esc(self.where(d.main)))
             body, extra = back, ""
+            if m.replacements:  # clang-tidy applies a note's fix-its only with --fix-notes
+                extra = '<ul>%s</ul><span class="meta">(this note\'s fix-it is applied only with --fix-notes; ' \
+                        'the diff below leaves it out)</span>' % "".join(self.fix_item(r) for r in m.replacements)
         else:
             badge = '<a class="badge" href="#%s">%d</a>' % (m.anchor, d.number)
             body = ' <a class="check" href="#sum-%d">[%s]</a>' % (d.number, esc(d.check))
