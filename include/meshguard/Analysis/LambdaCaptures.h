@@ -31,8 +31,10 @@ struct CapturedTensor {
 
 /// The tensors \p CallOperator's lambda captures that are surely plain or
 /// surely DTensors where the lambda is created and that keep that value
-/// until it runs: captured by copy, or by reference and never modified by
-/// the enclosing function. Empty for anything else.
+/// until it runs: captured by copy, or by reference when no lambda writes
+/// the variable and the enclosing function writes it only where control
+/// cannot come after the lambda's creation (not after it, not in a loop
+/// around it). Empty for anything else.
 llvm::DenseMap<const clang::VarDecl *, CapturedTensor>
 capturedTensorFacts(const clang::CXXMethodDecl &CallOperator,
                     clang::ASTContext &Ctx, const ApiIndex &Index,
