@@ -135,6 +135,25 @@ static const CXXRecordDecl *heldClass(const CXXRecordDecl *RD) {
   return nullptr;
 }
 
+ApiIndex::TypeKind ApiIndex::argumentKind(const CXXRecordDecl *RD,
+                                          unsigned I) const {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec)
+    return TK_None;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (I >= Args.size() || Args[I].getKind() != TemplateArgument::Type)
+    return TK_None;
+  return typeKind(Args[I].getAsType());
+}
+
+bool ApiIndex::isDictItem(const CXXRecordDecl *RD) const {
+  if (!RD->getIdentifier() || RD->getName() != "Item")
+    return false;
+  const auto *Dict = dyn_cast<CXXRecordDecl>(RD->getDeclContext());
+  return Dict && Dict->getQualifiedNameAsString() == "torch::OrderedDict" &&
+         argumentKind(Dict, 1) == TK_Tensor;
+}
+
 ApiIndex::TypeKind ApiIndex::typeKind(QualType T) const {
   if (T.isNull())
     return TK_None;
@@ -151,12 +170,17 @@ ApiIndex::TypeKind ApiIndex::typeKind(QualType T) const {
     } else if (MeshNames.contains(Name)) {
       Kind = TK_Mesh;
     } else if (ContainerNames.contains(Name)) {
-      if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
-        const TemplateArgumentList &Args = Spec->getTemplateArgs();
-        if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type &&
-            typeKind(Args[0].getAsType()) == TK_Tensor)
-          Kind = TK_Container;
-      }
+      // Containers of containers (the c10d allgather outputs) and of
+      // OrderedDict items are containers too: their facts combine those of
+      // every tensor inside.
+      TypeKind Elem = argumentKind(RD, 0);
+      if (Elem == TK_Tensor || Elem == TK_Container || Elem == TK_Entry)
+        Kind = TK_Container;
+    } else if (Name == "torch::OrderedDict") {
+      if (argumentKind(RD, 1) == TK_Tensor)
+        Kind = TK_Container;
+    } else if (isDictItem(RD)) {
+      Kind = TK_Entry;
     } else if (isModuleClass(RD) || isModuleClass(heldClass(RD))) {
       Kind = TK_Module;
     }
@@ -172,6 +196,19 @@ bool ApiIndex::isTensorContainerType(QualType T) const {
   return typeKind(T) == TK_Container;
 }
 
+bool ApiIndex::isTensorEntryType(QualType T) const {
+  return typeKind(T) == TK_Entry;
+}
+
+QualType ApiIndex::entryTensorType(QualType T) const {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  const auto *Dict = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      RD ? RD->getDeclContext() : nullptr);
+  if (!Dict || Dict->getTemplateArgs().size() < 2)
+    return QualType();
+  return Dict->getTemplateArgs()[1].getAsType();
+}
+
 bool ApiIndex::isMeshType(QualType T) const { return typeKind(T) == TK_Mesh; }
 
 bool ApiIndex::isModuleType(QualType T) const {
@@ -181,7 +218,6 @@ bool ApiIndex::isModuleType(QualType T) const {
 bool ApiIndex::isDistributeModule(const FunctionDecl *FD) const {
   return FD && FD->getQualifiedNameAsString() == "meshguard::distribute_module";
 }
-
 
 std::vector<llvm::StringRef> ApiIndex::meshCollectiveNames() const {
   std::vector<llvm::StringRef> Names;

@@ -67,12 +67,32 @@ bool isModuleAccessor(const FunctionDecl &FD) {
       .Default(false);
 }
 
+/// `m.parameters()` or `m.named_parameters()` (an OrderedDict by name).
 bool isModuleParameters(const CallExpr *Call, const ApiIndex &Index) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
   const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
   return MD && MD->getDeclName().isIdentifier() &&
-         MD->getName() == "parameters" &&
+         (MD->getName() == "parameters" ||
+          MD->getName() == "named_parameters") &&
          Index.isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0));
+}
+
+/// The object of a call on a torch::OrderedDict item (`item.value()`,
+/// `*item`, `item->grad()`'s `item->`), or null.
+const Expr *entryObject(const CallExpr *Call, const ApiIndex &Index) {
+  const Expr *Obj = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Obj = Member->getImplicitObjectArgument();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+           Op && Op->getNumArgs() == 1)
+    Obj = Op->getArg(0);
+  return Obj && Index.isTensorEntryType(Obj->getType()) ? Obj : nullptr;
+}
+
+/// A tensor method called through a pointer (`item->grad()`).
+bool isTensorPointer(const Expr *E, const ApiIndex &Index) {
+  return E->getType()->isPointerType() &&
+         Index.isTensorType(E->getType()->getPointeeType());
 }
 
 bool isMakeShared(const FunctionDecl &FD) {
@@ -92,13 +112,17 @@ public:
 
   /// Folds one operand (tensor or container) into \p C.
   void add(Combined &C, const TensorOperand &Op) {
+    addAt(C, recordLocation(Op.E, Env), Op.IsContainer);
+  }
+
+  /// Folds the tensor or container at \p L (null: unknown) into \p C.
+  void addAt(Combined &C, RecordStorageLocation *L, bool IsContainer) {
     ++C.NumOperands;
-    RecordStorageLocation *L = recordLocation(Op.E, Env);
     if (!L) {
       addUnknown(C);
       return;
     }
-    if (Op.IsContainer) {
+    if (IsContainer) {
       ContainerFacts F = readContainer(*L, Env);
       C.AllPlain = &A.makeAnd(*C.AllPlain, *F.AllPlain);
       C.AllDTensor = &A.makeAnd(*C.AllDTensor, *F.AllDTensor);
@@ -203,8 +227,12 @@ public:
     if (Name == "push_back" || Name == "emplace_back") {
       ContainerFacts Old = readContainer(Obj, Env);
       Combined C{Old.AllPlain, Old.AllDTensor, Old.AnyDTensor, Old.AllKnown};
-      if (Args.size() == 1 && Index.isTensorType(Args[0]->getType()))
+      if (Args.size() == 1 && (Index.isTensorType(Args[0]->getType()) ||
+                               Index.isTensorEntryType(Args[0]->getType())))
         add(C, {Args[0], false});
+      else if (Args.size() == 1 &&
+               Index.isTensorContainerType(Args[0]->getType()))
+        add(C, {Args[0], true}); // An inner vector of a nested one.
       else
         addUnknown(C);
       writeAsContainer(Obj, C);
@@ -216,15 +244,17 @@ public:
     }
     if (Name == "operator[]" || Name == "at" || Name == "front" ||
         Name == "back") {
-      if (RecordStorageLocation *Elem = resultLocation(Call, Env)) {
-        ContainerFacts F = readContainer(Obj, Env);
-        writeTensor(*Elem, *F.AllPlain,
-                    A.makeAnd(*F.AllKnown,
-                              A.makeOr(*F.AllPlain, *F.AllDTensor)),
-                    nullptr, Env);
-      }
+      if (RecordStorageLocation *Elem = resultLocation(Call, Env))
+        writeElement(*Elem, readContainer(Obj, Env));
       if (!IsConst)
         havocContainer(Obj, Env);
+      return;
+    }
+    if (Name == "values" || Name == "items") {
+      // An OrderedDict's tensors, as a vector of tensors or of items.
+      if (Index.isTensorContainerType(Call->getType()))
+        if (RecordStorageLocation *Result = resultLocation(Call, Env))
+          writeContainer(*Result, readContainer(Obj, Env), Env);
       return;
     }
     if (Name == "begin" || Name == "end" || Name == "cbegin" ||
@@ -243,22 +273,64 @@ public:
     RecordStorageLocation *Container = rangeForContainer(Iterator);
     if (!Container)
       return;
-    RecordStorageLocation *Elem = resultLocation(Deref, Env);
-    if (!Elem || !Index.isTensorType(Deref->getType()))
+    if (RecordStorageLocation *Elem = resultLocation(Deref, Env))
+      writeElement(*Elem, readContainer(*Container, Env));
+  }
+
+  /// What an element of a container with facts \p F is: a tensor (or an
+  /// OrderedDict item) is plain if all are, a DTensor if all are; an inner
+  /// container of a nested one has the outer facts (an inner vector of
+  /// DTensors is taken to hold one), known when the outer is all plain or
+  /// all DTensors.
+  void writeElement(RecordStorageLocation &Elem, const ContainerFacts &F) {
+    QualType T = Elem.getType();
+    const Formula &Decided =
+        A.makeAnd(*F.AllKnown, A.makeOr(*F.AllPlain, *F.AllDTensor));
+    if (Index.isTensorType(T) || Index.isTensorEntryType(T))
+      writeTensor(Elem, *F.AllPlain, Decided, nullptr, Env);
+    else if (Index.isTensorContainerType(T))
+      writeContainer(Elem,
+                     {F.AllPlain, F.AllDTensor,
+                      &A.makeAnd(*F.AllDTensor, A.makeNot(*F.AllPlain)),
+                      &Decided},
+                     Env);
+  }
+
+  /// `item.value()`, `*item`, `item->`, `item.pair()` of an OrderedDict
+  /// item: the item's tensor.
+  void entryAccess(const CallExpr *Call, const Expr *Obj) {
+    RecordStorageLocation *Item = recordLocation(Obj, Env);
+    if (!Item)
       return;
-    ContainerFacts F = readContainer(*Container, Env);
-    writeTensor(*Elem, *F.AllPlain,
-                A.makeAnd(*F.AllKnown, A.makeOr(*F.AllPlain, *F.AllDTensor)),
-                nullptr, Env);
+    QualType T = Call->getType();
+    if (Index.isTensorType(T)) {
+      if (RecordStorageLocation *Result = resultLocation(Call, Env))
+        copyTensor(*Item, *Result);
+    } else if (isTensorPointer(Call, Index)) {
+      auto &Pointee =
+          cast<RecordStorageLocation>(Env.createObject(T->getPointeeType()));
+      copyTensor(*Item, Pointee);
+      Env.setValue(*Call, Env.create<PointerValue>(Pointee));
+    } else if (T->isRecordType()) {
+      // pair(): its `second`, when this function reads it.
+      if (RecordStorageLocation *Pair = resultLocation(Call, Env))
+        for (const auto &[Field, Child] : Pair->children())
+          if (auto *R = dyn_cast_or_null<RecordStorageLocation>(Child);
+              R && Field->getName() == "second" &&
+              Index.isTensorType(Field->getType()))
+            copyTensor(*Item, *R);
+    }
   }
 
   /// A range-for loop variable bound by non-const reference may be written
-  /// through: the container becomes unknown.
+  /// through: the container becomes unknown, unless it is a temporary (each
+  /// element is read before it can be written, and nothing reads it after).
   void rangeForVariable(const VarDecl &VD) {
     QualType T = VD.getType();
     if (!T->isLValueReferenceType() ||
-        T.getNonReferenceType().isConstQualified() ||
-        !Index.isTensorType(T) || !VD.getInit())
+        T.getNonReferenceType().isConstQualified() || !VD.getInit() ||
+        !(Index.isTensorType(T) || Index.isTensorEntryType(T) ||
+          Index.isTensorContainerType(T)))
       return;
     const auto *Deref = VD.getInit()->IgnoreImplicit();
     const Expr *Iterator = nullptr;
@@ -268,7 +340,7 @@ public:
     else if (const auto *U = dyn_cast<UnaryOperator>(Deref);
              U && U->getOpcode() == UO_Deref)
       Iterator = U->getSubExpr();
-    if (Iterator)
+    if (Iterator && !isTemporaryRange(Iterator))
       if (RecordStorageLocation *Container = rangeForContainer(Iterator))
         havocContainer(*Container, Env);
   }
@@ -433,8 +505,8 @@ private:
     return VD && VD->isImplicit();
   }
 
-  /// The container a range-for iterator (`__begin`) walks.
-  RecordStorageLocation *rangeForContainer(const Expr *Iterator) {
+  /// The implicit `__range` variable a range-for iterator (`__begin`) walks.
+  static const VarDecl *rangeVariable(const Expr *Iterator) {
     const auto *Ref = dyn_cast<DeclRefExpr>(Iterator->IgnoreParenImpCasts());
     const auto *It = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!It || !It->isImplicit() || !It->getInit())
@@ -443,12 +515,27 @@ private:
         dyn_cast<CXXMemberCallExpr>(It->getInit()->IgnoreImplicit());
     if (!Begin || !isRangeForObject(Begin))
       return nullptr;
-    const Expr *Obj = Begin->getImplicitObjectArgument();
-    if (!Index.isTensorContainerType(Obj->getType()))
+    const auto *RangeRef = cast<DeclRefExpr>(
+        Begin->getImplicitObjectArgument()->IgnoreParenImpCasts());
+    return cast<VarDecl>(RangeRef->getDecl());
+  }
+
+  /// `for (auto &x : f())`: the range is a temporary only the loop sees.
+  static bool isTemporaryRange(const Expr *Iterator) {
+    const VarDecl *Range = rangeVariable(Iterator);
+    const Expr *Init = Range ? Range->getInit() : nullptr;
+    if (const auto *Cleanups = dyn_cast_or_null<ExprWithCleanups>(Init))
+      Init = Cleanups->getSubExpr();
+    return Init && isa<MaterializeTemporaryExpr>(Init);
+  }
+
+  /// The container a range-for iterator (`__begin`) walks.
+  RecordStorageLocation *rangeForContainer(const Expr *Iterator) {
+    const VarDecl *Range = rangeVariable(Iterator);
+    if (!Range || !Index.isTensorContainerType(Range->getType()))
       return nullptr;
-    const auto *RangeRef = cast<DeclRefExpr>(Obj->IgnoreParenImpCasts());
     return dyn_cast_or_null<RecordStorageLocation>(
-        Env.getStorageLocation(*RangeRef->getDecl()));
+        Env.getStorageLocation(*Range));
   }
 
   void addOperand(Combined &C, const Expr *E) {
@@ -456,6 +543,21 @@ private:
       add(C, {E, false});
     else if (Index.isTensorContainerType(E->getType()))
       add(C, {E, true});
+    else if (isTensorPointer(E, Index))
+      addPointee(C, E);
+  }
+
+  /// Folds the tensor \p Ptr points to into \p C.
+  void addPointee(Combined &C, const Expr *Ptr) {
+    auto *P = Env.get<PointerValue>(*Ptr);
+    addAt(C, P ? dyn_cast<RecordStorageLocation>(&P->getPointeeLoc()) : nullptr,
+          /*IsContainer=*/false);
+  }
+
+  void copyTensor(const RecordStorageLocation &From,
+                  RecordStorageLocation &To) {
+    TensorFacts F = readTensor(From, Env, nullptr);
+    writeTensor(To, *F.Plain, *F.Known, originValue(From, Env), Env);
   }
 
   void havocExpr(const Expr *E) {
@@ -499,7 +601,12 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                                  SummaryProvider *Summaries)
     : DataflowAnalysis<ProvenanceModel, NoopLattice>(Ctx) {
   Env.getDataflowAnalysisContext().setSyntheticFieldCallback(
-      [&Index, &Ctx](QualType T) { return syntheticFieldsFor(T, Index, Ctx); });
+      [&Index, &Ctx](QualType T) {
+        // An OrderedDict item carries the provenance of its tensor.
+        return syntheticFieldsFor(
+            Index.isTensorEntryType(T) ? Index.entryTensorType(T) : T, Index,
+            Ctx);
+      });
 
   const ApiIndex *Idx = &Index;
   OriginTable *Orig = &Origins;
@@ -554,6 +661,10 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                         llvm::ArrayRef(Op->getArgs() + 1, Op->getNumArgs() - 1));
                   return;
                 }
+                if (const Expr *Item = entryObject(Call, *Idx)) {
+                  T.entryAccess(Call, Item);
+                  return;
+                }
                 if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
                   const Expr *Obj = Member->getImplicitObjectArgument();
                   if (Obj && Idx->isTensorContainerType(Obj->getType())) {
@@ -563,15 +674,20 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                           llvm::ArrayRef(Member->getArgs(), Member->getNumArgs()));
                     return;
                   }
-                  if (Obj && Idx->isTensorType(Obj->getType()) &&
+                  if (Obj &&
+                      (Idx->isTensorType(Obj->getType()) ||
+                       isTensorPointer(Obj, *Idx)) &&
                       Idx->isTensorType(Call->getType())) {
                     T.op(Call);
                     return;
                   }
                 }
                 if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-                    Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1 &&
-                    Idx->isTensorType(Call->getType())) {
+                    Op && Op->getOperator() == OO_Star &&
+                    Op->getNumArgs() == 1 &&
+                    (Idx->isTensorType(Call->getType()) ||
+                     Idx->isTensorEntryType(Call->getType()) ||
+                     Idx->isTensorContainerType(Call->getType()))) {
                   T.rangeForElement(Call, Op->getArg(0));
                   return;
                 }

@@ -37,8 +37,17 @@ public:
 
   /// True for a modelled tensor type (references and cv-qualifiers ignored).
   bool isTensorType(clang::QualType T) const;
-  /// True for a container of tensors (std::vector<at::Tensor>, TensorList).
+  /// True for a container of tensors (std::vector<at::Tensor>, TensorList),
+  /// of such containers (std::vector<std::vector<at::Tensor>>) or of
+  /// OrderedDict items, and for a torch::OrderedDict of tensors (what
+  /// named_parameters() returns).
   bool isTensorContainerType(clang::QualType T) const;
+  /// True for an item of a torch::OrderedDict of tensors: a named tensor,
+  /// which carries a tensor's provenance but is not one (no tensor op or
+  /// fix-it takes it).
+  bool isTensorEntryType(clang::QualType T) const;
+  /// The tensor type the item type \p T holds.
+  clang::QualType entryTensorType(clang::QualType T) const;
   /// True for a DeviceMesh type (references and cv-qualifiers ignored).
   bool isMeshType(clang::QualType T) const;
   /// True for a libtorch module: a class derived from torch::nn::Module, a
@@ -66,9 +75,15 @@ private:
     TK_Tensor,
     TK_Container,
     TK_Mesh,
-    TK_Module
+    TK_Module,
+    TK_Entry
   };
   TypeKind typeKind(clang::QualType T) const;
+  /// The kind of template type argument \p I of \p RD, if it is a
+  /// specialization.
+  TypeKind argumentKind(const clang::CXXRecordDecl *RD, unsigned I) const;
+  /// torch::OrderedDict<Key, at::Tensor>::Item.
+  bool isDictItem(const clang::CXXRecordDecl *RD) const;
 
   ApiModel Model;
   llvm::StringMap<const SourceEntry *> SourceByName;

@@ -25,11 +25,60 @@ Tensor tensor(std::initializer_list<double> Values, TensorOptions Options = {});
 Tensor from_blob(void *Data, at::IntArrayRef Size, TensorOptions Options = {});
 Tensor zeros_like(const Tensor &T);
 
+// torch/ordered_dict.h: what named_parameters() returns; iterating gives
+// items (a key and a tensor).
+template <typename Key, typename Value> class OrderedDict {
+public:
+  class Item;
+  using Iterator = typename std::vector<Item>::iterator;
+  using ConstIterator = typename std::vector<Item>::const_iterator;
+  Item &front();
+  const Item &front() const;
+  Item &back();
+  const Item &back() const;
+  Item &operator[](size_t Index);
+  const Item &operator[](size_t Index) const;
+  Value &operator[](const Key &K);
+  const Value &operator[](const Key &K) const;
+  Value *find(const Key &K) noexcept;
+  const Value *find(const Key &K) const noexcept;
+  bool contains(const Key &K) const noexcept;
+  Iterator begin();
+  ConstIterator begin() const;
+  Iterator end();
+  ConstIterator end() const;
+  size_t size() const noexcept;
+  bool is_empty() const noexcept;
+  Value &insert(const Key &K, const Value &V);
+  const std::vector<Item> &items() const noexcept;
+  std::vector<Key> keys() const;
+  std::vector<Value> values() const;
+
+private:
+  std::vector<Item> Items;
+};
+template <typename Key, typename Value> class OrderedDict<Key, Value>::Item {
+public:
+  Item(Key K, Value V) : Pair(std::move(K), std::move(V)) {}
+  Value &operator*();
+  const Value &operator*() const;
+  Value *operator->();
+  const Value *operator->() const;
+  const Key &key() const noexcept;
+  Value &value() noexcept;
+  const Value &value() const noexcept;
+  const std::pair<Key, Value> &pair() const noexcept;
+
+private:
+  std::pair<Key, Value> Pair;
+};
+
 namespace nn {
 class Module {
 public:
   virtual ~Module() = default;
   std::vector<Tensor> parameters(bool Recurse = true) const;
+  OrderedDict<std::string, Tensor> named_parameters(bool Recurse = true) const;
   void train(bool On = true);
 };
 // What TORCH_MODULE(Name) declares: a shared handle to NameImpl.
