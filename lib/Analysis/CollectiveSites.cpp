@@ -33,8 +33,10 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
     for (const SinkFact &Sink : Summary->Sinks) {
       if (Sink.Param >= Call->getNumArgs())
         continue;
+      const Expr *Arg = Call->getArg(Sink.Param);
       std::optional<OperandReading> R =
-          readOperand({Call->getArg(Sink.Param), false}, Env, Origins);
+          Sink.IsModule ? readModuleOperand(Arg, Env, Index)
+                        : readOperand({Arg, false}, Env, Origins);
       if (!R || (R->Fact.P != Provenance::Plain &&
                  R->Fact.P != Provenance::MaybePlain))
         continue;

@@ -74,7 +74,8 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const AnalysisLimits &Limits,
                                ElementVisitor Visit,
                                SummaryProvider *Summaries,
-                               EntryVisitor OnEntry, ExitVisitor OnExit) {
+                               EntryVisitor OnEntry, ExitVisitor OnExit,
+                               EntryRefiner Refine) {
   AnalysisResult Result;
   if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
       FD.isInvalidDecl()) {
@@ -111,8 +112,10 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
       MD && MD->getParent() && MD->getParent()->isLambda())
     Captured = capturedTensorFacts(*MD, Ctx, Index, Limits);
-  if (!Captured.empty())
+  if (!Captured.empty() || Refine)
     Model.setEntryRefinement([&](Environment &E) {
+      if (Refine)
+        Refine(E);
       Arena &A = E.arena();
       for (const auto &[VD, Fact] : Captured) {
         auto *L =

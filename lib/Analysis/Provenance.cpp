@@ -56,5 +56,10 @@ Provenance classify(const ContainerFacts &F, const Environment &Env) {
   return classify(*F.AllPlain, *F.AllDTensor, *F.AnyDTensor, *F.AllKnown, Env);
 }
 
+Provenance classify(const ModuleFacts &F, const Environment &Env) {
+  const Formula &Plain = Env.arena().makeNot(*F.Distributed);
+  return classify(Plain, *F.Distributed, *F.Distributed, *F.Known, Env);
+}
+
 } // namespace analysis
 } // namespace meshguard

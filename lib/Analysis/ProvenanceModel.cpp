@@ -95,6 +95,12 @@ bool isTensorPointer(const Expr *E, const ApiIndex &Index) {
          Index.isTensorType(E->getType()->getPointeeType());
 }
 
+bool hasModuleArgument(const CallExpr *Call, const ApiIndex &Index) {
+  return llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+    return Index.isModuleType(Arg->getType());
+  });
+}
+
 bool isMakeShared(const FunctionDecl &FD) {
   return FD.getDeclName().isIdentifier() && FD.getName() == "make_shared" &&
          FD.isInStdNamespace();
@@ -347,7 +353,10 @@ public:
 
   /// After a call the model does not know: results are unknown, and what it
   /// may modify (non-const references, the object of a non-const method) too.
-  void unknownCall(const CallExpr *Call, const FunctionDecl *FD) {
+  /// \p Summary, when given, may say that FD leaves some module arguments
+  /// as they were.
+  void unknownCall(const CallExpr *Call, const FunctionDecl *FD,
+                   const FunctionSummary *Summary = nullptr) {
     // A prvalue result is a fresh object; a glvalue one may alias (std::forward,
     // accessors), and the framework already gives unknown ones fresh values.
     if (Call->isPRValue() && (Index.isTensorType(Call->getType()) ||
@@ -357,8 +366,10 @@ public:
     if (!FD)
       return;
     if (!isModuleAccessor(*FD)) {
-      for (const Expr *Arg : Call->arguments())
-        havocModules(Arg);
+      bool ArgsAreParams = !isa<CXXOperatorCallExpr>(Call);
+      for (unsigned I = 0, N = Call->getNumArgs(); I < N; ++I)
+        if (!(Summary && ArgsAreParams && Summary->keepsModule(I)))
+          havocModules(Call->getArg(I));
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
         havocModules(Member->getImplicitObjectArgument());
     }
@@ -697,10 +708,16 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                 }
                 if (Idx->meshCollective(FD) || Idx->processGroupCollective(FD))
                   return; // Collectives keep their inputs' provenance.
-                T.unknownCall(Call, FD);
-                if (Summaries && Idx->isTensorType(Call->getType()))
-                  if (const FunctionSummary *Sum = Summaries->get(FD))
-                    T.summarizedResult(Call, *Sum);
+                // Summaries are computed on demand: only for calls whose
+                // result or module arguments they can say something about.
+                const FunctionSummary *Sum =
+                    Summaries && (Idx->isTensorType(Call->getType()) ||
+                                  hasModuleArgument(Call, *Idx))
+                        ? Summaries->get(FD)
+                        : nullptr;
+                T.unknownCall(Call, FD, Sum);
+                if (Sum && Idx->isTensorType(Call->getType()))
+                  T.summarizedResult(Call, *Sum);
               })
           .CaseOfCFGStmt<UnaryOperator>(
               unaryOperator(hasOperatorName("*")),

@@ -43,10 +43,15 @@ struct ParamAtoms {
   const Formula *Known;
 };
 
-/// "plain and known" of every tensor operand of \p Arg.
-const Formula *allPlainAndKnown(const Expr *Arg, const ApiIndex &Index,
-                                const Environment &Env,
+/// "plain and known" of every tensor operand of \p Arg, or of the module it
+/// gives when \p IsModule.
+const Formula *allPlainAndKnown(const Expr *Arg, bool IsModule,
+                                const ApiIndex &Index, const Environment &Env,
                                 const OriginTable &Origins) {
+  if (IsModule) {
+    std::optional<OperandReading> R = readModuleOperand(Arg, Env, Index);
+    return R ? &Env.arena().makeAnd(*R->AllPlain, *R->AllKnown) : nullptr;
+  }
   TensorOperands Ops = tensorOperands(Arg, Index);
   if (Ops.Items.empty())
     return nullptr;
@@ -68,9 +73,13 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   auto Summary = std::make_unique<FunctionSummary>();
   bool ReturnsTensor = Index.isTensorType(FD.getReturnType());
   llvm::SmallVector<const ParmVarDecl *, 4> TensorParams;
-  for (const ParmVarDecl *P : FD.parameters())
+  for (const ParmVarDecl *P : FD.parameters()) {
     if (Index.isTensorType(P->getType()))
       TensorParams.push_back(P);
+    else if (Index.isModuleType(P->getType()) &&
+             !addModuleParameterFacts(FD, *P, *Summary))
+      return nullptr;
+  }
   if (!ReturnsTensor && TensorParams.empty())
     return Summary;
 
@@ -130,8 +139,9 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (const MeshCollectiveEntry *Entry = Index.meshCollective(Callee)) {
       if (Entry->TensorArg < Call->getNumArgs())
-        if (const Formula *Target = allPlainAndKnown(
-                Call->getArg(Entry->TensorArg), Index, Env, Origins))
+        if (const Formula *Target =
+                allPlainAndKnown(Call->getArg(Entry->TensorArg),
+                                 /*IsModule=*/false, Index, Env, Origins))
           AddSinks(*Target, Call, Entry, Env);
       return;
     }
@@ -140,8 +150,9 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     if (const FunctionSummary *Inner = get(Callee))
       for (const SinkFact &Sink : Inner->Sinks)
         if (Sink.Param < Call->getNumArgs())
-          if (const Formula *Target = allPlainAndKnown(
-                  Call->getArg(Sink.Param), Index, Env, Origins))
+          if (const Formula *Target =
+                  allPlainAndKnown(Call->getArg(Sink.Param), Sink.IsModule,
+                                   Index, Env, Origins))
             AddSinks(*Target, Sink.Collective, Sink.Entry, Env);
   };
 
@@ -154,6 +165,80 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     Summary->ReturnOrigin = OriginsAgree ? CommonOrigin : nullptr;
   }
   return Summary;
+}
+
+// A module parameter is analysed twice, assuming it was never distributed
+// and assuming it was, with literal facts: a symbolic "distributed" atom
+// would not survive the widening at loop heads, and gradient-sync loops are
+// the usual way a module's parameters reach a collective. A collective is a
+// sink when only the first assumption leaves it without a mesh.
+bool SummaryProvider::addModuleParameterFacts(const FunctionDecl &FD,
+                                              const ParmVarDecl &P,
+                                              FunctionSummary &Summary) {
+  PlainCollectives WhenPlain, WhenDistributed;
+  bool Kept = false;
+  if (!collectivesWithModule(FD, P, /*Distributed=*/false, WhenPlain, &Kept) ||
+      !collectivesWithModule(FD, P, /*Distributed=*/true, WhenDistributed,
+                             nullptr))
+    return false;
+  unsigned Param = P.getFunctionScopeIndex();
+  for (const auto &[Collective, Entry] : WhenPlain)
+    if (!WhenDistributed.count(Collective))
+      Summary.Sinks.push_back({Param, Collective, Entry, /*IsModule=*/true});
+  if (Kept)
+    Summary.KeptModules.push_back(Param);
+  return true;
+}
+
+bool SummaryProvider::collectivesWithModule(const FunctionDecl &FD,
+                                            const ParmVarDecl &P,
+                                            bool Distributed,
+                                            PlainCollectives &Plain,
+                                            bool *Kept) {
+  auto Add = [&](const Expr *Arg, bool IsModule, const CallExpr *Collective,
+                 const MeshCollectiveEntry *Entry, const Environment &Env,
+                 const OriginTable &Origins) {
+    const Formula *Target =
+        allPlainAndKnown(Arg, IsModule, Index, Env, Origins);
+    if (Target && surely(*Target, Env))
+      Plain.insert({Collective, Entry});
+  };
+  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
+                   const OriginTable &Origins) {
+    auto S = Elt.getAs<CFGStmt>();
+    const auto *Call = S ? dyn_cast<CallExpr>(S->getStmt()) : nullptr;
+    if (!Call)
+      return;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (const MeshCollectiveEntry *Entry = Index.meshCollective(Callee)) {
+      if (Entry->TensorArg < Call->getNumArgs())
+        Add(Call->getArg(Entry->TensorArg), /*IsModule=*/false, Call, Entry,
+            Env, Origins);
+      return;
+    }
+    if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+      return;
+    if (const FunctionSummary *Inner = get(Callee))
+      for (const SinkFact &Sink : Inner->Sinks)
+        if (Sink.Param < Call->getNumArgs())
+          Add(Call->getArg(Sink.Param), Sink.IsModule, Sink.Collective,
+              Sink.Entry, Env, Origins);
+  };
+  auto Assume = [&](Environment &Env) {
+    if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
+            Env.getStorageLocation(P)))
+      writeModule(*L, Distributed, Env);
+  };
+  // Kept: still surely not distributed wherever the function returns.
+  auto OnExit = [&](const Environment &Env) {
+    auto *L =
+        dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(P));
+    if (Kept && L && classify(readModule(*L, Env), Env) == Provenance::Plain)
+      *Kept = true;
+  };
+  return analyzeFunction(FD, Ctx, Index, Limits, Visit, this, nullptr, OnExit,
+                         Assume)
+      .ok();
 }
 
 } // namespace analysis

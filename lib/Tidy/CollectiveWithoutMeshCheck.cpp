@@ -2,6 +2,7 @@
 
 #include "CollectiveWithoutMeshCheck.h"
 #include "DiagnosticText.h"
+#include "DistributeModuleFix.h"
 #include "MeshInScope.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -74,7 +75,7 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
                                         const CollectiveSite &Site,
                                         ASTContext &Ctx) {
   if (Site.Inner) {
-    reportThroughCall(Site, Ctx);
+    reportThroughCall(FD, Site, Ctx);
     return;
   }
   const CallExpr &Call = *Site.Call;
@@ -118,12 +119,17 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
         << Entry.Guarded;
 }
 
-void CollectiveWithoutMeshCheck::reportThroughCall(const CollectiveSite &Site,
+void CollectiveWithoutMeshCheck::reportThroughCall(const FunctionDecl &FD,
+                                                   const CollectiveSite &Site,
                                                    ASTContext &Ctx) {
   if (Site.Verdict == MeshVerdict::MaybeNoMesh && !StrictMode)
     return;
   const CallExpr &Call = *Site.Call;
   const OperandFact &Arg = Site.Operands.front();
+  if (Arg.IsModule) {
+    reportUndistributedModule(FD, Site, Ctx);
+    return;
+  }
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (Site.Verdict == MeshVerdict::NoMesh)
     diag(Call.getBeginLoc(),
@@ -141,6 +147,43 @@ void CollectiveWithoutMeshCheck::reportThroughCall(const CollectiveSite &Site,
   diag(Site.Inner->getBeginLoc(),
        "the collective is called here; its tensor arguments come only from "
        "that parameter",
+       DiagnosticIDs::Note);
+}
+
+void CollectiveWithoutMeshCheck::reportUndistributedModule(
+    const FunctionDecl &FD, const CollectiveSite &Site, ASTContext &Ctx) {
+  const CallExpr &Call = *Site.Call;
+  const OperandFact &Arg = Site.Operands.front();
+  const VarDecl *Module = moduleVariable(Arg.E, *Index);
+  std::string Name = Module ? Module->getNameAsString() : operandName(*Arg.E, Ctx);
+  std::optional<FixItHint> Fix;
+  if (Module && Site.Verdict == MeshVerdict::NoMesh &&
+      !FixedModules.contains(Module)) {
+    Fix = distributeModuleFix(FD, *Module, *Index, &MeshCache);
+    if (Fix)
+      FixedModules.insert(Module);
+  }
+  {
+    auto Warning =
+        diag(Call.getBeginLoc(),
+             "call to %0 reaches collective '%1' with no DeviceMesh: module "
+             "'%2' %select{was never|may not have been}3 passed to "
+             "meshguard::distribute_module, so its parameters are plain "
+             "tensors and the runtime will throw 'found no DeviceMesh from "
+             "dtensor args for %1'")
+        << Call.getDirectCallee() << Site.Entry->OpName << Name
+        << (Site.Verdict != MeshVerdict::NoMesh);
+    if (Fix)
+      Warning << *Fix;
+  }
+  if (Module && !isa<ParmVarDecl>(Module))
+    diag(Module->getLocation(),
+         "'%0' is created here; distribute it with "
+         "'meshguard::distribute_module(%1, mesh)' before training",
+         DiagnosticIDs::Note)
+        << Name << distributeModuleArgument(*Module);
+  diag(Site.Inner->getBeginLoc(),
+       "the collective is called here on tensors of the module's parameters()",
        DiagnosticIDs::Note);
 }
 

@@ -6,6 +6,7 @@
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/CollectiveSites.h"
 #include "meshguard/Analysis/Summaries.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {
 namespace tidy {
@@ -29,12 +30,20 @@ private:
   void report(const clang::FunctionDecl &FD,
               const analysis::CollectiveSite &Site, clang::ASTContext &Ctx);
 
-  void reportThroughCall(const analysis::CollectiveSite &Site,
+  void reportThroughCall(const clang::FunctionDecl &FD,
+                         const analysis::CollectiveSite &Site,
                          clang::ASTContext &Ctx);
+  /// A module argument never given to distribute_module: the warning, a note
+  /// at its declaration, and (once per module) the fix that distributes it.
+  void reportUndistributedModule(const clang::FunctionDecl &FD,
+                                 const analysis::CollectiveSite &Site,
+                                 clang::ASTContext &Ctx);
 
   const bool StrictMode;
   /// Summaries of this TU's functions (the check lives for one TU).
   std::unique_ptr<analysis::SummaryProvider> Summaries;
+  /// Modules already given the distribute_module fix in this TU.
+  llvm::DenseSet<const clang::VarDecl *> FixedModules;
 };
 
 } // namespace tidy

@@ -153,13 +153,13 @@ const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
 } // namespace
 
 std::optional<std::string>
-meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
+meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
                       llvm::ArrayRef<const VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index, MeshLocals *Cache) {
   MeshLocals Fresh;
   const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   const CXXRecordDecl *ThisClass = nullptr;
-  if (const VarDecl *VD = meshVariableAt(FD, Call, Index, Locals, ThisClass))
+  if (const VarDecl *VD = meshVariableAt(FD, At, Index, Locals, ThisClass))
     return spell(*VD, meshAccess(VD->getType(), Index));
 
   if (ThisClass)
@@ -175,7 +175,7 @@ meshExpressionInScope(const FunctionDecl &FD, const Expr &Call,
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   for (const VarDecl *VD : DTensorVars)
     if (VD->getIdentifier() &&
-        (isa<ParmVarDecl>(VD) || inScopeAt(*VD, Call, Locals, SM)))
+        (isa<ParmVarDecl>(VD) || inScopeAt(*VD, At, Locals, SM)))
       return "*" + MeshOf + "(" + VD->getNameAsString() + ")";
   return std::nullopt;
 }

@@ -15,7 +15,7 @@
 namespace meshguard {
 namespace tidy {
 
-/// An expression of type DeviceMesh usable at \p Call inside \p FD: the
+/// An expression of type DeviceMesh usable at \p At inside \p FD: the
 /// nearest visible DeviceMesh variable (or pointer to one, dereferenced), a
 /// DeviceMesh parameter, a DeviceMesh field of the enclosing class, or
 /// `*<mesh_of>(x)` for a visible variable x in \p DTensorVars. In a lambda's
@@ -35,7 +35,7 @@ struct MeshLocals {
 /// DeviceMesh locals between calls for the same \p FD (without it every call
 /// walks the body).
 std::optional<std::string>
-meshExpressionInScope(const clang::FunctionDecl &FD, const clang::Expr &Call,
+meshExpressionInScope(const clang::FunctionDecl &FD, const clang::Stmt &At,
                       llvm::ArrayRef<const clang::VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index,
                       MeshLocals *Cache = nullptr);

@@ -68,6 +68,10 @@ using EntryVisitor = llvm::function_ref<void(const clang::dataflow::Environment 
 /// return paths), if it can return.
 using ExitVisitor = llvm::function_ref<void(const clang::dataflow::Environment &)>;
 
+/// Writes assumptions into the initial environment (e.g. "this module
+/// parameter was never distributed").
+using EntryRefiner = llvm::function_ref<void(clang::dataflow::Environment &)>;
+
 /// Analyses \p FD. Calls to functions of this TU that the API model does not
 /// describe use \p Summaries when given.
 AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
@@ -76,7 +80,8 @@ AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
                                ElementVisitor Visit,
                                SummaryProvider *Summaries = nullptr,
                                EntryVisitor OnEntry = nullptr,
-                               ExitVisitor OnExit = nullptr);
+                               ExitVisitor OnExit = nullptr,
+                               EntryRefiner Refine = nullptr);
 
 /// "SAT solver limit", "block visit limit", ... for messages.
 llvm::StringRef describe(AnalysisOutcome Outcome);

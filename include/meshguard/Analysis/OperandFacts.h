@@ -15,8 +15,11 @@ struct OperandFact {
   const clang::Expr *E;
   bool IsContainer;
   Provenance P;
-  /// The call that gave the operand its provenance, if one call explains it.
+  /// The call that gave the operand its provenance, if one call explains it;
+  /// for a module, the construction of the module variable.
   const clang::Expr *Origin;
+  /// A module given by reference: its parameters are the tensors.
+  bool IsModule = false;
 };
 
 /// An operand's fact plus the formulas to combine operands with.
@@ -32,14 +35,23 @@ std::optional<OperandReading> readOperand(const TensorOperand &Op,
                                           const clang::dataflow::Environment &Env,
                                           const OriginTable &Origins);
 
+/// Reads the module \p E denotes (`m`, `*holder`, `*ptr`); nullopt when it is
+/// not a module the model tracks. Plain means "never distributed".
+std::optional<OperandReading> readModuleOperand(const clang::Expr *E,
+                                                const clang::dataflow::Environment &Env,
+                                                const ApiIndex &Index);
+
 /// Tensor-typed parameters and local variables of \p FD (lambdas excluded).
 llvm::SmallVector<const clang::VarDecl *, 8>
 tensorVariables(const clang::FunctionDecl &FD, const ApiIndex &Index);
 
-/// The variables of \p Vars that are surely DTensors in \p Env.
+/// The variables of \p Vars (in declaration order, as tensorVariables gives
+/// them) that are surely DTensors in \p Env, nearest first. With \p Site,
+/// only those declared before it: later ones cannot be named there.
 llvm::SmallVector<const clang::VarDecl *, 4>
 dtensorVariables(llvm::ArrayRef<const clang::VarDecl *> Vars,
-                 const clang::dataflow::Environment &Env);
+                 const clang::dataflow::Environment &Env,
+                 const clang::Stmt *Site = nullptr);
 
 } // namespace analysis
 } // namespace meshguard

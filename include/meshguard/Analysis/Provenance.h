@@ -45,6 +45,9 @@ Provenance classify(const TensorFacts &F,
                     const clang::dataflow::Environment &Env);
 Provenance classify(const ContainerFacts &F,
                     const clang::dataflow::Environment &Env);
+/// A module as its parameters: Plain when it surely was never distributed.
+Provenance classify(const ModuleFacts &F,
+                    const clang::dataflow::Environment &Env);
 
 } // namespace analysis
 } // namespace meshguard

@@ -8,7 +8,9 @@
 //    call inside it that decided it (for notes);
 //  - which tensor parameters alone decide whether a mesh-inferred collective
 //    inside it (or inside its callees) has a DeviceMesh ("sinks"), so that
-//    `sync(meshguard::to_local(dt))` is diagnosed at the call.
+//    `sync(meshguard::to_local(dt))` is diagnosed at the call; and which
+//    module parameters do, through their parameters() (`sync_grads(*head)`
+//    with a module never given to distribute_module).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "meshguard/Analysis/Provenance.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include <memory>
 
 namespace meshguard {
@@ -32,12 +35,21 @@ struct SinkFact {
   /// The collective call (possibly in a callee of the summarised function).
   const clang::CallExpr *Collective;
   const MeshCollectiveEntry *Entry;
+  /// The parameter is a module: "plain" means "never distributed".
+  bool IsModule = false;
 };
 
 struct FunctionSummary {
   Provenance Return = Provenance::Unknown;
   const clang::Expr *ReturnOrigin = nullptr;
   llvm::SmallVector<SinkFact, 2> Sinks;
+  /// Module parameters the function surely leaves as they were (neither
+  /// distributed nor handed to code that might): callers keep what they knew.
+  llvm::SmallVector<unsigned, 2> KeptModules;
+
+  bool keepsModule(unsigned Param) const {
+    return llvm::is_contained(KeptModules, Param);
+  }
 };
 
 class SummaryProvider {
@@ -53,6 +65,19 @@ public:
 
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
+  /// Sinks and "kept" for module parameter \p P of \p FD; false when the
+  /// analysis hit a limit.
+  bool addModuleParameterFacts(const clang::FunctionDecl &FD,
+                               const clang::ParmVarDecl &P,
+                               FunctionSummary &Summary);
+  /// The collectives (in \p FD or its callees) surely without a mesh when
+  /// \p P is assumed (not) \p Distributed; \p Kept, when given: whether P
+  /// is still surely not distributed where FD returns.
+  using PlainCollectives =
+      llvm::DenseMap<const clang::CallExpr *, const MeshCollectiveEntry *>;
+  bool collectivesWithModule(const clang::FunctionDecl &FD,
+                             const clang::ParmVarDecl &P, bool Distributed,
+                             PlainCollectives &Plain, bool *Kept);
 
   clang::ASTContext &Ctx;
   const ApiIndex &Index;

@@ -1,0 +1,97 @@
+//===--- DistributeModuleFix.cpp - Insert a missing distribute_module -----===//
+
+#include "DistributeModuleFix.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace tidy {
+
+namespace {
+
+/// The statement of \p S (or below) that declares \p VD.
+const DeclStmt *declaringStmt(const Stmt *S, const VarDecl &VD) {
+  for (const Stmt *Child : S->children()) {
+    if (!Child)
+      continue;
+    if (const auto *DS = dyn_cast<DeclStmt>(Child);
+        DS && llvm::is_contained(DS->decls(), &VD))
+      return DS;
+    if (const DeclStmt *Found = declaringStmt(Child, VD))
+      return Found;
+  }
+  return nullptr;
+}
+
+/// A module object (derived from torch::nn::Module) is passed as it is; a
+/// holder (`torch::nn::Linear`, `std::shared_ptr<Net>`) is dereferenced.
+bool isModuleObject(QualType T) {
+  llvm::SmallVector<const CXXRecordDecl *, 8> Work;
+  if (const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl())
+    Work.push_back(RD);
+  while (!Work.empty()) {
+    const CXXRecordDecl *C = Work.pop_back_val()->getDefinition();
+    if (!C)
+      continue;
+    if (C->getQualifiedNameAsString() == "torch::nn::Module")
+      return true;
+    for (const CXXBaseSpecifier &Base : C->bases())
+      if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl())
+        Work.push_back(B);
+  }
+  return false;
+}
+
+/// The whitespace that starts the line of \p Loc, up to it ("" when other
+/// text precedes it on that line).
+StringRef indentationOf(SourceLocation Loc, const SourceManager &SM) {
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Buffer = SM.getBufferData(File);
+  StringRef Before = Buffer.take_front(Offset);
+  StringRef Line = Before.substr(Before.rfind('\n') + 1);
+  return Line.find_first_not_of(" \t") == StringRef::npos ? Line : "";
+}
+
+} // namespace
+
+std::string distributeModuleArgument(const VarDecl &Module) {
+  return isModuleObject(Module.getType()) ? Module.getNameAsString()
+                                          : "*" + Module.getNameAsString();
+}
+
+std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
+                                             const VarDecl &Module,
+                                             const analysis::ApiIndex &Index,
+                                             MeshLocals *Cache) {
+  const DeclStmt *DS =
+      FD.getBody() ? declaringStmt(FD.getBody(), Module) : nullptr;
+  if (!DS || !Module.getIdentifier())
+    return std::nullopt;
+  const ASTContext &Ctx = FD.getASTContext();
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Begin = DS->getBeginLoc(), End = DS->getEndLoc();
+  for (SourceLocation L : {Begin, End})
+    if (L.isInvalid() || L.isMacroID() || SM.isInSystemHeader(L))
+      return std::nullopt;
+  std::optional<std::string> Mesh =
+      meshExpressionInScope(FD, *DS, /*DTensorVars=*/{}, Index, Cache);
+  if (!Mesh)
+    return std::nullopt;
+  SourceLocation After =
+      Lexer::getLocForEndOfToken(End, 0, SM, Ctx.getLangOpts());
+  if (After.isInvalid())
+    return std::nullopt;
+  return FixItHint::CreateInsertion(
+      After, ("\n" + indentationOf(Begin, SM) + "meshguard::distribute_module(" +
+              distributeModuleArgument(Module) + ", " + *Mesh + ");")
+                 .str());
+}
+
+} // namespace tidy
+} // namespace meshguard
