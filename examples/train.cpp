@@ -9,7 +9,9 @@
 //   1. a hand-written broadcast of a plain tensor (the learning rate);
 //   2. a DTensor mixed with a plain tensor (the input scaling);
 //   3. the result of to_local() handed to a collective (the logged loss);
-//   4. a DTensor handed to a raw c10d process group (the checkpoint broadcast).
+//   4. a DTensor handed to a raw c10d process group (the checkpoint broadcast);
+//   5. a model only partly distributed (the output head, added later, was
+//      never given to distribute_module: its gradients are plain).
 // `make demo` runs it, runs meshguard-tidy on it, applies the fix-its to a
 // copy, and trains with the fixed copy.
 
@@ -87,7 +89,7 @@ void sync_gradients(torch::nn::Module &model) {
   // (Collectives need dense buffers: some gradients are transposed views.)
   auto params = model.parameters();
   std::vector<torch::Tensor> grads;
-  for (auto &p : params)
+  for (const auto &p : params)
     grads.push_back(p.grad().contiguous());
   meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::AVG);
   for (size_t i = 0; i < params.size(); ++i)
@@ -120,6 +122,8 @@ int main() {
   // Replicate every parameter over the mesh: they become DTensors.
   meshguard::distribute_module(*model, mesh);
   meshguard::dist::broadcast_(model->parameters(), /*src=*/0);
+  // A learned output calibration, added to the model later.
+  torch::nn::Linear head(1, 1);
 
   // Rank 0 picks the learning rate and shares it.
   auto lr = torch::full({1}, 0.2);
@@ -137,13 +141,17 @@ int main() {
   for (int step = 1; step <= kSteps; ++step) {
     for (auto &p : model->parameters())
       p.mutable_grad() = torch::Tensor();
+    for (auto &p : head->parameters())
+      p.mutable_grad() = torch::Tensor();
 
-    auto pred = model->forward(x);
+    auto pred = head->forward(model->forward(x));
     auto loss = (pred - y).pow(2).mean();
     loss.backward();
 
     sync_gradients(*model);
+    sync_gradients(*head);
     sgd_step(*model, lr.item<double>());
+    sgd_step(*head, lr.item<double>());
     log_loss(mesh, loss, step);
   }
   double ms = std::chrono::duration<double, std::milli>(
