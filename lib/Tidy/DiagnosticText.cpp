@@ -54,9 +54,39 @@ std::string originName(const Expr &Origin) {
   return Short.str() + "()";
 }
 
+/// The local module variable of `m.parameters()`, `m->named_parameters()`,
+/// `(*m).parameters()`: a container that is plain because that module was
+/// never distributed.
+static const VarDecl *parametersOfLocalModule(const Expr &E) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(written(&E));
+  const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      (MD->getName() != "parameters" && MD->getName() != "named_parameters"))
+    return nullptr;
+  const Expr *Obj = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  while (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Obj)) {
+    if ((Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star) ||
+        Op->getNumArgs() != 1)
+      break;
+    Obj = Op->getArg(0)->IgnoreParenImpCasts();
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(Obj);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return VD && VD->isLocalVarDecl() ? VD : nullptr;
+}
+
 void noteOperand(clang::tidy::ClangTidyCheck &Check, const OperandFact &Op,
                  ASTContext &Ctx) {
   std::string Name = operandName(*Op.E, Ctx);
+  if (const VarDecl *Module =
+          Op.IsContainer ? parametersOfLocalModule(*Op.E) : nullptr) {
+    Check.diag(Module->getLocation(),
+               "'%0' holds only plain tensors: module '%1' is created here "
+               "and never passed to meshguard::distribute_module",
+               DiagnosticIDs::Note)
+        << Name << Module->getName();
+    return;
+  }
   if (Op.IsContainer) {
     Check.diag(Op.E->getBeginLoc(), "'%0' holds only plain tensors here",
                DiagnosticIDs::Note)

@@ -108,3 +108,11 @@ void notBlamed() {
   Net model;
   logOnes(*model);
 }
+
+// Directly, the note names the module that was never distributed.
+void directly(const DeviceMesh &mesh) {
+  torch::nn::Linear head(8, 2);
+  meshguard::dist::all_reduce_(head->parameters());
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
+  // CHECK-NOTES: :[[@LINE-3]]:21: note: 'head->parameters()' holds only plain tensors: module 'head' is created here and never passed to meshguard::distribute_module
+}
