@@ -101,7 +101,8 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
     if (!DT || Plain.empty())
       return;
     Scan.Sites.push_back({Call, *DT, std::move(Plain),
-                          dtensorVariables(TensorVars, Env), Ops.InPlaceSelf});
+                          dtensorVariables(TensorVars, Env, Call),
+                          Ops.InPlaceSelf});
   };
   Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
   if (!Scan.Result.ok())
