@@ -215,6 +215,10 @@ bool ApiIndex::isModuleType(QualType T) const {
   return typeKind(T) == TK_Module;
 }
 
+bool ApiIndex::isModuleObjectType(QualType T) const {
+  return isModuleClass(T.getNonReferenceType()->getAsCXXRecordDecl());
+}
+
 bool ApiIndex::isDistributeModule(const FunctionDecl *FD) const {
   return FD && FD->getQualifiedNameAsString() == "meshguard::distribute_module";
 }

@@ -90,7 +90,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       Site.Verdict = MeshVerdict::MaybeNoMesh;
     else
       return;
-    Site.DTensorVars = dtensorVariables(TensorVars, Env);
+    Site.DTensorVars = dtensorVariables(TensorVars, Env, Call);
     Scan.Sites.push_back(std::move(Site));
   };
 

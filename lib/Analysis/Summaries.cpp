@@ -136,24 +136,11 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     const auto *Call = dyn_cast<CallExpr>(S->getStmt());
     if (!Call || Params.empty())
       return;
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (const MeshCollectiveEntry *Entry = Index.meshCollective(Callee)) {
-      if (Entry->TensorArg < Call->getNumArgs())
-        if (const Formula *Target =
-                allPlainAndKnown(Call->getArg(Entry->TensorArg),
-                                 /*IsModule=*/false, Index, Env, Origins))
-          AddSinks(*Target, Call, Entry, Env);
-      return;
-    }
-    if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
-      return;
-    if (const FunctionSummary *Inner = get(Callee))
-      for (const SinkFact &Sink : Inner->Sinks)
-        if (Sink.Param < Call->getNumArgs())
-          if (const Formula *Target =
-                  allPlainAndKnown(Call->getArg(Sink.Param), Sink.IsModule,
-                                   Index, Env, Origins))
-            AddSinks(*Target, Sink.Collective, Sink.Entry, Env);
+    forEachCollectiveArgument(*Call, [&](const SinkFact &Site, const Expr *Arg) {
+      if (const Formula *Target =
+              allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
+        AddSinks(*Target, Site.Collective, Site.Entry, Env);
+    });
   };
 
   AnalysisResult Result =
@@ -165,6 +152,23 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     Summary->ReturnOrigin = OriginsAgree ? CommonOrigin : nullptr;
   }
   return Summary;
+}
+
+void SummaryProvider::forEachCollectiveArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (const MeshCollectiveEntry *Entry = Index.meshCollective(Callee)) {
+    if (Entry->TensorArg < Call.getNumArgs())
+      Fn({Entry->TensorArg, &Call, Entry}, Call.getArg(Entry->TensorArg));
+    return;
+  }
+  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+    return;
+  if (const FunctionSummary *Inner = get(Callee))
+    for (const SinkFact &Sink : Inner->Sinks)
+      if (Sink.Param < Call.getNumArgs())
+        Fn(Sink, Call.getArg(Sink.Param));
 }
 
 // A module parameter is analysed twice, assuming it was never distributed
@@ -195,34 +199,18 @@ bool SummaryProvider::collectivesWithModule(const FunctionDecl &FD,
                                             bool Distributed,
                                             PlainCollectives &Plain,
                                             bool *Kept) {
-  auto Add = [&](const Expr *Arg, bool IsModule, const CallExpr *Collective,
-                 const MeshCollectiveEntry *Entry, const Environment &Env,
-                 const OriginTable &Origins) {
-    const Formula *Target =
-        allPlainAndKnown(Arg, IsModule, Index, Env, Origins);
-    if (Target && surely(*Target, Env))
-      Plain.insert({Collective, Entry});
-  };
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
     auto S = Elt.getAs<CFGStmt>();
     const auto *Call = S ? dyn_cast<CallExpr>(S->getStmt()) : nullptr;
     if (!Call)
       return;
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (const MeshCollectiveEntry *Entry = Index.meshCollective(Callee)) {
-      if (Entry->TensorArg < Call->getNumArgs())
-        Add(Call->getArg(Entry->TensorArg), /*IsModule=*/false, Call, Entry,
-            Env, Origins);
-      return;
-    }
-    if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
-      return;
-    if (const FunctionSummary *Inner = get(Callee))
-      for (const SinkFact &Sink : Inner->Sinks)
-        if (Sink.Param < Call->getNumArgs())
-          Add(Call->getArg(Sink.Param), Sink.IsModule, Sink.Collective,
-              Sink.Entry, Env, Origins);
+    forEachCollectiveArgument(*Call, [&](const SinkFact &Site, const Expr *Arg) {
+      const Formula *Target =
+          allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins);
+      if (Target && surely(*Target, Env))
+        Plain.insert({Site.Collective, Site.Entry});
+    });
   };
   auto Assume = [&](Environment &Env) {
     if (auto *L = dyn_cast_or_null<RecordStorageLocation>(

@@ -181,7 +181,7 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
          "'%0' is created here; distribute it with "
          "'meshguard::distribute_module(%1, mesh)' before training",
          DiagnosticIDs::Note)
-        << Name << distributeModuleArgument(*Module);
+        << Name << distributeModuleArgument(*Module, *Index);
   diag(Site.Inner->getBeginLoc(),
        "the collective is called here on tensors of the module's parameters()",
        DiagnosticIDs::Note);

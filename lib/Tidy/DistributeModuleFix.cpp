@@ -29,25 +29,6 @@ const DeclStmt *declaringStmt(const Stmt *S, const VarDecl &VD) {
   return nullptr;
 }
 
-/// A module object (derived from torch::nn::Module) is passed as it is; a
-/// holder (`torch::nn::Linear`, `std::shared_ptr<Net>`) is dereferenced.
-bool isModuleObject(QualType T) {
-  llvm::SmallVector<const CXXRecordDecl *, 8> Work;
-  if (const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl())
-    Work.push_back(RD);
-  while (!Work.empty()) {
-    const CXXRecordDecl *C = Work.pop_back_val()->getDefinition();
-    if (!C)
-      continue;
-    if (C->getQualifiedNameAsString() == "torch::nn::Module")
-      return true;
-    for (const CXXBaseSpecifier &Base : C->bases())
-      if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl())
-        Work.push_back(B);
-  }
-  return false;
-}
-
 /// The whitespace that starts the line of \p Loc, up to it ("" when other
 /// text precedes it on that line).
 StringRef indentationOf(SourceLocation Loc, const SourceManager &SM) {
@@ -60,9 +41,11 @@ StringRef indentationOf(SourceLocation Loc, const SourceManager &SM) {
 
 } // namespace
 
-std::string distributeModuleArgument(const VarDecl &Module) {
-  return isModuleObject(Module.getType()) ? Module.getNameAsString()
-                                          : "*" + Module.getNameAsString();
+std::string distributeModuleArgument(const VarDecl &Module,
+                                     const analysis::ApiIndex &Index) {
+  return Index.isModuleObjectType(Module.getType())
+             ? Module.getNameAsString()
+             : "*" + Module.getNameAsString();
 }
 
 std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
@@ -89,7 +72,7 @@ std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
     return std::nullopt;
   return FixItHint::CreateInsertion(
       After, ("\n" + indentationOf(Begin, SM) + "meshguard::distribute_module(" +
-              distributeModuleArgument(Module) + ", " + *Mesh + ");")
+              distributeModuleArgument(Module, Index) + ", " + *Mesh + ");")
                  .str());
 }
 

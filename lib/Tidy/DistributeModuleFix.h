@@ -21,7 +21,8 @@ namespace tidy {
 /// or the declaration is in a macro or a system header.
 /// How distribute_module is given \p Module: `head` for a module object,
 /// `*head` for a holder (`torch::nn::Linear`, `std::shared_ptr<Net>`).
-std::string distributeModuleArgument(const clang::VarDecl &Module);
+std::string distributeModuleArgument(const clang::VarDecl &Module,
+                                     const analysis::ApiIndex &Index);
 
 std::optional<clang::FixItHint>
 distributeModuleFix(const clang::FunctionDecl &FD, const clang::VarDecl &Module,

@@ -54,6 +54,9 @@ public:
   /// torch::nn::ModuleHolder of one (what TORCH_MODULE declares), or a
   /// std::shared_ptr to one.
   bool isModuleType(clang::QualType T) const;
+  /// True for a module object itself (a class derived from
+  /// torch::nn::Module), false for a holder or pointer of one.
+  bool isModuleObjectType(clang::QualType T) const;
   /// True for meshguard::distribute_module.
   bool isDistributeModule(const clang::FunctionDecl *FD) const;
 

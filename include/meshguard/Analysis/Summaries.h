@@ -23,6 +23,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <memory>
 
 namespace meshguard {
@@ -65,6 +66,13 @@ public:
 
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
+  /// Calls \p Fn with each argument of \p Call that alone reaches a
+  /// mesh-inferred collective: the tensor argument of a collective, or an
+  /// argument a callee's summary names as a sink (the SinkFact says which
+  /// collective, and whether the argument is a module).
+  void forEachCollectiveArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const SinkFact &, const clang::Expr *)> Fn);
   /// Sinks and "kept" for module parameter \p P of \p FD; false when the
   /// analysis hit a limit.
   bool addModuleParameterFacts(const clang::FunctionDecl &FD,
