@@ -329,9 +329,12 @@ public:
   }
 
   /// A range-for loop variable bound by non-const reference may be written
-  /// through: the container becomes unknown, unless it is a temporary (each
-  /// element is read before it can be written, and nothing reads it after).
-  void rangeForVariable(const VarDecl &VD) {
+  /// through: the container becomes unknown when the body may rebind a
+  /// tensor variable (\p MayRebind, see LoopVariableWrites) or the variable
+  /// is not a tensor, unless it is a
+  /// temporary (each element is read before it can be written, and nothing
+  /// reads it after).
+  void rangeForVariable(const VarDecl &VD, bool MayRebind) {
     QualType T = VD.getType();
     if (!T->isLValueReferenceType() ||
         T.getNonReferenceType().isConstQualified() || !VD.getInit() ||
@@ -346,7 +349,11 @@ public:
     else if (const auto *U = dyn_cast<UnaryOperator>(Deref);
              U && U->getOpcode() == UO_Deref)
       Iterator = U->getSubExpr();
-    if (Iterator && !isTemporaryRange(Iterator))
+    // Methods of a container or an OrderedDict item (`bucket.push_back`,
+    // `item.value() = ...`) do change what it holds: only a tensor variable
+    // is decided by MayRebind.
+    bool MayChange = MayRebind || !Index.isTensorType(T);
+    if (Iterator && MayChange && !isTemporaryRange(Iterator))
       if (RecordStorageLocation *Container = rangeForContainer(Iterator))
         havocContainer(*Container, Env);
   }
@@ -728,12 +735,13 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
               })
           .CaseOfCFGStmt<DeclStmt>(
               declStmt(),
-              [Idx, Orig](const DeclStmt *DS,
+              [Idx, Orig, Loops = LoopWrites.get()](const DeclStmt *DS,
                           const MatchFinder::MatchResult &, State &S) {
                 for (const Decl *D : DS->decls())
                   if (const auto *VD = dyn_cast<VarDecl>(D);
                       VD && VD->isCXXForRangeDecl())
-                    Transfer(*Idx, *Orig, S.Env).rangeForVariable(*VD);
+                    Transfer(*Idx, *Orig, S.Env)
+                        .rangeForVariable(*VD, Loops->mayRebind(*VD));
               })
           .CaseOfCFGStmt<CXXConstructExpr>(
               cxxConstructExpr(),

@@ -11,11 +11,13 @@
 #define MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/LoopVariableWrites.h"
 #include "meshguard/Analysis/TensorState.h"
 #include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysis.h"
 #include "clang/Analysis/FlowSensitive/NoopLattice.h"
 #include <functional>
+#include <memory>
 
 namespace meshguard {
 namespace analysis {
@@ -54,6 +56,10 @@ private:
   std::function<void(clang::dataflow::Environment &)> EntryRefinement;
   /// The statement of the first element transferred.
   const clang::Stmt *FirstStmt = nullptr;
+  /// Which range-for variables may be rebound (owned here; the transfer
+  /// functions hold a pointer).
+  std::unique_ptr<LoopVariableWrites> LoopWrites =
+      std::make_unique<LoopVariableWrites>();
   clang::dataflow::CFGMatchSwitch<
       clang::dataflow::TransferState<clang::dataflow::NoopLattice>>
       TransferSwitch;
