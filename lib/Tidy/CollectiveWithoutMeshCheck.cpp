@@ -97,6 +97,18 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
 
   std::optional<std::string> Mesh =
       meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
+  // The parameters of a module never distributed: distributing the module
+  // is the fix (once per module), not a guarded collective.
+  const VarDecl *Module = Site.Operands.size() == 1 &&
+                                  Site.Operands.front().IsContainer
+                              ? parametersOfLocalModule(*Site.Operands.front().E)
+                              : nullptr;
+  std::optional<FixItHint> ModuleFix;
+  if (Module && !FixedModules.contains(Module)) {
+    ModuleFix = distributeModuleFix(FD, *Module, *Index, &MeshCache);
+    if (ModuleFix)
+      FixedModules.insert(Module);
+  }
   {
     auto Warning =
         diag(Call.getBeginLoc(),
@@ -104,7 +116,9 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
              "plain at::Tensor, so the runtime will throw 'found no DeviceMesh "
              "from dtensor args for %0'")
         << Entry.OpName;
-    if (Mesh)
+    if (ModuleFix)
+      Warning << *ModuleFix;
+    else if (Mesh && !(Module && FixedModules.contains(Module)))
       if (auto Fix = guardedRewrite(Call, Entry, *Mesh, Ctx))
         Warning << Fix->first << Fix->second;
   }

@@ -67,7 +67,7 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
 }
 
 void DTensorCheckBase::onEndOfTranslationUnit() {
-  MeshCache = {}; // Its declarations die with the AST.
+  MeshCache = MeshLocals(); // Its declarations die with the AST.
   if (!Analysis.PrintStats)
     return;
   unsigned Total = 0;

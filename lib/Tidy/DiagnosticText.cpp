@@ -54,10 +54,7 @@ std::string originName(const Expr &Origin) {
   return Short.str() + "()";
 }
 
-/// The local module variable of `m.parameters()`, `m->named_parameters()`,
-/// `(*m).parameters()`: a container that is plain because that module was
-/// never distributed.
-static const VarDecl *parametersOfLocalModule(const Expr &E) {
+const VarDecl *parametersOfLocalModule(const Expr &E) {
   const auto *Call = dyn_cast<CXXMemberCallExpr>(written(&E));
   const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
   if (!MD || !MD->getDeclName().isIdentifier() ||

@@ -17,6 +17,11 @@ std::string operandName(const clang::Expr &E, clang::ASTContext &Ctx);
 /// How a note names the call an origin is: "to_local()", "torch::randn()".
 std::string originName(const clang::Expr &Origin);
 
+/// The local module variable of `m.parameters()`, `m->named_parameters()`,
+/// `(*m).parameters()`, or null: when the analysis found such a container
+/// plain, that module was never distributed.
+const clang::VarDecl *parametersOfLocalModule(const clang::Expr &E);
+
 /// The note explaining why one operand of a collective is plain.
 void noteOperand(clang::tidy::ClangTidyCheck &Check,
                  const analysis::OperandFact &Op, clang::ASTContext &Ctx);

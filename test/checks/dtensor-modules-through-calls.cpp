@@ -109,10 +109,28 @@ void notBlamed() {
   logOnes(*model);
 }
 
-// Directly, the note names the module that was never distributed.
+// Directly, the note names the module that was never distributed, and the
+// fix distributes it (once: the second collective needs no fix then).
 void directly(const DeviceMesh &mesh) {
   torch::nn::Linear head(8, 2);
+  // CHECK-FIXES: torch::nn::Linear head(8, 2);
+  // CHECK-FIXES-NEXT: meshguard::distribute_module(*head, mesh);
   meshguard::dist::all_reduce_(head->parameters());
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
-  // CHECK-NOTES: :[[@LINE-3]]:21: note: 'head->parameters()' holds only plain tensors: module 'head' is created here and never passed to meshguard::distribute_module
+  // CHECK-NOTES: :[[@LINE-5]]:21: note: 'head->parameters()' holds only plain tensors: module 'head' is created here and never passed to meshguard::distribute_module
+  // CHECK-FIXES: meshguard::dist::all_reduce_(head->parameters());
+  meshguard::dist::broadcast_(head->parameters(), 0);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+  // CHECK-NOTES: :[[@LINE-9]]:21: note: 'head->parameters()' holds only plain tensors
+  // CHECK-FIXES: meshguard::dist::broadcast_(head->parameters(), 0);
+}
+
+// With no mesh before the module, the guarded rewrite is the fix.
+void meshAfterModule() {
+  torch::nn::Linear head(8, 2);
+  DeviceMesh mesh("cpu", {0, 1});
+  meshguard::dist::all_reduce_(head->parameters());
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
+  // CHECK-NOTES: :[[@LINE-4]]:21: note: 'head->parameters()' holds only plain tensors
+  // CHECK-FIXES: meshguard::guarded::all_reduce_(head->parameters(), mesh);
 }
