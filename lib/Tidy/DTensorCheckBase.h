@@ -12,7 +12,9 @@
 #include "AnalysisOptions.h"
 #include "MeshInScope.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace meshguard {
 namespace tidy {
@@ -27,6 +29,10 @@ public:
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
   void onEndOfTranslationUnit() override;
+
+  /// Whether \p FD is one of interestingCallees() or overrides one; cached
+  /// per declaration (the matcher asks at every call of every function).
+  bool isInterestingCallee(const clang::FunctionDecl &FD) const;
 
 protected:
   /// Calls to these (qualified names) make a function worth analysing.
@@ -47,6 +53,8 @@ protected:
   MeshLocals MeshCache;
 
 private:
+  llvm::StringSet<> CalleeNames;
+  mutable llvm::DenseMap<const clang::FunctionDecl *, bool> CalleeCache;
   /// Functions analysed and skipped in this TU (printed under PrintStats).
   unsigned Analysed = 0;
   llvm::SmallVector<unsigned, 8> Skipped;
