@@ -103,12 +103,8 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
                                   Site.Operands.front().IsContainer
                               ? parametersOfLocalModule(*Site.Operands.front().E)
                               : nullptr;
-  std::optional<FixItHint> ModuleFix;
-  if (Module && !FixedModules.contains(Module)) {
-    ModuleFix = distributeModuleFix(FD, *Module, *Index, &MeshCache);
-    if (ModuleFix)
-      FixedModules.insert(Module);
-  }
+  std::optional<FixItHint> ModuleFix =
+      Module ? distributeOnce(FD, *Module) : std::nullopt;
   {
     auto Warning =
         diag(Call.getBeginLoc(),
@@ -171,12 +167,8 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
   const VarDecl *Module = moduleVariable(Arg.E, *Index);
   std::string Name = Module ? Module->getNameAsString() : operandName(*Arg.E, Ctx);
   std::optional<FixItHint> Fix;
-  if (Module && Site.Verdict == MeshVerdict::NoMesh &&
-      !FixedModules.contains(Module)) {
-    Fix = distributeModuleFix(FD, *Module, *Index, &MeshCache);
-    if (Fix)
-      FixedModules.insert(Module);
-  }
+  if (Module && Site.Verdict == MeshVerdict::NoMesh)
+    Fix = distributeOnce(FD, *Module);
   {
     auto Warning =
         diag(Call.getBeginLoc(),
@@ -199,6 +191,18 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
   diag(Site.Inner->getBeginLoc(),
        "the collective is called here on tensors of the module's parameters()",
        DiagnosticIDs::Note);
+}
+
+std::optional<FixItHint>
+CollectiveWithoutMeshCheck::distributeOnce(const FunctionDecl &FD,
+                                           const VarDecl &Module) {
+  if (FixedModules.contains(&Module))
+    return std::nullopt;
+  std::optional<FixItHint> Fix =
+      distributeModuleFix(FD, Module, *Index, &MeshCache);
+  if (Fix)
+    FixedModules.insert(&Module);
+  return Fix;
 }
 
 } // namespace tidy

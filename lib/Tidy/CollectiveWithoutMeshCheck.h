@@ -42,6 +42,9 @@ private:
   const bool StrictMode;
   /// Summaries of this TU's functions (the check lives for one TU).
   std::unique_ptr<analysis::SummaryProvider> Summaries;
+  /// The fix that distributes \p Module, unless it already has one here.
+  std::optional<clang::FixItHint> distributeOnce(const clang::FunctionDecl &FD,
+                                                 const clang::VarDecl &Module);
   /// Modules already given the distribute_module fix in this TU.
   llvm::DenseSet<const clang::VarDecl *> FixedModules;
 };
