@@ -37,16 +37,13 @@ public:
       if (isa_and_nonnull<CXXMethodDecl>(FD))
         Shift = 1;
     }
-    if (!FD)
-      return llvm::none_of(Call->arguments(),
-                           [&](const Expr *A) { return refersTo(A, Var); }) ||
-             found();
     for (unsigned I = Shift, N = Call->getNumArgs(); I < N; ++I) {
+      if (!refersTo(Call->getArg(I), Var))
+        continue;
+      // An indirect call could take it by reference.
       unsigned P = I - Shift;
-      bool ByRef = P < FD->getNumParams()
-                       ? isNonConstLValueRef(FD->getParamDecl(P)->getType())
-                       : false;
-      if (ByRef && refersTo(Call->getArg(I), Var))
+      if (!FD || (P < FD->getNumParams() &&
+                  isNonConstLValueRef(FD->getParamDecl(P)->getType())))
         return found();
     }
     return true;

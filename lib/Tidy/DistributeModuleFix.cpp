@@ -15,20 +15,6 @@ namespace tidy {
 
 namespace {
 
-/// The statement of \p S (or below) that declares \p VD.
-const DeclStmt *declaringStmt(const Stmt *S, const VarDecl &VD) {
-  for (const Stmt *Child : S->children()) {
-    if (!Child)
-      continue;
-    if (const auto *DS = dyn_cast<DeclStmt>(Child);
-        DS && llvm::is_contained(DS->decls(), &VD))
-      return DS;
-    if (const DeclStmt *Found = declaringStmt(Child, VD))
-      return Found;
-  }
-  return nullptr;
-}
-
 /// The whitespace that starts the line of \p Loc, up to it ("" when other
 /// text precedes it on that line).
 StringRef indentationOf(SourceLocation Loc, const SourceManager &SM) {
@@ -52,8 +38,7 @@ std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
                                              const VarDecl &Module,
                                              const analysis::ApiIndex &Index,
                                              MeshLocals *Cache) {
-  const DeclStmt *DS =
-      FD.getBody() ? declaringStmt(FD.getBody(), Module) : nullptr;
+  const DeclStmt *DS = declaringStmt(FD, Module, Index, Cache);
   if (!DS || !Module.getIdentifier())
     return std::nullopt;
   const ASTContext &Ctx = FD.getASTContext();

@@ -57,7 +57,7 @@ void collectLocals(const Stmt *S, const analysis::ApiIndex &Index,
     if (const auto *DS = dyn_cast<DeclStmt>(Child))
       for (const Decl *D : DS->decls())
         if (const auto *VD = dyn_cast<VarDecl>(D)) {
-          Locals.ScopeOf[VD] = S;
+          Locals.DeclarationOf[VD] = {DS, S};
           if (meshAccess(VD->getType(), Index) != MeshAccess::None)
             Locals.Vars.push_back(VD);
         }
@@ -69,7 +69,7 @@ void collectLocals(const Stmt *S, const analysis::ApiIndex &Index,
 /// statement (block, for, if, ...) that contains it.
 bool inScopeAt(const VarDecl &VD, const Stmt &At, const MeshLocals &Locals,
                const SourceManager &SM) {
-  const Stmt *Scope = Locals.ScopeOf.lookup(&VD);
+  const Stmt *Scope = Locals.DeclarationOf.lookup(&VD).Scope;
   if (!Scope)
     return false;
   SourceLocation Use = SM.getExpansionLoc(At.getBeginLoc());
@@ -178,6 +178,13 @@ meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
         (isa<ParmVarDecl>(VD) || inScopeAt(*VD, At, Locals, SM)))
       return "*" + MeshOf + "(" + VD->getNameAsString() + ")";
   return std::nullopt;
+}
+
+const DeclStmt *declaringStmt(const FunctionDecl &FD, const VarDecl &VD,
+                              const analysis::ApiIndex &Index,
+                              MeshLocals *Cache) {
+  MeshLocals Fresh;
+  return localsOf(FD, Index, Cache, Fresh).DeclarationOf.lookup(&VD).Stmt;
 }
 
 } // namespace tidy

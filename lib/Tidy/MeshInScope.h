@@ -27,8 +27,13 @@ struct MeshLocals {
   const clang::FunctionDecl *FD = nullptr;
   /// DeviceMesh-typed locals, in source order.
   llvm::SmallVector<const clang::VarDecl *, 4> Vars;
-  /// The statement (block, for, if, ...) whose DeclStmt declares each local.
-  llvm::DenseMap<const clang::VarDecl *, const clang::Stmt *> ScopeOf;
+  /// Where each local is declared: its DeclStmt, and the statement (block,
+  /// for, if, ...) that holds that DeclStmt.
+  struct Declaration {
+    const clang::DeclStmt *Stmt = nullptr;
+    const clang::Stmt *Scope = nullptr;
+  };
+  llvm::DenseMap<const clang::VarDecl *, Declaration> DeclarationOf;
 };
 
 /// \p DTensorVars: nearest first. \p Cache, when given, keeps the function's
@@ -39,6 +44,13 @@ meshExpressionInScope(const clang::FunctionDecl &FD, const clang::Stmt &At,
                       llvm::ArrayRef<const clang::VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index,
                       MeshLocals *Cache = nullptr);
+
+/// The statement that declares the local \p VD of \p FD, or null; \p Cache
+/// as for meshExpressionInScope.
+const clang::DeclStmt *declaringStmt(const clang::FunctionDecl &FD,
+                                     const clang::VarDecl &VD,
+                                     const analysis::ApiIndex &Index,
+                                     MeshLocals *Cache = nullptr);
 
 } // namespace tidy
 } // namespace meshguard
