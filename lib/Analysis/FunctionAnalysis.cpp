@@ -2,6 +2,7 @@
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/CDCLSolver.h"
+#include "meshguard/Analysis/DeadValues.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/ProvenanceModel.h"
 #include "clang/AST/ASTContext.h"
@@ -72,8 +73,7 @@ static std::int64_t countElements(const CFG &G) {
 AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               ElementVisitor Visit,
-                               SummaryProvider *Summaries,
+                               ElementVisitor Visit, SummaryProvider *Summaries,
                                EntryVisitor OnEntry, ExitVisitor OnExit,
                                EntryRefiner Refine) {
   AnalysisResult Result;
@@ -108,6 +108,8 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   Environment Env(AnalysisCtx, FD);
   OriginTable Origins(Ctx.CharTy);
   ProvenanceModel Model(Ctx, Env, Index, Origins, Summaries);
+  DeadValues Dead(ACFG->getCFG(), *FD.getBody());
+  Model.setDeadValues(&Dead);
   llvm::DenseMap<const VarDecl *, CapturedTensor> Captured;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
       MD && MD->getParent() && MD->getParent()->isLambda())

@@ -1,6 +1,7 @@
 //===--- ProvenanceModel.cpp - DTensor-or-plain, as a dataflow model ------===//
 
 #include "meshguard/Analysis/ProvenanceModel.h"
+#include "meshguard/Analysis/DeadValues.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ExprCXX.h"
@@ -28,8 +29,8 @@ RecordStorageLocation *resultLocation(const Expr *E, Environment &Env) {
   if (E->isPRValue())
     return E->getType()->isRecordType() ? &Env.getResultObjectLocation(*E)
                                         : nullptr;
-  if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
-          Env.getStorageLocation(*E)))
+  if (auto *L =
+          dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(*E)))
     return L;
   auto *L = dyn_cast<RecordStorageLocation>(
       &Env.createObject(E->getType().getNonReferenceType()));
@@ -173,8 +174,9 @@ public:
       // E.g. CollectiveGuard::sanitize_args: every element is a DTensor.
       const Formula &True = A.makeLiteral(true), &False = A.makeLiteral(false);
       bool Plain = Kind == SourceKind::Plain;
-      writeContainer(*L, {Plain ? &True : &False, Plain ? &False : &True,
-                          Plain ? &False : &True, &True},
+      writeContainer(*L,
+                     {Plain ? &True : &False, Plain ? &False : &True,
+                      Plain ? &False : &True, &True},
                      Env);
       return;
     }
@@ -196,8 +198,8 @@ public:
       return;
     Value *Origin = nullptr;
     if (Sum.ReturnOrigin)
-      Origin = &Env.create<PointerValue>(
-          Origins.locationFor(Sum.ReturnOrigin, Env));
+      Origin =
+          &Env.create<PointerValue>(Origins.locationFor(Sum.ReturnOrigin, Env));
     writeTensor(*L, A.makeLiteral(Sum.Return == Provenance::Plain),
                 A.makeLiteral(true), Origin, Env);
   }
@@ -267,7 +269,8 @@ public:
         Name == "cend" || Name == "size" || Name == "empty") {
       // The iterators of a range-for (`__range.begin()`): its loop variable
       // decides whether elements may be written (see rangeForVariable).
-      if (IsConst || Name == "size" || Name == "empty" || isRangeForObject(Call))
+      if (IsConst || Name == "size" || Name == "empty" ||
+          isRangeForObject(Call))
         return;
     }
     if (!IsConst)
@@ -364,8 +367,9 @@ public:
   /// as they were.
   void unknownCall(const CallExpr *Call, const FunctionDecl *FD,
                    const FunctionSummary *Summary = nullptr) {
-    // A prvalue result is a fresh object; a glvalue one may alias (std::forward,
-    // accessors), and the framework already gives unknown ones fresh values.
+    // A prvalue result is a fresh object; a glvalue one may alias
+    // (std::forward, accessors), and the framework already gives unknown ones
+    // fresh values.
     if (Call->isPRValue() && (Index.isTensorType(Call->getType()) ||
                               Index.isTensorContainerType(Call->getType())))
       if (RecordStorageLocation *L = resultLocation(Call, Env))
@@ -399,7 +403,8 @@ public:
       if (P >= FD->getNumParams())
         break;
       QualType PT = FD->getParamDecl(P)->getType();
-      if (PT->isLValueReferenceType() && !PT.getNonReferenceType().isConstQualified())
+      if (PT->isLValueReferenceType() &&
+          !PT.getNonReferenceType().isConstQualified())
         havocExpr(Call->getArg(I));
     }
   }
@@ -493,7 +498,8 @@ public:
     RecordStorageLocation *Result = resultLocation(Call, Env);
     if (!Result || !Index.isTensorContainerType(Call->getType()))
       return;
-    llvm::SmallVector<RecordStorageLocation *, 4> Chain = modulesAlong(Obj, Env, Index);
+    llvm::SmallVector<RecordStorageLocation *, 4> Chain =
+        modulesAlong(Obj, Env, Index);
     if (Chain.empty()) {
       havocContainer(*Result, Env);
       return;
@@ -609,7 +615,8 @@ private:
 
 bool isCopyOrMoveAssignment(const FunctionDecl *FD) {
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
-  return MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator());
+  return MD &&
+         (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator());
 }
 
 } // namespace
@@ -618,13 +625,12 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                                  const ApiIndex &Index, OriginTable &Origins,
                                  SummaryProvider *Summaries)
     : DataflowAnalysis<ProvenanceModel, NoopLattice>(Ctx) {
-  Env.getDataflowAnalysisContext().setSyntheticFieldCallback(
-      [&Index, &Ctx](QualType T) {
-        // An OrderedDict item carries the provenance of its tensor.
-        return syntheticFieldsFor(
-            Index.isTensorEntryType(T) ? Index.entryTensorType(T) : T, Index,
-            Ctx);
-      });
+  Env.getDataflowAnalysisContext().setSyntheticFieldCallback([&Index, &Ctx](
+                                                                 QualType T) {
+    // An OrderedDict item carries the provenance of its tensor.
+    return syntheticFieldsFor(
+        Index.isTensorEntryType(T) ? Index.entryTensorType(T) : T, Index, Ctx);
+  });
 
   const ApiIndex *Idx = &Index;
   OriginTable *Orig = &Origins;
@@ -649,9 +655,8 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                   return;
                 }
                 if (isModuleParameters(Call, *Idx)) {
-                  T.moduleParameters(
-                      Call, cast<CXXMemberCallExpr>(Call)
-                                ->getImplicitObjectArgument());
+                  T.moduleParameters(Call, cast<CXXMemberCallExpr>(Call)
+                                               ->getImplicitObjectArgument());
                   return;
                 }
                 if (isMakeShared(*FD) && Idx->isModuleType(Call->getType())) {
@@ -674,9 +679,9 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                     Idx->isTensorContainerType(Op->getArg(0)->getType())) {
                   if (RecordStorageLocation *L =
                           recordLocation(Op->getArg(0), S.Env))
-                    T.containerMethod(
-                        Call, cast<CXXMethodDecl>(FD), *L,
-                        llvm::ArrayRef(Op->getArgs() + 1, Op->getNumArgs() - 1));
+                    T.containerMethod(Call, cast<CXXMethodDecl>(FD), *L,
+                                      llvm::ArrayRef(Op->getArgs() + 1,
+                                                     Op->getNumArgs() - 1));
                   return;
                 }
                 if (const Expr *Item = entryObject(Call, *Idx)) {
@@ -687,9 +692,9 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                   const Expr *Obj = Member->getImplicitObjectArgument();
                   if (Obj && Idx->isTensorContainerType(Obj->getType())) {
                     if (RecordStorageLocation *L = recordLocation(Obj, S.Env))
-                      T.containerMethod(
-                          Call, Member->getMethodDecl(), *L,
-                          llvm::ArrayRef(Member->getArgs(), Member->getNumArgs()));
+                      T.containerMethod(Call, Member->getMethodDecl(), *L,
+                                        llvm::ArrayRef(Member->getArgs(),
+                                                       Member->getNumArgs()));
                     return;
                   }
                   if (Obj &&
@@ -735,8 +740,9 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
               })
           .CaseOfCFGStmt<DeclStmt>(
               declStmt(),
-              [Idx, Orig, Loops = LoopWrites.get()](const DeclStmt *DS,
-                          const MatchFinder::MatchResult &, State &S) {
+              [Idx, Orig, Loops = LoopWrites.get()](
+                  const DeclStmt *DS, const MatchFinder::MatchResult &,
+                  State &S) {
                 for (const Decl *D : DS->decls())
                   if (const auto *VD = dyn_cast<VarDecl>(D);
                       VD && VD->isCXXForRangeDecl())
@@ -767,6 +773,8 @@ void ProvenanceModel::transfer(const CFGElement &Elt, NoopLattice &L,
   }
   State S(L, Env);
   TransferSwitch(Elt, getASTContext(), S);
+  if (Dead)
+    Dead->releaseAfter(Elt, Env);
 }
 
 } // namespace analysis

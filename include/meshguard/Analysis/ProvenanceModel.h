@@ -22,6 +22,7 @@
 namespace meshguard {
 namespace analysis {
 
+class DeadValues;
 class SummaryProvider;
 
 class ProvenanceModel
@@ -36,15 +37,20 @@ public:
 
   /// \p Hook sees the environment of the first transfer: the function's
   /// initial state.
-  void setEntryHook(std::function<void(const clang::dataflow::Environment &)> Hook) {
+  void
+  setEntryHook(std::function<void(const clang::dataflow::Environment &)> Hook) {
     EntryHook = std::move(Hook);
   }
   /// \p Refine adds facts to the initial state (what a lambda's captures
   /// are). It runs whenever the function's first element is transferred:
   /// the framework transfers it again when it reports results.
-  void setEntryRefinement(std::function<void(clang::dataflow::Environment &)> Refine) {
+  void setEntryRefinement(
+      std::function<void(clang::dataflow::Environment &)> Refine) {
     EntryRefinement = std::move(Refine);
   }
+
+  /// \p Dead says what dies where: its values are cleared there.
+  void setDeadValues(const DeadValues *D) { Dead = D; }
 
   static clang::dataflow::NoopLattice initialElement() { return {}; }
 
@@ -60,6 +66,7 @@ private:
   /// functions hold a pointer).
   std::unique_ptr<LoopVariableWrites> LoopWrites =
       std::make_unique<LoopVariableWrites>();
+  const DeadValues *Dead = nullptr;
   clang::dataflow::CFGMatchSwitch<
       clang::dataflow::TransferState<clang::dataflow::NoopLattice>>
       TransferSwitch;
