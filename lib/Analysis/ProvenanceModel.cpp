@@ -511,6 +511,16 @@ public:
                    {&A.makeAnd(Known, A.makeNot(Dist)), &DT, &DT, &Known}, Env);
   }
 
+  /// `a = b` on module holders: both now share one module, which the model
+  /// cannot follow, so both become unknown, with the modules containing
+  /// them (`model->encoder = encoder`). A temporary source shares with
+  /// nothing that lives on.
+  void assignModule(const Expr *Target, const Expr *Source) {
+    havocModules(Target);
+    if (!isa<MaterializeTemporaryExpr>(Source->IgnoreImpCasts()))
+      havocModules(Source);
+  }
+
   /// Forgets what is known about every module \p E reaches.
   void havocModules(const Expr *E) {
     for (RecordStorageLocation *L : modulesAlong(E, Env, Index))
@@ -645,6 +655,12 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                 const FunctionDecl *FD = Call->getDirectCallee();
                 if (!FD) {
                   T.unknownCall(Call, nullptr);
+                  return;
+                }
+                if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+                    Op && isCopyOrMoveAssignment(FD) && Op->getNumArgs() == 2 &&
+                    Idx->isModuleType(Op->getArg(0)->getType())) {
+                  T.assignModule(Op->getArg(0), Op->getArg(1));
                   return;
                 }
                 if (isCopyOrMoveAssignment(FD) || Call->isCallToStdMove() ||
