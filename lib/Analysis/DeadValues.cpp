@@ -168,11 +168,15 @@ void DeadValues::releaseAfter(const CFGElement &Elt, Environment &Env) const {
       clearFields(Env.getResultObjectLocation(*E), Env);
       continue;
     }
-    StorageLocation *L = Env.getStorageLocation(*Object.get<const VarDecl *>());
-    if (const auto *Record = dyn_cast_or_null<RecordStorageLocation>(L))
+    // The framework has dropped the variable from the environment when its
+    // lifetime ended; its location is the stable one.
+    StorageLocation &L =
+        Env.getDataflowAnalysisContext().getStableStorageLocation(
+            *Object.get<const VarDecl *>());
+    if (const auto *Record = dyn_cast<RecordStorageLocation>(&L))
       clearFields(*Record, Env);
-    else if (L)
-      Env.clearValue(*L);
+    else
+      Env.clearValue(L);
   }
 }
 

@@ -106,7 +106,7 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   auto Solver = std::make_unique<CDCLSolver>(Limits.MaxSATConflicts);
   DataflowAnalysisContext AnalysisCtx(*Solver);
   Environment Env(AnalysisCtx, FD);
-  OriginTable Origins(Ctx.CharTy);
+  OriginTable Origins(Ctx.VoidTy);
   ProvenanceModel Model(Ctx, Env, Index, Origins, Summaries);
   DeadValues Dead(ACFG->getCFG(), *FD.getBody());
   Model.setDeadValues(&Dead);

@@ -19,7 +19,7 @@ llvm::StringMap<QualType> syntheticFieldsFor(QualType T, const ApiIndex &Index,
   if (Index.isTensorType(T)) {
     Fields.insert({field::Plain, Ctx.BoolTy});
     Fields.insert({field::Known, Ctx.BoolTy});
-    Fields.insert({field::Origin, Ctx.getPointerType(Ctx.CharTy)});
+    Fields.insert({field::Origin, Ctx.VoidPtrTy});
   } else if (Index.isTensorContainerType(T)) {
     Fields.insert({field::AllPlain, Ctx.BoolTy});
     Fields.insert({field::AllDTensor, Ctx.BoolTy});

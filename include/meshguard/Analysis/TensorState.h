@@ -53,7 +53,10 @@ llvm::StringMap<clang::QualType> syntheticFieldsFor(clang::QualType T,
 /// (the pointees of `origin` fields) and back. One table per analysed function.
 class OriginTable {
 public:
-  /// \p PointeeType is the pointee type of the `origin` field (char).
+  /// \p PointeeType is the pointee type of the `origin` field (void: when
+  /// two origins meet at a join, the framework makes a fresh pointer, and for
+  /// any other pointee type also a value for its pointee, which would stay in
+  /// the environment for good).
   explicit OriginTable(clang::QualType PointeeType) : PointeeType(PointeeType) {}
 
   clang::dataflow::StorageLocation &locationFor(const clang::Expr *E,
