@@ -250,6 +250,8 @@ public:
       writeAsContainer(Obj, empty());
       return;
     }
+    if (Name == "reserve" || Name == "shrink_to_fit")
+      return; // Capacity only: the elements stay.
     if (Name == "operator[]" || Name == "at" || Name == "front" ||
         Name == "back") {
       if (RecordStorageLocation *Elem = resultLocation(Call, Env))
@@ -433,6 +435,11 @@ public:
       // TensorList(tensor), TensorList(vector).
       add(C, {Construct->getArg(0),
               Index.isTensorContainerType(Construct->getArg(0)->getType())});
+    } else if (Construct->getNumArgs() >= 2 &&
+               Construct->getArg(0)->getType()->isIntegerType() &&
+               Index.isTensorType(Construct->getArg(1)->getType())) {
+      // std::vector<at::Tensor>(n, t): n copies of t.
+      add(C, {Construct->getArg(1), false});
     } else {
       addUnknown(C);
     }

@@ -1,7 +1,7 @@
 // RUN: %check_meshguard %s dtensor-collective-without-mesh %t -- -- -I%stubs
 
 // Containers of tensors: init lists, push_back/emplace_back, clear, element
-// access, TensorList views, and unknown mutation.
+// access, TensorList views, reserve, n copies, and unknown mutation.
 
 #include <meshguard/meshguard.h>
 
@@ -121,4 +121,34 @@ void guardOutputs(const DeviceMesh &mesh) {
   meshguard::dist::broadcast_(safe, 0);
   for (const at::Tensor &t : safe)
     meshguard::dist::all_reduce_({t});
+}
+
+// reserve() changes only the capacity: the usual way to fill a vector.
+void reservedThenFilled(const std::vector<at::Tensor> &params) {
+  std::vector<at::Tensor> grads;
+  grads.reserve(params.size());
+  grads.push_back(torch::zeros({2}));
+  grads.shrink_to_fit();
+  meshguard::dist::all_reduce_(grads);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
+}
+
+void reservedThenFilledWithDTensors(const DeviceMesh &mesh) {
+  std::vector<at::Tensor> grads;
+  grads.reserve(2);
+  grads.push_back(meshguard::distribute_tensor(torch::zeros({2}), mesh, {Replicate{}}));
+  meshguard::dist::all_reduce_(grads);
+}
+
+// n copies of one tensor.
+void copiesOfPlain(int n) {
+  std::vector<at::Tensor> ts(n, torch::zeros({2}));
+  meshguard::dist::broadcast_(ts, 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+}
+
+void copiesOfDTensor(int n, const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::zeros({2}), mesh, {Replicate{}});
+  std::vector<at::Tensor> ts(n, w);
+  meshguard::dist::broadcast_(ts, 0);
 }
