@@ -3,6 +3,7 @@
 #include "CollectiveWithoutMeshCheck.h"
 #include "DiagnosticText.h"
 #include "DistributeModuleFix.h"
+#include "EditableSource.h"
 #include "MeshInScope.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -56,11 +57,10 @@ guardedRewrite(const CallExpr &Call, const MeshCollectiveEntry &Entry,
     return std::nullopt;
   SourceRange CalleeRange = Callee->getSourceRange();
   SourceLocation ArgEnd = Arg->getEndLoc();
-  for (SourceLocation L : {Call.getBeginLoc(), Call.getEndLoc(),
-                           CalleeRange.getBegin(), CalleeRange.getEnd(),
-                           ArgEnd})
-    if (L.isInvalid() || L.isMacroID() || SM.isInSystemHeader(L))
-      return std::nullopt;
+  if (!isEditable({Call.getBeginLoc(), Call.getEndLoc(), CalleeRange.getBegin(),
+                   CalleeRange.getEnd(), ArgEnd},
+                  SM))
+    return std::nullopt;
   SourceLocation AfterArg =
       Lexer::getLocForEndOfToken(ArgEnd, 0, SM, Ctx.getLangOpts());
   if (AfterArg.isInvalid())

@@ -1,6 +1,7 @@
 //===--- DistributeModuleFix.cpp - Insert a missing distribute_module -----===//
 
 #include "DistributeModuleFix.h"
+#include "EditableSource.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Stmt.h"
@@ -44,9 +45,8 @@ std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
   const ASTContext &Ctx = FD.getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Begin = DS->getBeginLoc(), End = DS->getEndLoc();
-  for (SourceLocation L : {Begin, End})
-    if (L.isInvalid() || L.isMacroID() || SM.isInSystemHeader(L))
-      return std::nullopt;
+  if (!isEditable({Begin, End}, SM))
+    return std::nullopt;
   std::optional<std::string> Mesh =
       meshExpressionInScope(FD, *DS, /*DTensorVars=*/{}, Index, Cache);
   if (!Mesh)

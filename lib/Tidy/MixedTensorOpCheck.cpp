@@ -2,6 +2,7 @@
 
 #include "MixedTensorOpCheck.h"
 #include "DiagnosticText.h"
+#include "EditableSource.h"
 #include "MeshInScope.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -68,11 +69,10 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
     for (const OperandFact &P : Site.Plain) {
       SourceRange R = P.E->getSourceRange();
       SourceLocation After =
-          R.getEnd().isValid() && !R.getEnd().isMacroID()
+          isEditable({R.getBegin(), R.getEnd()}, SM)
               ? Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, Ctx.getLangOpts())
               : SourceLocation();
-      if (R.getBegin().isInvalid() || R.getBegin().isMacroID() ||
-          After.isInvalid() || SM.isInSystemHeader(R.getBegin())) {
+      if (After.isInvalid()) {
         Fixes.clear();
         break;
       }

@@ -2,6 +2,7 @@
 
 #include "ProcessGroupMisuseCheck.h"
 #include "DiagnosticText.h"
+#include "EditableSource.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -49,8 +50,7 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
 static std::optional<FixItHint> wrapInToLocal(const Expr &E, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceRange Range = E.getSourceRange();
-  if (Range.getBegin().isInvalid() || Range.getBegin().isMacroID() ||
-      Range.getEnd().isMacroID() || SM.isInSystemHeader(Range.getBegin()))
+  if (!isEditable({Range.getBegin(), Range.getEnd()}, SM))
     return std::nullopt;
   CharSourceRange Tokens = CharSourceRange::getTokenRange(Range);
   bool Invalid = false;
