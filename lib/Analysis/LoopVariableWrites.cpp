@@ -11,8 +11,23 @@ namespace analysis {
 
 namespace {
 
+/// Whether \p E is \p VD or, for an OrderedDict item, the tensor it holds
+/// (`item.value()`, `*item`, `item.operator->()`): a write to either rebinds
+/// the tensor the loop variable stands for.
 bool refersTo(const Expr *E, const VarDecl &VD) {
-  const auto *Ref = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  if (!E)
+    return false;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+      Member && Member->getNumArgs() == 0 && Member->getMethodDecl() &&
+      Member->getMethodDecl()->getDeclName().isIdentifier() &&
+      Member->getMethodDecl()->getName() == "value")
+    return refersTo(Member->getImplicitObjectArgument(), VD);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 1 &&
+      (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow))
+    return refersTo(Op->getArg(0), VD);
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
   return Ref && Ref->getDecl() == &VD;
 }
 

@@ -354,10 +354,12 @@ public:
     else if (const auto *U = dyn_cast<UnaryOperator>(Deref);
              U && U->getOpcode() == UO_Deref)
       Iterator = U->getSubExpr();
-    // Methods of a container or an OrderedDict item (`bucket.push_back`,
-    // `item.value() = ...`) do change what it holds: only a tensor variable
-    // is decided by MayRebind.
-    bool MayChange = MayRebind || !Index.isTensorType(T);
+    // Methods of an inner container (`bucket.push_back`) change what it
+    // holds: only a tensor or an OrderedDict item (whose tensor is rebound
+    // only through `item.value()`, `*item` or `item = ...`) is decided by
+    // MayRebind.
+    bool MayChange =
+        MayRebind || !(Index.isTensorType(T) || Index.isTensorEntryType(T));
     if (Iterator && MayChange && !isTemporaryRange(Iterator))
       if (RecordStorageLocation *Container = rangeForContainer(Iterator))
         havocContainer(*Container, Env);

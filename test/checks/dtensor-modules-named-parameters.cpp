@@ -135,3 +135,37 @@ void rawGroupPlain(c10d::ProcessGroup &pg) {
   std::vector<at::Tensor> params = model->named_parameters().values();
   pg.allreduce(params)->wait();
 }
+
+// An item bound by non-const reference over a named dict: reading through it
+// keeps the dict's facts; writing the tensor through it does not.
+void itemsByReference() {
+  Net model;
+  auto params = model->named_parameters();
+  std::vector<at::Tensor> grads;
+  for (auto &item : params) {
+    item->mul_(2);
+    grads.push_back(item.value().grad());
+  }
+  meshguard::dist::all_reduce_(grads);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+  meshguard::dist::all_reduce_(params.values());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+}
+
+void itemsRebound(const DeviceMesh &mesh, at::Tensor other) {
+  Net model;
+  auto params = model->named_parameters();
+  for (auto &item : params)
+    *item = meshguard::distribute_tensor(*item, mesh, {meshguard::Replicate{}});
+  meshguard::dist::all_reduce_(params.values());
+  auto more = model->named_parameters();
+  for (auto &item : more)
+    std::swap(item.value(), other);
+  meshguard::dist::all_reduce_(more.values());
+  auto again = model->named_parameters();
+  for (auto &item : again) {
+    at::Tensor &alias = item.value();
+    alias = other;
+  }
+  meshguard::dist::all_reduce_(again.values());
+}
