@@ -29,12 +29,10 @@ const char *const PlainMakers[] = {
     "torch::randn", "torch::rand", "torch::randint", "torch::randperm",
     "torch::zeros", "torch::ones", "torch::empty", "torch::full",
     "torch::arange", "torch::linspace", "torch::eye", "torch::tensor",
-    "torch::from_blob", "torch::zeros_like", "torch::ones_like",
-    "torch::empty_like", "torch::randn_like", "torch::full_like",
-    "at::randn", "at::rand", "at::randint", "at::randperm", "at::zeros",
-    "at::ones", "at::empty", "at::full", "at::arange", "at::linspace",
-    "at::eye", "at::tensor", "at::from_blob", "at::zeros_like",
-    "at::ones_like", "at::empty_like", "at::randn_like", "at::full_like",
+    "torch::from_blob", "at::randn", "at::rand", "at::randint",
+    "at::randperm", "at::zeros", "at::ones", "at::empty", "at::full",
+    "at::arange", "at::linspace", "at::eye", "at::tensor", "at::from_blob",
+    // Not the `*_like` factories: they are ops (a DTensor in, a DTensor out).
 };
 
 struct CollectiveRow {

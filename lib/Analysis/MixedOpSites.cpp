@@ -1,6 +1,7 @@
 //===--- MixedOpSites.cpp - Tensor ops mixing DTensors and plain tensors --===//
 
 #include "meshguard/Analysis/MixedOpSites.h"
+#include "meshguard/Analysis/ScalarLikeTensors.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -95,8 +96,10 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
         continue;
       if (R->Fact.P == Provenance::DTensor && !DT)
         DT = R->Fact;
-      else if (R->Fact.P == Provenance::Plain)
-        Plain.push_back(R->Fact);
+      else if (R->Fact.P == Provenance::Plain &&
+               !makesScalarLikeTensor(R->Fact.E) &&
+               !makesScalarLikeTensor(R->Fact.Origin))
+        Plain.push_back(R->Fact); // A one-element plain tensor is a scalar.
     }
     if (!DT || Plain.empty())
       return;

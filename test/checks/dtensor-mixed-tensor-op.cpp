@@ -59,3 +59,46 @@ void unknownOperand(const DeviceMesh &mesh, const at::Tensor &p) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor y = w + p;
 }
+
+// A plain tensor of one element is a scalar to the runtime (as to PyTorch's
+// DTensor): mixing it in is fine.
+void scalarLikePlain(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor a = w * at::scalar_tensor(2.0);
+  at::Tensor s = torch::tensor(3.0);
+  at::Tensor b = w + s;
+  at::Tensor c = w * torch::ones({1});
+  at::Tensor d = w - torch::zeros({});
+  at::Tensor e = w + torch::full({1, 1}, 0.5);
+}
+
+void notScalarLike(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor y = w * torch::ones({2});
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'torch::ones({2})'
+  // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-3]]:22: note: 'torch::ones({2})' is a plain tensor: it comes from torch::ones() here
+  // CHECK-FIXES: at::Tensor y = w * meshguard::from_local(torch::ones({2}), *meshguard::mesh_of(w), {meshguard::Replicate{}});
+  at::Tensor z = w + torch::tensor({1.0, 2.0, 3.0, 4.0});
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'torch::tensor({1.0, 2.0, 3.0, 4.0})'
+  // CHECK-NOTES: :[[@LINE-8]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-3]]:22: note: 'torch::tensor({1.0, 2.0, 3.0, 4.0})' is a plain tensor: it comes from torch::tensor() here
+  // CHECK-FIXES: at::Tensor z = w + meshguard::from_local(torch::tensor({1.0, 2.0, 3.0, 4.0}), *meshguard::mesh_of(w), {meshguard::Replicate{}});
+}
+
+// `*_like` of a DTensor is a DTensor (an op, not a factory).
+void likeOfDTensor(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor y = at::add(w, at::zeros_like(w));
+  at::Tensor z = w + torch::zeros_like(w);
+}
+
+void likeOfPlain(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor p = torch::randn({4});
+  at::Tensor y = w + at::ones_like(p);
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'at::ones_like(p)'
+  // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-4]]:18: note: 'at::ones_like(p)' is a plain tensor: it comes from torch::randn() here
+  // CHECK-FIXES: at::Tensor y = w + meshguard::from_local(at::ones_like(p), *meshguard::mesh_of(w), {meshguard::Replicate{}});
+}

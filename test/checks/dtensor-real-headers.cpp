@@ -36,6 +36,18 @@ void mixed(const meshguard::DeviceMesh &mesh) {
   // CHECK-FIXES: auto y = dt + meshguard::from_local(b, *meshguard::mesh_of(dt), {meshguard::Replicate{}});
 }
 
+// One-element plain tensors are scalars; `*_like` of a DTensor is one.
+void scalarsAndLikes(const meshguard::DeviceMesh &mesh) {
+  at::Tensor dt = meshguard::distribute_tensor(torch::zeros({4}), mesh, {meshguard::Replicate{}});
+  auto a = dt * at::scalar_tensor(2.0);
+  auto b = dt + torch::tensor(3.0);
+  auto c = dt - torch::ones({1});
+  auto d = at::where(dt > 0, dt, at::zeros_like(dt));
+  auto e = dt + torch::tensor({1.0, 2.0, 3.0, 4.0});
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: tensor op mixes the DTensor 'dt' with the plain tensor 'torch::tensor({1.0, 2.0, 3.0, 4.0})'
+  // CHECK-FIXES: auto e = dt + meshguard::from_local(torch::tensor({1.0, 2.0, 3.0, 4.0}), *meshguard::mesh_of(dt), {meshguard::Replicate{}});
+}
+
 void rawGroup(c10d::ProcessGroup &pg, const meshguard::DeviceMesh &mesh) {
   at::Tensor dt = meshguard::distribute_tensor(torch::zeros({4}), mesh, {meshguard::Replicate{}});
   std::vector<at::Tensor> ts = {dt};

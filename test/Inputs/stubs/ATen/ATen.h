@@ -94,5 +94,6 @@ Tensor full(IntArrayRef Size, const Scalar &Value, TensorOptions Options = {});
 Tensor arange(const Scalar &End, TensorOptions Options = {});
 Tensor zeros_like(const Tensor &T);
 Tensor ones_like(const Tensor &T);
+Tensor scalar_tensor(const Scalar &S, TensorOptions Options = {});
 Tensor from_blob(void *Data, IntArrayRef Size, TensorOptions Options = {});
 } // namespace at

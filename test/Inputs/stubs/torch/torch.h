@@ -22,6 +22,8 @@ Tensor full(at::IntArrayRef Size, const at::Scalar &Value,
             TensorOptions Options = {});
 Tensor arange(const at::Scalar &End, TensorOptions Options = {});
 Tensor tensor(std::initializer_list<double> Values, TensorOptions Options = {});
+Tensor tensor(double Value, TensorOptions Options = {});
+Tensor scalar_tensor(const at::Scalar &S, TensorOptions Options = {});
 Tensor from_blob(void *Data, at::IntArrayRef Size, TensorOptions Options = {});
 Tensor zeros_like(const Tensor &T);
 
