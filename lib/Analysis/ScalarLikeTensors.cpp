@@ -42,15 +42,35 @@ bool isTorchNamespace(const FunctionDecl &FD) {
          llvm::StringRef(Name).starts_with("torch::");
 }
 
+/// The arguments written at the call (not defaulted ones).
+unsigned writtenArgs(const CallExpr &Call) {
+  return llvm::count_if(Call.arguments(), [](const Expr *Arg) {
+    return !isa<CXXDefaultArgExpr>(Arg);
+  });
+}
+
+/// A reduction over every element: `x.sum()`, `at::mean(x)`, `x.norm()`.
+bool isFullReduction(const CallExpr &Call, llvm::StringRef Name) {
+  bool Reduces = llvm::StringSwitch<bool>(Name)
+                     .Cases("sum", "mean", "prod", "max", "min", true)
+                     .Cases("norm", "std", "var", "all", "any", true)
+                     .Default(false);
+  unsigned TensorArgs = isa<CXXMemberCallExpr>(Call) ? 0 : 1;
+  return Reduces && writtenArgs(Call) == TensorArgs;
+}
+
 } // namespace
 
 bool makesScalarLikeTensor(const Expr *E) {
   const auto *Call = E ? dyn_cast<CallExpr>(E->IgnoreImplicit()) : nullptr;
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  if (!FD || !FD->getDeclName().isIdentifier() || !isTorchNamespace(*FD) ||
-      Call->getNumArgs() == 0)
+  if (!FD || !FD->getDeclName().isIdentifier() || !isTorchNamespace(*FD))
     return false;
   llvm::StringRef Name = FD->getName();
+  if (isFullReduction(*Call, Name))
+    return true;
+  if (Call->getNumArgs() == 0)
+    return false;
   if (Name == "scalar_tensor")
     return true;
   const Expr *First = Call->getArg(0)->IgnoreImplicit();
@@ -68,6 +88,16 @@ bool makesScalarLikeTensor(const Expr *E) {
   if (!SizedFactory)
     return false;
   return isOneElementSizes(Call->getArg(0));
+}
+
+bool isScalarLikeOperand(const Expr *E, const Expr *Origin) {
+  if (makesScalarLikeTensor(E) || makesScalarLikeTensor(Origin))
+    return true;
+  // A variable made by such a call (a later assignment of a larger tensor
+  // is missed: no finding rather than a false one).
+  const auto *Ref = E ? dyn_cast<DeclRefExpr>(E->IgnoreImplicit()) : nullptr;
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return VD && makesScalarLikeTensor(VD->getInit());
 }
 
 } // namespace analysis

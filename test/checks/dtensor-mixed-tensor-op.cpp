@@ -70,6 +70,10 @@ void scalarLikePlain(const DeviceMesh &mesh) {
   at::Tensor c = w * torch::ones({1});
   at::Tensor d = w - torch::zeros({});
   at::Tensor e = w + torch::full({1, 1}, 0.5);
+  at::Tensor p = torch::randn({4});
+  at::Tensor f = w * p.sum();
+  at::Tensor total = p.sum();
+  at::Tensor g = w - total;
 }
 
 void notScalarLike(const DeviceMesh &mesh) {
