@@ -80,8 +80,7 @@ public:
 
   bool VisitLambdaExpr(LambdaExpr *Lambda) {
     for (const LambdaCapture &Capture : Lambda->captures())
-      if (Capture.capturesVariable() &&
-          Capture.getCaptureKind() == LCK_ByRef &&
+      if (Capture.capturesVariable() && Capture.getCaptureKind() == LCK_ByRef &&
           Capture.getCapturedVar() == &Var)
         return found();
     return true;
