@@ -211,6 +211,13 @@ QualType ApiIndex::entryTensorType(QualType T) const {
 
 bool ApiIndex::isMeshType(QualType T) const { return typeKind(T) == TK_Mesh; }
 
+const CXXRecordDecl *ApiIndex::moduleClass(QualType T) const {
+  if (!isModuleType(T))
+    return nullptr;
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return isModuleClass(RD) ? RD : heldClass(RD);
+}
+
 bool ApiIndex::isModuleType(QualType T) const {
   return typeKind(T) == TK_Module;
 }

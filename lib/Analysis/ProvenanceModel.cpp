@@ -2,6 +2,7 @@
 
 #include "meshguard/Analysis/ProvenanceModel.h"
 #include "meshguard/Analysis/DeadValues.h"
+#include "meshguard/Analysis/ModuleConstructors.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ExprCXX.h"
@@ -53,17 +54,24 @@ struct Combined {
 /// Calls on a module that do not distribute it: accessors, forward, the
 /// training-mode switches. Any other call given a module (a user's own
 /// `shard(model)`) may distribute it, so the module becomes unknown.
-bool isModuleAccessor(const FunctionDecl &FD) {
+/// `model(x)` calls forward; a lambda or functor given a module may
+/// distribute it.
+bool isModuleAccessor(const FunctionDecl &FD, const ApiIndex &Index) {
   OverloadedOperatorKind Op = FD.getOverloadedOperator();
-  if (Op == OO_Arrow || Op == OO_Star || Op == OO_Call)
+  if (Op == OO_Arrow || Op == OO_Star)
     return true;
+  if (Op == OO_Call) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+    return MD && Index.isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0));
+  }
   if (!FD.getDeclName().isIdentifier())
     return isa<CXXConversionDecl>(FD); // operator bool
+  // Not children(), modules() and the like: they hand out submodules that
+  // can be distributed through the copies.
   return llvm::StringSwitch<bool>(FD.getName())
       .Cases("parameters", "named_parameters", "forward", "zero_grad", "train",
              "eval", "is_training", true)
-      .Cases("children", "modules", "named_children", "named_modules",
-             "buffers", "named_buffers", true)
+      .Cases("buffers", "named_buffers", true)
       .Cases("name", "pretty_print", "get", "ptr", "is_empty", true)
       .Default(false);
 }
@@ -100,6 +108,11 @@ bool hasModuleArgument(const CallExpr *Call, const ApiIndex &Index) {
   return llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
     return Index.isModuleType(Arg->getType());
   });
+}
+
+/// libtorch's own modules (torch::nn::Linear, ...) never make DTensors.
+bool isTorchModule(const CXXRecordDecl &Class) {
+  return llvm::StringRef(Class.getQualifiedNameAsString()).starts_with("torch::");
 }
 
 bool isMakeShared(const FunctionDecl &FD) {
@@ -380,7 +393,7 @@ public:
         havocRecord(*L, 2);
     if (!FD)
       return;
-    if (!isModuleAccessor(*FD)) {
+    if (!isModuleAccessor(*FD, Index)) {
       bool ArgsAreParams = !isa<CXXOperatorCallExpr>(Call);
       for (unsigned I = 0, N = Call->getNumArgs(); I < N; ++I)
         if (!(Summary && ArgsAreParams && Summary->keepsModule(I)))
@@ -471,19 +484,46 @@ public:
     RecordStorageLocation *L = resultLocation(Construct, Env);
     if (!L)
       return;
-    if (!Ctor.isCopyOrMoveConstructor()) {
-      writeModule(*L, /*Distributed=*/false, Env);
+    bool FromModule =
+        llvm::any_of(Construct->arguments(), [this](const Expr *Arg) {
+          return !modulesAlong(Arg, Env, Index).empty();
+        });
+    if (!Ctor.isCopyOrMoveConstructor() && !FromModule) {
+      freshModule(*L, Construct->getType());
       return;
     }
+    // A copy, or a holder made from another one (`std::shared_ptr<Module>
+    // base = model.ptr()`): both hold one module.
     havocModule(*L, Env);
-    if (Construct->getNumArgs() >= 1)
-      havocModules(Construct->getArg(0));
+    for (const Expr *Arg : Construct->arguments())
+      havocModules(Arg);
+  }
+
+  /// A module built here: plain parameters, unless its constructor makes
+  /// DTensors (then unknown).
+  void freshModule(RecordStorageLocation &L, QualType T) {
+    const CXXRecordDecl *Class = Index.moduleClass(T);
+    if (Class && !isTorchModule(*Class) &&
+        constructorMayMakeDTensors(*Class, Index))
+      havocModule(L, Env);
+    else
+      writeModule(L, /*Distributed=*/false, Env);
   }
 
   /// `std::make_shared<Net>(...)`: a new module.
   void newModule(const CallExpr *Call) {
     if (RecordStorageLocation *L = resultLocation(Call, Env))
-      writeModule(*L, /*Distributed=*/false, Env);
+      freshModule(*L, Call->getType());
+  }
+
+  /// `torch::nn::Module &base = *model;`, `auto *raw = model.get();`: the
+  /// module can now be reached in ways the model does not follow.
+  void moduleAlias(const VarDecl &VD) {
+    QualType T = VD.getType();
+    if (!VD.getInit() || !(T->isReferenceType() || T->isPointerType()) ||
+        T->getPointeeType().isConstQualified())
+      return;
+    havocModules(VD.getInit());
   }
 
   /// `meshguard::distribute_module(m, mesh)`: m's parameters become DTensors.
@@ -768,11 +808,16 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
               [Idx, Orig, Loops = LoopWrites.get()](
                   const DeclStmt *DS, const MatchFinder::MatchResult &,
                   State &S) {
-                for (const Decl *D : DS->decls())
-                  if (const auto *VD = dyn_cast<VarDecl>(D);
-                      VD && VD->isCXXForRangeDecl())
+                for (const Decl *D : DS->decls()) {
+                  const auto *VD = dyn_cast<VarDecl>(D);
+                  if (!VD)
+                    continue;
+                  if (VD->isCXXForRangeDecl())
                     Transfer(*Idx, *Orig, S.Env)
                         .rangeForVariable(*VD, Loops->mayRebind(*VD));
+                  else
+                    Transfer(*Idx, *Orig, S.Env).moduleAlias(*VD);
+                }
               })
           .CaseOfCFGStmt<CXXConstructExpr>(
               cxxConstructExpr(),

@@ -171,15 +171,32 @@ void havocContainer(RecordStorageLocation &L, Environment &Env) {
 }
 
 /// Steps through `*holder` and `holder->` to the holder.
+/// `*holder`, `holder->`, `holder.get()`, `holder.ptr()` (and `*` of a raw
+/// pointer) reach the holder's module.
 static const Expr *throughHolderAccess(const Expr *E) {
   E = E->IgnoreParenImpCasts();
-  while (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-    if ((Op->getOperator() != OO_Star && Op->getOperator() != OO_Arrow) ||
-        Op->getNumArgs() != 1)
-      break;
-    E = Op->getArg(0)->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+        Op && (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow) &&
+        Op->getNumArgs() == 1) {
+      E = Op->getArg(0)->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+        Member && Member->getNumArgs() == 0 && Member->getMethodDecl() &&
+        Member->getMethodDecl()->getDeclName().isIdentifier() &&
+        (Member->getMethodDecl()->getName() == "get" ||
+         Member->getMethodDecl()->getName() == "ptr")) {
+      E = Member->getImplicitObjectArgument()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(E);
+        U && U->getOpcode() == UO_Deref) {
+      E = U->getSubExpr()->IgnoreParenImpCasts();
+      continue;
+    }
+    return E;
   }
-  return E;
 }
 
 llvm::SmallVector<RecordStorageLocation *, 4>

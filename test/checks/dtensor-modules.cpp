@@ -140,3 +140,75 @@ void headReplacedAfterDistribution(const DeviceMesh &mesh) {
   meshguard::dist::all_reduce_(model->head->parameters());
   meshguard::dist::all_reduce_(model->parameters());
 }
+
+// A module whose constructor makes its parameters DTensors (what
+// docs/runtime/module.md recommends for a module that knows its mesh) does
+// not start plain; nor does one whose constructor is not visible here.
+struct ReplicatedLinearImpl : torch::nn::Module {
+  explicit ReplicatedLinearImpl(const DeviceMesh &Mesh) {
+    weight = register_parameter(
+        "weight", meshguard::distribute_tensor(torch::randn({4, 4}), Mesh,
+                                               {meshguard::Replicate{}}));
+  }
+  at::Tensor weight;
+};
+struct OpaqueImpl : torch::nn::Module {
+  OpaqueImpl(int Width);
+};
+struct PlainLayerImpl : torch::nn::Module {
+  explicit PlainLayerImpl(int Width) {
+    weight = register_parameter("weight", torch::randn({Width}));
+  }
+  at::Tensor weight;
+};
+
+void moduleMadeDistributed(const DeviceMesh &mesh) {
+  auto layer = std::make_shared<ReplicatedLinearImpl>(mesh);
+  meshguard::dist::all_reduce_(layer->parameters());
+  ReplicatedLinearImpl local(mesh);
+  meshguard::dist::all_reduce_(local.parameters());
+  OpaqueImpl opaque(3);
+  meshguard::dist::all_reduce_(opaque.parameters());
+}
+
+void moduleMadePlain(const DeviceMesh &mesh) {
+  PlainLayerImpl layer(3);
+  meshguard::dist::all_reduce_(layer.parameters());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh{{.*}} [dtensor-collective-without-mesh]
+}
+
+// distribute_module reached through an alias: the module is no longer known
+// to be plain (or is known distributed).
+void distributedThroughAliases(const DeviceMesh &mesh) {
+  torch::nn::Linear a(1, 1);
+  meshguard::distribute_module(*a.get(), mesh);
+  meshguard::dist::all_reduce_(a->parameters());
+  Net b;
+  torch::nn::Module &base = *b;
+  meshguard::distribute_module(base, mesh);
+  meshguard::dist::all_reduce_(b->parameters());
+  torch::nn::Linear c(1, 1);
+  auto *raw = c.get();
+  meshguard::distribute_module(*raw, mesh);
+  meshguard::dist::all_reduce_(c->parameters());
+  torch::nn::Linear d(1, 1);
+  std::shared_ptr<torch::nn::Module> shared = d.ptr();
+  meshguard::distribute_module(*shared, mesh);
+  meshguard::dist::all_reduce_(d->parameters());
+}
+
+void distributedThroughChildren(const DeviceMesh &mesh) {
+  Net model;
+  for (auto &child : model->children())
+    meshguard::distribute_module(*child, mesh);
+  meshguard::dist::all_reduce_(model->parameters());
+}
+
+void distributedByLambda(const DeviceMesh &mesh) {
+  torch::nn::Linear head(1, 1);
+  auto distributeAll = [&](torch::nn::Module &m) {
+    meshguard::distribute_module(m, mesh);
+  };
+  distributeAll(*head);
+  meshguard::dist::all_reduce_(head->parameters());
+}

@@ -57,6 +57,9 @@ public:
   /// True for a module object itself (a class derived from
   /// torch::nn::Module), false for a holder or pointer of one.
   bool isModuleObjectType(clang::QualType T) const;
+  /// The module class of a module type: the class itself, or the one a
+  /// holder or std::shared_ptr holds. Null for other types.
+  const clang::CXXRecordDecl *moduleClass(clang::QualType T) const;
   /// True for meshguard::distribute_module.
   bool isDistributeModule(const clang::FunctionDecl *FD) const;
 

@@ -81,6 +81,9 @@ public:
   virtual ~Module() = default;
   std::vector<Tensor> parameters(bool Recurse = true) const;
   OrderedDict<std::string, Tensor> named_parameters(bool Recurse = true) const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  Tensor &register_parameter(std::string Name, Tensor T,
+                             bool RequiresGrad = true);
   void train(bool On = true);
 };
 // What TORCH_MODULE(Name) declares: a shared handle to NameImpl.
@@ -90,6 +93,7 @@ public:
   ModuleHolder(std::nullptr_t) {}
   Contained *operator->() const { return Impl.get(); }
   Contained &operator*() const { return *Impl; }
+  Contained *get() const { return Impl.get(); }
   const std::shared_ptr<Contained> &ptr() const { return Impl; }
 
 private:
