@@ -68,6 +68,12 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
   }
   if (!IsOp)
     return {};
+  // `w.view_as(p)`, `w.to(p)`: p gives only a shape or a type; the runtime
+  // never sees it as an operand.
+  if (MD && MD->getDeclName().isIdentifier() &&
+      llvm::is_contained({"view_as", "reshape_as", "expand_as", "type_as", "to"},
+                         MD->getName()))
+    return Out;
   for (const Expr *Arg : Args)
     addOperand(Arg, Index, Out);
   return Out;

@@ -4,6 +4,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
@@ -23,6 +24,8 @@ bool isOneElementSizes(const Expr *Arg) {
         const auto *Lit = dyn_cast<IntegerLiteral>(Size->IgnoreImpCasts());
         return Lit && Lit->getValue() == 1;
       });
+    if (const auto *Lit = dyn_cast<IntegerLiteral>(Arg))
+      return Lit->getValue() == 1; // `torch::ones(1)`
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg)) {
       if (Construct->getNumArgs() == 0)
         return Construct->isListInitialization(); // `{}`
@@ -59,16 +62,93 @@ bool isFullReduction(const CallExpr &Call, llvm::StringRef Name) {
   return Reduces && writtenArgs(Call) == TensorArgs;
 }
 
-} // namespace
+/// Element-wise functions of one tensor, and conversions: the result has
+/// the shape of the input.
+bool keepsShape(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("detach", "clone", "to", "contiguous", "cpu", "cuda", true)
+      .Cases("neg", "abs", "sqrt", "rsqrt", "exp", "log", "reciprocal", true)
+      .Cases("sigmoid", "relu", "tanh", "square", "float", "double", true)
+      .Cases("half", "requires_grad_", "clamp", "clamp_min", "pow", true)
+      .Default(false);
+}
 
-bool makesScalarLikeTensor(const Expr *E) {
-  const auto *Call = E ? dyn_cast<CallExpr>(E->IgnoreImplicit()) : nullptr;
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  if (!FD || !FD->getDeclName().isIdentifier() || !isTorchNamespace(*FD))
+/// Arithmetic of tensors and numbers: the result has the operands' shape
+/// when they all have one element.
+bool isArithmetic(const CallExpr &Call, llvm::StringRef Name) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+    switch (Op->getOperator()) {
+    case OO_Plus:
+    case OO_Minus:
+    case OO_Star:
+    case OO_Slash:
+      return true;
+    default:
+      return false;
+    }
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("add", "sub", "mul", "div", true)
+      .Default(false);
+}
+
+/// Functions whose result has one element whatever the inputs (written
+/// without the arguments that would change that): losses reduced by their
+/// default mean, dot products, norms over everything.
+bool alwaysOneElement(const CallExpr &Call, llvm::StringRef Name) {
+  unsigned Written = writtenArgs(Call);
+  if (Name.ends_with("_loss") || Name == "cross_entropy" ||
+      Name == "binary_cross_entropy" ||
+      Name == "binary_cross_entropy_with_logits" || Name == "kl_div")
+    return Written == 2;
+  if (Name == "dot" || Name == "vdot")
+    return Written == 2 && !isa<CXXMemberCallExpr>(Call);
+  if (Name == "frobenius_norm" || Name == "linalg_vector_norm" ||
+      Name == "linalg_norm" || Name == "nuclear_norm")
+    return Written == 1;
+  return false;
+}
+
+bool scalarLike(const Expr *E, unsigned Depth);
+
+/// The tensors a call computes from: its object and its tensor arguments.
+bool tensorInputsScalarLike(const CallExpr &Call, unsigned Depth) {
+  llvm::SmallVector<const Expr *, 4> Inputs;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    Inputs.push_back(Member->getImplicitObjectArgument());
+  for (const Expr *Arg : Call.arguments())
+    if (const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
+        RD && RD->getName() == "Tensor")
+      Inputs.push_back(Arg);
+  return !Inputs.empty() && llvm::all_of(Inputs, [Depth](const Expr *In) {
+    return scalarLike(In, Depth + 1);
+  });
+}
+
+bool scalarLike(const Expr *E, unsigned Depth) {
+  if (!E || Depth > 8)
     return false;
+  E = E->IgnoreImplicit();
+  // A variable made by such a call (a later assignment of a larger tensor
+  // is missed: no finding rather than a false one).
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    return VD && scalarLike(VD->getInit(), Depth + 1);
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() == 1 &&
+      Construct->getConstructor()->isCopyOrMoveConstructor())
+    return scalarLike(Construct->getArg(0), Depth + 1);
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !isTorchNamespace(*FD))
+    return false;
+  if (!FD->getDeclName().isIdentifier())
+    return isArithmetic(*Call, "") && tensorInputsScalarLike(*Call, Depth);
   llvm::StringRef Name = FD->getName();
-  if (isFullReduction(*Call, Name))
+  if (isFullReduction(*Call, Name) || alwaysOneElement(*Call, Name))
     return true;
+  if (keepsShape(Name) || isArithmetic(*Call, Name))
+    return tensorInputsScalarLike(*Call, Depth);
   if (Call->getNumArgs() == 0)
     return false;
   if (Name == "scalar_tensor")
@@ -85,19 +165,13 @@ bool makesScalarLikeTensor(const Expr *E) {
                           .Cases("zeros", "ones", "empty", "full", true)
                           .Cases("rand", "randn", true)
                           .Default(false);
-  if (!SizedFactory)
-    return false;
-  return isOneElementSizes(Call->getArg(0));
+  return SizedFactory && isOneElementSizes(Call->getArg(0));
 }
 
+} // namespace
+
 bool isScalarLikeOperand(const Expr *E, const Expr *Origin) {
-  if (makesScalarLikeTensor(E) || makesScalarLikeTensor(Origin))
-    return true;
-  // A variable made by such a call (a later assignment of a larger tensor
-  // is missed: no finding rather than a false one).
-  const auto *Ref = E ? dyn_cast<DeclRefExpr>(E->IgnoreImplicit()) : nullptr;
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  return VD && makesScalarLikeTensor(VD->getInit());
+  return scalarLike(E, 0) || scalarLike(Origin, 0);
 }
 
 } // namespace analysis

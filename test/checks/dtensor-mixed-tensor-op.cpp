@@ -74,6 +74,20 @@ void scalarLikePlain(const DeviceMesh &mesh) {
   at::Tensor f = w * p.sum();
   at::Tensor total = p.sum();
   at::Tensor g = w - total;
+  at::Tensor lr = torch::ones(1) * 0.1;
+  at::Tensor h = w * lr.detach();
+  at::Tensor loss = at::mse_loss(p, torch::zeros({4}));
+  at::Tensor i = w + loss * 2;
+  at::Tensor j = w * at::dot(p, p);
+}
+
+// Shape and type arguments are not operands.
+void shapeOnly(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
+  at::Tensor local = meshguard::to_local(w);
+  at::Tensor a = w.view_as(local);
+  at::Tensor b = w.expand_as(local);
+  at::Tensor c = w.to(local);
 }
 
 void notScalarLike(const DeviceMesh &mesh) {
@@ -83,9 +97,14 @@ void notScalarLike(const DeviceMesh &mesh) {
   // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-3]]:22: note: 'torch::ones({2})' is a plain tensor: it comes from torch::ones() here
   // CHECK-FIXES: at::Tensor y = w * meshguard::from_local(torch::ones({2}), *meshguard::mesh_of(w), {meshguard::Replicate{}});
+  at::Tensor x = w + at::mse_loss(torch::randn({4}), torch::zeros({4}), 0);
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'at::mse_loss(torch::randn({4}), torch::zeros(...'
+  // CHECK-NOTES: :[[@LINE-8]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-3]]:35: note: 'at::mse_loss(torch::randn({4}), torch::zeros(...' is a plain tensor: it comes from torch::randn() here
+  // CHECK-FIXES: at::Tensor x = w + meshguard::from_local(at::mse_loss(torch::randn({4}), torch::zeros({4}), 0), *meshguard::mesh_of(w), {meshguard::Replicate{}});
   at::Tensor z = w + torch::tensor({1.0, 2.0, 3.0, 4.0});
   // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'torch::tensor({1.0, 2.0, 3.0, 4.0})'
-  // CHECK-NOTES: :[[@LINE-8]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-13]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-3]]:22: note: 'torch::tensor({1.0, 2.0, 3.0, 4.0})' is a plain tensor: it comes from torch::tensor() here
   // CHECK-FIXES: at::Tensor z = w + meshguard::from_local(torch::tensor({1.0, 2.0, 3.0, 4.0}), *meshguard::mesh_of(w), {meshguard::Replicate{}});
 }

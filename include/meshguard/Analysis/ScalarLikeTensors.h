@@ -14,15 +14,15 @@
 namespace meshguard {
 namespace analysis {
 
-/// Whether \p E is a call that makes a tensor of one element:
-/// `at::scalar_tensor(x)`, `torch::tensor(2.0)` (a number, not a list), a
-/// factory given the sizes `{}` or `{1, ...}` (`torch::ones({1})`), or a
-/// reduction over all elements (`x.sum()`, `at::mean(x)`).
-bool makesScalarLikeTensor(const clang::Expr *E);
-
-/// Whether the plain operand \p E of an op is surely of one element: made
-/// by such a call, directly, through the call its provenance comes from
-/// (\p Origin), or as the initializer of the variable it names.
+/// Whether the plain operand \p E of an op surely has one element, judged
+/// by the expression (or \p Origin, the call its provenance comes from, or
+/// the initializer of the variable it names):
+///   - `at::scalar_tensor(x)`, `torch::tensor(2.0)` (a number, not a list);
+///   - a factory given the sizes `1`, `{}` or only 1s (`torch::ones({1})`);
+///   - a reduction over all elements (`p.sum()`, `at::mean(p)`), a loss with
+///     its default mean reduction, `dot`, a norm over everything;
+///   - element-wise functions, conversions and arithmetic of such tensors
+///     and numbers (`s.detach()`, `torch::ones(1) * 0.1`).
 bool isScalarLikeOperand(const clang::Expr *E, const clang::Expr *Origin);
 
 } // namespace analysis

@@ -55,6 +55,9 @@ public:
   Tensor detach() const;
   Tensor contiguous() const;
   Tensor to(ScalarType) const;
+  Tensor to(const Tensor &Other) const;
+  Tensor view_as(const Tensor &Other) const;
+  Tensor expand_as(const Tensor &Other) const;
   Tensor add(const Tensor &Other) const;
   Tensor mul(const Tensor &Other) const;
   Tensor sum() const;
@@ -95,5 +98,8 @@ Tensor arange(const Scalar &End, TensorOptions Options = {});
 Tensor zeros_like(const Tensor &T);
 Tensor ones_like(const Tensor &T);
 Tensor scalar_tensor(const Scalar &S, TensorOptions Options = {});
+Tensor mse_loss(const Tensor &Input, const Tensor &Target,
+                int64_t Reduction = 1);
+Tensor dot(const Tensor &A, const Tensor &B);
 Tensor from_blob(void *Data, IntArrayRef Size, TensorOptions Options = {});
 } // namespace at
