@@ -103,8 +103,12 @@ const Stmt *DeadValues::enclosingStatement(const Stmt &S) const {
     Parent = Parents.getParent(Parent);
   if (!Parent || isa<Expr>(Parent) || isa<DeclStmt>(Parent))
     return nullptr;
-  // The last statement of a GNU statement expression is its value.
-  if (const auto *Block = dyn_cast<CompoundStmt>(Parent))
+  // The last statement of a GNU statement expression is its value (also
+  // when labelled or given attributes).
+  const Stmt *Holder = Parent;
+  while (Holder && (isa<LabelStmt>(Holder) || isa<AttributedStmt>(Holder)))
+    Holder = Parents.getParent(Holder);
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Holder))
     if (isa_and_nonnull<StmtExpr>(Parents.getParent(Block)))
       return nullptr;
   return Parent;
