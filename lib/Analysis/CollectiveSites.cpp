@@ -2,8 +2,9 @@
 
 #include "meshguard/Analysis/CollectiveSites.h"
 #include "meshguard/Analysis/Summaries.h"
-#include "clang/AST/ExprCXX.h"
 #include "meshguard/Analysis/TensorOperands.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -13,12 +14,36 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
+namespace {
+/// Whether \p FD calls meshguard::is_dtensor.
+bool callsDTensorTest(const FunctionDecl &FD) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool VisitCallExpr(CallExpr *Call) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      Found = Callee && Callee->getQualifiedNameAsString() ==
+                            "meshguard::is_dtensor";
+      return !Found;
+    }
+    bool Found = false;
+  } F;
+  F.TraverseStmt(FD.getBody());
+  return F.Found;
+}
+} // namespace
+
 CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
                                SummaryProvider *Summaries, bool WantMaybe) {
   CollectiveScan Scan;
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
+  // Only code that tests is_dtensor() can make a plain collective
+  // unreachable; asking the solver elsewhere would cost every site a query
+  // over the function's whole flow condition.
+  bool TestsProvenance = callsDTensorTest(FD);
+  auto Reachable = [&](const Formula &Plain, const Environment &Env) {
+    return !TestsProvenance || Env.allows(Plain);
+  };
   llvm::DenseSet<const CallExpr *> Seen;
 
   // A call to a function of this TU whose parameter alone decides whether a
@@ -37,8 +62,10 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       std::optional<OperandReading> R =
           Sink.IsModule ? readModuleOperand(Arg, Env, Index)
                         : readOperand({Arg, false}, Env, Origins);
-      if (!R || (R->Fact.P != Provenance::Plain &&
-                 R->Fact.P != Provenance::MaybePlain))
+      if (!R ||
+          (R->Fact.P != Provenance::Plain &&
+           R->Fact.P != Provenance::MaybePlain) ||
+          !Reachable(*R->AllPlain, Env))
         continue;
       CollectiveSite Site{Call,
                           Sink.Entry,
@@ -82,7 +109,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
       AllKnown = &A.makeAnd(*AllKnown, *R->AllKnown);
       Site.Operands.push_back(R->Fact);
     }
-    if (!surely(*AllKnown, Env))
+    if (!surely(*AllKnown, Env) || !Reachable(*AllPlain, Env))
       return;
     if (surely(*AllPlain, Env))
       Site.Verdict = MeshVerdict::NoMesh;

@@ -100,16 +100,21 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   llvm::DenseSet<std::pair<unsigned, const CallExpr *>> SinkSeen;
 
   // A parameter is a sink of a collective when "the parameter is plain"
-  // implies "every tensor argument of the collective is plain".
+  // implies "every tensor argument of the collective is plain", and the
+  // collective can be reached with it plain (not behind `if
+  // (is_dtensor(g))`).
   auto AddSinks = [&](const Formula &Target, const CallExpr *Collective,
                       const MeshCollectiveEntry *Entry, const Environment &Env) {
     if (Env.proves(Target))
       return; // Plain anyway: the direct diagnostic covers it.
     Arena &A = Env.arena();
-    for (const ParamAtoms &P : Params)
-      if (Env.proves(A.makeImplies(A.makeAnd(*P.Plain, *P.Known), Target)) &&
+    for (const ParamAtoms &P : Params) {
+      const Formula &ParamPlain = A.makeAnd(*P.Plain, *P.Known);
+      if (Env.proves(A.makeImplies(ParamPlain, Target)) &&
+          Env.allows(ParamPlain) &&
           SinkSeen.insert({P.Index, Collective}).second)
         Summary->Sinks.push_back({P.Index, Collective, Entry});
+    }
   };
 
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,

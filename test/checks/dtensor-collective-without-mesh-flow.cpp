@@ -118,3 +118,16 @@ void inPlaceKeepsDTensor(const DeviceMesh &mesh) {
   t.add_(t);
   meshguard::dist::broadcast_({t}, 0);
 }
+
+// Tests of is_dtensor() are followed: the collective is not reached with a
+// plain tensor.
+void testedBeforeCollective(bool c) {
+  at::Tensor g = torch::randn({2});
+  if (c)
+    g = g * 2;
+  if (meshguard::is_dtensor(g))
+    meshguard::dist::all_reduce_({g});
+  if (!meshguard::is_dtensor(g))
+    meshguard::dist::all_reduce_({g});
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
+}

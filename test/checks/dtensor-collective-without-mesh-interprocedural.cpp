@@ -65,3 +65,32 @@ void callsRecursive() { recursive(torch::ones({2}), 3); }
 // CHECK-NOTES: :[[@LINE-1]]:25: warning: call to 'recursive' reaches collective 'c10d.broadcast_.default' with no DeviceMesh
 // CHECK-NOTES: :[[@LINE-2]]:35: note: 'torch::ones({2})' is a plain tensor: it comes from torch::ones() here
 // CHECK-NOTES: :[[@LINE-5]]:3: note: the collective is called here; its tensor arguments come only from that parameter
+
+// A helper that tests is_dtensor before the collective is not a sink: with a
+// plain argument the collective is never reached.
+void syncIfDistributed(const at::Tensor &g) {
+  if (!meshguard::is_dtensor(g))
+    return;
+  meshguard::dist::all_reduce_({g});
+}
+void syncEither(const at::Tensor &g, const meshguard::DeviceMesh &mesh) {
+  if (meshguard::is_dtensor(g))
+    meshguard::dist::all_reduce_({g});
+  else
+    meshguard::guarded::all_reduce_({g}, mesh);
+}
+void syncUnlessDistributed(const at::Tensor &g) {
+  if (meshguard::is_dtensor(g))
+    return;
+  meshguard::dist::all_reduce_({g});
+}
+
+void guardedHelpers(const meshguard::DeviceMesh &mesh) {
+  at::Tensor g = torch::randn({2});
+  syncIfDistributed(g);
+  syncEither(g, mesh);
+  syncUnlessDistributed(g);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: call to 'syncUnlessDistributed' reaches collective 'c10d.allreduce_.default' with no DeviceMesh
+  // CHECK-NOTES: :[[@LINE-5]]:18: note: 'g' is a plain tensor: it comes from torch::randn() here
+  // CHECK-NOTES: :[[@LINE-10]]:3: note: the collective is called here; its tensor arguments come only from that parameter
+}

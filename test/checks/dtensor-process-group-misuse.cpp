@@ -66,3 +66,11 @@ void plainIsFine(const c10::intrusive_ptr<c10d::ProcessGroup> &pg) {
 void unknownIsFine(c10d::ProcessGroup &pg, std::vector<at::Tensor> &ts) {
   pg.broadcast(ts);
 }
+
+// `is_dtensor(w) ? to_local(w) : w` is local on every path that can happen.
+void localIfDistributed(c10d::ProcessGroup &pg, const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::zeros({4}), mesh, {Replicate{}});
+  at::Tensor lw = meshguard::is_dtensor(w) ? meshguard::to_local(w) : w;
+  std::vector<at::Tensor> ts{lw};
+  pg.allreduce(ts);
+}
