@@ -110,8 +110,9 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
   }
   for (const OperandFact &Op : Site.DTensorOperands) {
     if (Op.IsContainer) {
-      diag(Op.E->getBeginLoc(), "'%0' holds a DTensor here", DiagnosticIDs::Note)
-          << operandName(*Op.E, Ctx);
+      diag(Op.E->getBeginLoc(), "'%0' %select{may hold|holds}1 a DTensor here",
+           DiagnosticIDs::Note)
+          << operandName(*Op.E, Ctx) << Site.Surely;
       continue;
     }
     if (Op.Origin)

@@ -45,7 +45,7 @@ void mayBeDTensor(c10d::ProcessGroup &pg, const DeviceMesh &mesh, bool c) {
   std::vector<at::Tensor> ts = {t};
   pg.broadcast(ts);
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: raw process-group collective 'c10d.broadcast_.default' may be given a DTensor ('ts') on some path: c10d collectives work on local tensors
-  // CHECK-NOTES: :[[@LINE-2]]:16: note: 'ts' holds a DTensor here
+  // CHECK-NOTES: :[[@LINE-2]]:16: note: 'ts' may hold a DTensor here
   // CHECK-NOTES: :[[@LINE-4]]:33: note: 't' may be a DTensor on some path: no fix-it for it; call meshguard::to_local(...) on it where it is one
   // CHECK-NOTES: :[[@LINE-4]]:3: note: to keep the tensors distributed, call the mesh-aware collective 'meshguard::dist::broadcast_' instead
 }
