@@ -58,6 +58,8 @@ void collectLocals(const Stmt *S, const analysis::ApiIndex &Index,
       for (const Decl *D : DS->decls())
         if (const auto *VD = dyn_cast<VarDecl>(D)) {
           Locals.DeclarationOf[VD] = {DS, S};
+          if (VD->getIdentifier())
+            Locals.ByName[VD->getIdentifier()].push_back(VD);
           if (meshAccess(VD->getType(), Index) != MeshAccess::None)
             Locals.Vars.push_back(VD);
         }
@@ -77,6 +79,35 @@ bool inScopeAt(const VarDecl &VD, const Stmt &At, const MeshLocals &Locals,
                                       Use) &&
          SM.isPointWithin(Use, SM.getExpansionLoc(Scope->getBeginLoc()),
                           SM.getExpansionLoc(Scope->getEndLoc()));
+}
+
+/// Whether another declaration hides \p D at \p At, so that its name there
+/// means something else (`{ int mesh = 3; ... }` inside a function given a
+/// `DeviceMesh &mesh`): a local of \p FD in scope there and declared after
+/// \p D, or, for what \p FD did not declare (a field, a captured variable),
+/// any such local or a parameter of \p FD.
+bool hiddenAt(const NamedDecl &D, const FunctionDecl &FD, const Stmt &At,
+              const MeshLocals &Locals, const SourceManager &SM) {
+  const IdentifierInfo *Name = D.getIdentifier();
+  if (!Name)
+    return true;
+  const auto *Var = dyn_cast<VarDecl>(&D);
+  bool OwnLocal = Var && Locals.DeclarationOf.count(Var);
+  bool OwnParam = Var && isa<ParmVarDecl>(Var) &&
+                  Var->getDeclContext() == static_cast<const DeclContext *>(&FD);
+  auto It = Locals.ByName.find(Name);
+  if (It != Locals.ByName.end())
+    for (const VarDecl *Other : It->second)
+      if (Other != &D && inScopeAt(*Other, At, Locals, SM) &&
+          (!OwnLocal ||
+           SM.isBeforeInTranslationUnit(SM.getExpansionLoc(D.getLocation()),
+                                        SM.getExpansionLoc(Other->getLocation()))))
+        return true;
+  if (!OwnLocal && !OwnParam)
+    for (const ParmVarDecl *P : FD.parameters())
+      if (P != &D && P->getIdentifier() == Name)
+        return true;
+  return false;
 }
 
 /// The locals of \p FD, from \p Cache when it holds them.
@@ -158,25 +189,40 @@ meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
                       const analysis::ApiIndex &Index, MeshLocals *Cache) {
   MeshLocals Fresh;
   const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
+  const SourceManager &SM = FD.getASTContext().getSourceManager();
   const CXXRecordDecl *ThisClass = nullptr;
+  // A hidden name would make the fix-it name something else: no fix-it then
+  // (the note says what to pass).
   if (const VarDecl *VD = meshVariableAt(FD, At, Index, Locals, ThisClass))
-    return spell(*VD, meshAccess(VD->getType(), Index));
+    return hiddenAt(*VD, FD, At, Locals, SM)
+               ? std::nullopt
+               : std::optional<std::string>(
+                     spell(*VD, meshAccess(VD->getType(), Index)));
 
   if (ThisClass)
     for (const FieldDecl *Field : ThisClass->fields())
       if (MeshAccess Access = meshAccess(Field->getType(), Index);
-          Access != MeshAccess::None && Field->getIdentifier())
-        return spell(*Field, Access);
+          Access != MeshAccess::None && Field->getIdentifier()) {
+        std::string Spelled = spell(*Field, Access);
+        if (!hiddenAt(*Field, FD, At, Locals, SM))
+          return Spelled;
+        // `this->mesh` still names the field.
+        return Access == MeshAccess::Deref
+                   ? "*this->" + Field->getNameAsString()
+                   : "this->" + Field->getNameAsString();
+      }
 
   const std::string &MeshOf = Index.model().MeshOfFunction;
   if (MeshOf.empty())
     return std::nullopt;
   // DTensorVars come nearest first; parameters are always in scope.
-  const SourceManager &SM = FD.getASTContext().getSourceManager();
   for (const VarDecl *VD : DTensorVars)
     if (VD->getIdentifier() &&
         (isa<ParmVarDecl>(VD) || inScopeAt(*VD, At, Locals, SM)))
-      return "*" + MeshOf + "(" + VD->getNameAsString() + ")";
+      return hiddenAt(*VD, FD, At, Locals, SM)
+                 ? std::nullopt
+                 : std::optional<std::string>("*" + MeshOf + "(" +
+                                              VD->getNameAsString() + ")");
   return std::nullopt;
 }
 

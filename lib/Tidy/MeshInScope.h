@@ -34,6 +34,10 @@ struct MeshLocals {
     const clang::Stmt *Scope = nullptr;
   };
   llvm::DenseMap<const clang::VarDecl *, Declaration> DeclarationOf;
+  /// Every local by name: what may hide a mesh variable at a site.
+  llvm::DenseMap<const clang::IdentifierInfo *,
+                 llvm::SmallVector<const clang::VarDecl *, 1>>
+      ByName;
 };
 
 /// \p DTensorVars: nearest first. \p Cache, when given, keeps the function's

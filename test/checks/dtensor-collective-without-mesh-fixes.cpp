@@ -93,3 +93,26 @@ void alreadyGuarded(const DeviceMesh &mesh) {
   meshguard::CollectiveGuard guard(mesh);
   guard.broadcast_({t}, 0);
 }
+
+// A name that another declaration hides would make the fix-it name it: no
+// fix-it (the note says what to pass), or `this->` for a field.
+void meshHidden(const DeviceMesh &mesh) {
+  {
+    int mesh = 3;
+    (void)mesh;
+    at::Tensor t = torch::randn({4});
+    meshguard::dist::broadcast_({t}, 0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+    // CHECK-FIXES: {{^}}    meshguard::dist::broadcast_({t}, 0);
+  }
+}
+
+struct Syncer {
+  DeviceMesh mesh;
+  void log(const std::string &mesh) {
+    at::Tensor t = torch::randn({4});
+    meshguard::dist::broadcast_({t}, 0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'c10d.broadcast_.default' has no DeviceMesh
+    // CHECK-FIXES: {{^}}    meshguard::guarded::broadcast_({t}, this->mesh, 0);
+  }
+};

@@ -125,3 +125,15 @@ void likeOfPlain(const DeviceMesh &mesh) {
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'at::ones_like(p)' is a plain tensor: it comes from torch::randn() here
   // CHECK-FIXES: at::Tensor y = w + meshguard::from_local(at::ones_like(p), *meshguard::mesh_of(w), {meshguard::Replicate{}});
 }
+
+// The only mesh variable is hidden here: no fix-it, a note instead.
+void meshHiddenForMixedOp(const DeviceMesh &mesh) {
+  std::vector<at::Tensor> v{meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}})};
+  {
+    int mesh = 1;
+    at::Tensor y = v[0] + torch::ones({4}) * mesh;
+    // CHECK-NOTES: :[[@LINE-1]]:20: warning: tensor op mixes the DTensor 'v[0]' with the plain tensor 'torch::ones({4}) * mesh'
+    // CHECK-NOTES: :[[@LINE-2]]:27: note: 'torch::ones({4}) * mesh' is a plain tensor: it comes from torch::ones() here
+    // CHECK-NOTES: :[[@LINE-3]]:20: note: wrap the plain tensor as a Replicate DTensor: meshguard::from_local(t, mesh, {meshguard::Replicate{}})
+  }
+}
