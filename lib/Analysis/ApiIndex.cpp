@@ -53,6 +53,8 @@ const ApiIndex::DeclFacts &ApiIndex::facts(const FunctionDecl *FD) const {
       F.PGCollective = PGByName.lookup(Name);
     if (!Model.MeshOfFunction.empty() && Name == Model.MeshOfFunction)
       F.IsMeshOf = true;
+    if (Name == "meshguard::is_dtensor")
+      F.IsDTensorTest = true;
   };
   const FunctionDecl *Pattern = FD;
   if (const FunctionDecl *T = FD->getTemplateInstantiationPattern())
@@ -96,6 +98,10 @@ bool ApiIndex::isOpFunction(const FunctionDecl *FD) const {
 
 bool ApiIndex::isMeshOf(const FunctionDecl *FD) const {
   return FD && facts(FD).IsMeshOf;
+}
+
+bool ApiIndex::isDTensorTest(const FunctionDecl *FD) const {
+  return FD && facts(FD).IsDTensorTest;
 }
 
 /// A class that is torch::nn::Module or derives from it.

@@ -16,16 +16,16 @@ namespace analysis {
 
 namespace {
 /// Whether \p FD calls meshguard::is_dtensor.
-bool callsDTensorTest(const FunctionDecl &FD) {
+bool callsDTensorTest(const FunctionDecl &FD, const ApiIndex &Index) {
   struct Finder : RecursiveASTVisitor<Finder> {
+    explicit Finder(const ApiIndex &Index) : Index(Index) {}
     bool VisitCallExpr(CallExpr *Call) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      Found = Callee && Callee->getQualifiedNameAsString() ==
-                            "meshguard::is_dtensor";
+      Found = Index.isDTensorTest(Call->getDirectCallee());
       return !Found;
     }
+    const ApiIndex &Index;
     bool Found = false;
-  } F;
+  } F(Index);
   F.TraverseStmt(FD.getBody());
   return F.Found;
 }
@@ -40,7 +40,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
   // Only code that tests is_dtensor() can make a plain collective
   // unreachable; asking the solver elsewhere would cost every site a query
   // over the function's whole flow condition.
-  bool TestsProvenance = callsDTensorTest(FD);
+  bool TestsProvenance = callsDTensorTest(FD, Index);
   auto Reachable = [&](const Formula &Plain, const Environment &Env) {
     return !TestsProvenance || Env.allows(Plain);
   };

@@ -103,7 +103,7 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
       if (R->Fact.P == Provenance::DTensor && !DT)
         DT = R->Fact;
       else if (R->Fact.P == Provenance::Plain &&
-               !isScalarLikeOperand(R->Fact.E, R->Fact.Origin))
+               !isScalarLikeOperand(R->Fact.E, R->Fact.Origin, Index))
         Plain.push_back(R->Fact); // A one-element plain tensor is a scalar.
     }
     if (!DT || Plain.empty())

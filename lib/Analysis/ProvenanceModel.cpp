@@ -110,13 +110,6 @@ bool hasModuleArgument(const CallExpr *Call, const ApiIndex &Index) {
   });
 }
 
-/// `meshguard::is_dtensor(t)`: its result is t's provenance, so code that
-/// tests it (`if (is_dtensor(g)) dist::all_reduce_({g})`) is followed.
-bool isDTensorTest(const FunctionDecl &FD) {
-  return FD.getDeclName().isIdentifier() && FD.getName() == "is_dtensor" &&
-         FD.getQualifiedNameAsString() == "meshguard::is_dtensor";
-}
-
 /// libtorch's own modules (torch::nn::Linear, ...) never make DTensors.
 bool isTorchModule(const CXXRecordDecl &Class) {
   return llvm::StringRef(Class.getQualifiedNameAsString()).starts_with("torch::");
@@ -533,15 +526,17 @@ public:
     havocModules(VD.getInit());
   }
 
-  /// `meshguard::distribute_module(m, mesh)`: m's parameters become DTensors.
-  /// Distributing a submodule (`*model->encoder`) leaves the enclosing
-  /// module partly distributed: unknown.
+  /// `meshguard::is_dtensor(t)`: the result is t's provenance, so code that
+  /// tests it (`if (is_dtensor(g)) dist::all_reduce_({g})`) is followed.
   void dtensorTest(const CallExpr *Call) {
     if (RecordStorageLocation *L = recordLocation(Call->getArg(0), Env))
       Env.setValue(*Call, A.makeBoolValue(
                               readTensor(*L, Env, nullptr).isDTensor(A)));
   }
 
+  /// `meshguard::distribute_module(m, mesh)`: m's parameters become DTensors.
+  /// Distributing a submodule (`*model->encoder`) leaves the enclosing
+  /// module partly distributed: unknown.
   void distributeModule(const CallExpr *Call) {
     if (Call->getNumArgs() == 0)
       return;
@@ -732,7 +727,7 @@ ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                   T.distributeModule(Call);
                   return;
                 }
-                if (isDTensorTest(*FD) && Call->getNumArgs() == 1) {
+                if (Idx->isDTensorTest(FD) && Call->getNumArgs() == 1) {
                   T.dtensorTest(Call);
                   return;
                 }

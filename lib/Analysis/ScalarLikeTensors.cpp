@@ -1,6 +1,7 @@
 //===--- ScalarLikeTensors.cpp - Plain tensors an op may mix in -----------===//
 
 #include "meshguard/Analysis/ScalarLikeTensors.h"
+#include "meshguard/Analysis/ApiIndex.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
@@ -108,23 +109,23 @@ bool alwaysOneElement(const CallExpr &Call, llvm::StringRef Name) {
   return false;
 }
 
-bool scalarLike(const Expr *E, unsigned Depth);
+bool scalarLike(const Expr *E, const ApiIndex &Index, unsigned Depth);
 
 /// The tensors a call computes from: its object and its tensor arguments.
-bool tensorInputsScalarLike(const CallExpr &Call, unsigned Depth) {
+bool tensorInputsScalarLike(const CallExpr &Call, const ApiIndex &Index,
+                            unsigned Depth) {
   llvm::SmallVector<const Expr *, 4> Inputs;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
     Inputs.push_back(Member->getImplicitObjectArgument());
   for (const Expr *Arg : Call.arguments())
-    if (const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
-        RD && RD->getName() == "Tensor")
+    if (Index.isTensorType(Arg->getType()))
       Inputs.push_back(Arg);
-  return !Inputs.empty() && llvm::all_of(Inputs, [Depth](const Expr *In) {
-    return scalarLike(In, Depth + 1);
+  return !Inputs.empty() && llvm::all_of(Inputs, [&](const Expr *In) {
+    return scalarLike(In, Index, Depth + 1);
   });
 }
 
-bool scalarLike(const Expr *E, unsigned Depth) {
+bool scalarLike(const Expr *E, const ApiIndex &Index, unsigned Depth) {
   if (!E || Depth > 8)
     return false;
   E = E->IgnoreImplicit();
@@ -132,23 +133,23 @@ bool scalarLike(const Expr *E, unsigned Depth) {
   // is missed: no finding rather than a false one).
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-    return VD && scalarLike(VD->getInit(), Depth + 1);
+    return VD && scalarLike(VD->getInit(), Index, Depth + 1);
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
       Construct && Construct->getNumArgs() == 1 &&
       Construct->getConstructor()->isCopyOrMoveConstructor())
-    return scalarLike(Construct->getArg(0), Depth + 1);
+    return scalarLike(Construct->getArg(0), Index, Depth + 1);
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD || !isTorchNamespace(*FD))
     return false;
   if (!FD->getDeclName().isIdentifier())
-    return isArithmetic(*Call, "") && tensorInputsScalarLike(*Call, Depth);
+    return isArithmetic(*Call, "") && tensorInputsScalarLike(*Call, Index, Depth);
   llvm::StringRef Name = FD->getName();
   if (isFullReduction(*Call, Name) || alwaysOneElement(*Call, Name))
     return true;
   if (keepsShape(Name) || isArithmetic(*Call, Name))
-    return tensorInputsScalarLike(*Call, Depth);
+    return tensorInputsScalarLike(*Call, Index, Depth);
   if (Call->getNumArgs() == 0)
     return false;
   if (Name == "scalar_tensor")
@@ -170,8 +171,9 @@ bool scalarLike(const Expr *E, unsigned Depth) {
 
 } // namespace
 
-bool isScalarLikeOperand(const Expr *E, const Expr *Origin) {
-  return scalarLike(E, 0) || scalarLike(Origin, 0);
+bool isScalarLikeOperand(const Expr *E, const Expr *Origin,
+                         const ApiIndex &Index) {
+  return scalarLike(E, Index, 0) || scalarLike(Origin, Index, 0);
 }
 
 } // namespace analysis

@@ -93,8 +93,7 @@ bool hiddenAt(const NamedDecl &D, const FunctionDecl &FD, const Stmt &At,
     return true;
   const auto *Var = dyn_cast<VarDecl>(&D);
   bool OwnLocal = Var && Locals.DeclarationOf.count(Var);
-  bool OwnParam = Var && isa<ParmVarDecl>(Var) &&
-                  Var->getDeclContext() == static_cast<const DeclContext *>(&FD);
+  bool OwnParam = Var && llvm::is_contained(FD.parameters(), Var);
   auto It = Locals.ByName.find(Name);
   if (It != Locals.ByName.end())
     for (const VarDecl *Other : It->second)

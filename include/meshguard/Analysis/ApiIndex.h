@@ -62,6 +62,9 @@ public:
   const clang::CXXRecordDecl *moduleClass(clang::QualType T) const;
   /// True for meshguard::distribute_module.
   bool isDistributeModule(const clang::FunctionDecl *FD) const;
+  /// True for meshguard::is_dtensor: its result is its argument's
+  /// provenance.
+  bool isDTensorTest(const clang::FunctionDecl *FD) const;
 
   /// Names of all mesh-inferred collectives, for AST matchers.
   std::vector<llvm::StringRef> meshCollectiveNames() const;
@@ -74,6 +77,7 @@ private:
     const ProcessGroupCollectiveEntry *PGCollective = nullptr;
     bool IsOp = false;
     bool IsMeshOf = false;
+    bool IsDTensorTest = false;
   };
   const DeclFacts &facts(const clang::FunctionDecl *FD) const;
   enum TypeKind : unsigned {

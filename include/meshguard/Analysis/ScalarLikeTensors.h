@@ -14,6 +14,8 @@
 namespace meshguard {
 namespace analysis {
 
+class ApiIndex;
+
 /// Whether the plain operand \p E of an op surely has one element, judged
 /// by the expression (or \p Origin, the call its provenance comes from, or
 /// the initializer of the variable it names):
@@ -23,7 +25,8 @@ namespace analysis {
 ///     its default mean reduction, `dot`, a norm over everything;
 ///   - element-wise functions, conversions and arithmetic of such tensors
 ///     and numbers (`s.detach()`, `torch::ones(1) * 0.1`).
-bool isScalarLikeOperand(const clang::Expr *E, const clang::Expr *Origin);
+bool isScalarLikeOperand(const clang::Expr *E, const clang::Expr *Origin,
+                         const ApiIndex &Index);
 
 } // namespace analysis
 } // namespace meshguard
