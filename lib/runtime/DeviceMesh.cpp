@@ -1,6 +1,7 @@
 #include <meshguard/runtime/DeviceMesh.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <tuple>
 
 #include <c10/util/Exception.h>
+#include <signal.h>
 
 #include <meshguard/runtime/Errors.h>
 
@@ -113,6 +115,19 @@ std::vector<int64_t> ranks_along(const detail::MeshState& s, int64_t dim) {
     out.push_back(s.mesh[ravel(coord, s.shape)]);
   }
   return out;
+}
+
+// A peer that dies mid-collective closes its sockets, and the next write to
+// one raises SIGPIPE, which kills this rank instead of failing the
+// collective with an error. Ignore it, unless the program handles it itself.
+void ignore_sigpipe_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      ::signal(SIGPIPE, SIG_IGN);
+    }
+  });
 }
 
 void check_shape(const std::vector<int64_t>& shape, int64_t world_size, const std::string& device_type) {
@@ -316,6 +331,7 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
   s->timeout = timeout;
   s->device_index = device_index;
   const int64_t mesh_id = next_mesh_id(store.get());
+  ignore_sigpipe_once();
   for (int64_t d = 0; d < static_cast<int64_t>(s->shape.size()); ++d) {
     auto ranks = ranks_along(*s, d);
     std::ostringstream prefix;
