@@ -46,6 +46,13 @@ class ReplicaMismatchError : public Error {
   using Error::Error;
 };
 
+// Ranks called one collective with tensors that do not match (a different
+// number of elements); what() names the sizes where this rank can see them.
+class CollectiveMismatchError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Rendezvous problems: missing environment variables, bad mesh shapes.
 class MeshInitError : public Error {
  public:

@@ -17,6 +17,8 @@
 
 #include <meshguard/runtime/Errors.h>
 
+#include "SizeCheck.h"
+
 // libtorch 2.x: Gloo and NCCL are c10d::Backends behind a ProcessGroup.
 #define MESHGUARD_TORCH_BACKENDS (TORCH_VERSION_MAJOR >= 2)
 
@@ -219,6 +221,7 @@ c10d::ReduceOp to_c10d(ReduceOp op) {
 } // namespace
 
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout) {
+  detail::check_same_sizes(pg, tensors, "broadcast", timeout);
   c10d::BroadcastOptions opts;
   opts.rootRank = root;
   opts.timeout = timeout;
@@ -226,6 +229,7 @@ void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, 
 }
 
 void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout) {
+  detail::check_same_sizes(pg, tensors, "all_reduce", timeout);
   c10d::AllreduceOptions opts;
   opts.reduceOp = to_c10d(op);
   opts.timeout = timeout;
@@ -244,6 +248,15 @@ void barrier(const Group& pg, std::chrono::milliseconds timeout) {
 }
 
 void all_gather(
+    const Group& pg,
+    std::vector<at::Tensor>& outputs,
+    const at::Tensor& input,
+    std::chrono::milliseconds timeout) {
+  detail::check_same_sizes(pg, {input}, "all_gather", timeout);
+  all_gather_unchecked(pg, outputs, input, timeout);
+}
+
+void all_gather_unchecked(
     const Group& pg,
     std::vector<at::Tensor>& outputs,
     const at::Tensor& input,

@@ -68,7 +68,9 @@ int64_t bind_local_device(int64_t local_rank);
 int64_t current_cuda_device();
 
 // Collectives on plain local tensors, bounded by `timeout`. On CPU they
-// block until done; on CUDA the current stream waits for NCCL's, as in
+// first check that every rank passes tensors of the same sizes (see
+// SizeCheck.h): a CollectiveMismatchError instead of a Gloo abort. On CPU
+// they block until done; on CUDA the current stream waits for NCCL's, as in
 // PyTorch, so later work on it sees the result.
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
 // AVG is done as SUM then a division, since Gloo has no AVG.
@@ -76,6 +78,12 @@ void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, 
 void barrier(const Group& pg, std::chrono::milliseconds timeout);
 // outputs[i] receives rank i's `input`; all must have the same shape.
 void all_gather(
+    const Group& pg,
+    std::vector<at::Tensor>& outputs,
+    const at::Tensor& input,
+    std::chrono::milliseconds timeout);
+// all_gather without the size check (the check's own exchange).
+void all_gather_unchecked(
     const Group& pg,
     std::vector<at::Tensor>& outputs,
     const at::Tensor& input,

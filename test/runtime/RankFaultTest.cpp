@@ -1,0 +1,76 @@
+// Rank tests for faults that used to kill or hang a rank (issue #17): a
+// collective whose tensors differ in size across ranks must be an error on
+// every rank, never std::terminate (run under scripts/meshguard-launch).
+
+#include <gmock/gmock.h>
+
+#include "RankUtil.h"
+
+using namespace meshguard;
+using namespace meshguard::testing;
+using ::testing::HasSubstr;
+
+namespace {
+
+// 4 elements on rank 0, 1000 on the others: the shape of the issue's report.
+int64_t uneven_numel() {
+  return rank() == 0 ? 4 : 1000;
+}
+
+// The rank that sees both sizes names them; every rank gets an error.
+void expect_size_error(const std::function<void()>& collective, const char* what) {
+  SCOPED_TRACE(what);
+  try {
+    collective();
+    ADD_FAILURE() << "expected an error from " << what;
+  } catch (const CollectiveMismatchError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("differ"));
+    std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
+  }
+}
+
+} // namespace
+
+TEST(Fault, AllReduceSizesDiffer) {
+  auto mesh = world_mesh();
+  auto dt = from_local(at::ones({uneven_numel()}), mesh, {Partial{}});
+  expect_size_error([&] { dist::all_reduce_({dt}, ReduceOp::SUM); }, "all_reduce_");
+  // The mesh still works afterwards.
+  auto ok = from_local(at::ones({3}), mesh, {Partial{}});
+  dist::all_reduce_({ok}, ReduceOp::SUM);
+  EXPECT_TRUE(at::equal(to_local(ok), at::full({3}, float(world_size()))));
+}
+
+TEST(Fault, BroadcastSizesDiffer) {
+  auto mesh = world_mesh();
+  auto dt = from_local(at::ones({uneven_numel()}), mesh, {Replicate{}});
+  expect_size_error([&] { dist::broadcast_({dt}, 0); }, "broadcast_");
+  auto ok = from_local(at::full({3}, float(rank())), mesh, {Replicate{}});
+  dist::broadcast_({ok}, 0);
+  EXPECT_TRUE(at::equal(to_local(ok), at::zeros({3})));
+}
+
+TEST(Fault, AllGatherSizesDiffer) {
+  auto mesh = world_mesh();
+  // Shards of 4 and 1000 rows: each rank infers a different global shape.
+  auto dt = from_local(at::ones({uneven_numel(), 2}), mesh, {Shard{0}});
+  expect_size_error([&] { dist::all_gather({dt}); }, "all_gather");
+  auto ok = from_local(at::ones({2, 2}), mesh, {Shard{0}});
+  EXPECT_TRUE(at::equal(to_local(dist::all_gather({ok})[0]), at::ones({2 * world_size(), 2})));
+}
+
+// Same bytes, different dtypes: Gloo would not crash but reduce float bits
+// as int32 bits, a silent wrong answer.
+TEST(Fault, DtypesDiffer) {
+  auto mesh = world_mesh();
+  auto local = rank() == 0 ? at::ones({4}, at::kInt) : at::ones({4}, at::kFloat);
+  auto dt = from_local(local, mesh, {Partial{}});
+  try {
+    dist::all_reduce_({dt}, ReduceOp::SUM);
+    ADD_FAILURE() << "expected CollectiveMismatchError";
+  } catch (const CollectiveMismatchError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("4 elements of Int (16 bytes)"));
+    EXPECT_THAT(e.what(), HasSubstr("4 elements of Float (16 bytes)"));
+    EXPECT_THAT(e.what(), HasSubstr("types, differ"));
+  }
+}
