@@ -23,7 +23,7 @@ enum Field { kCount, kNumel, kBytes, kFirstType, kSignature, kFields };
 bool enabled() {
   static const bool on = [] {
     const char* env = std::getenv("MESHGUARD_CHECK_SIZES");
-    return env == nullptr || std::string(env) != "0";
+    return env != nullptr && *env != '\0' && std::string(env) != "0";
   }();
   return on;
 }

@@ -6,6 +6,9 @@
 // aborts the rank (its peers see "Connection reset by peer"). So, before a
 // CPU collective, the ranks of the group exchange a fixed-size header
 // describing their tensors and all refuse the collective when they differ.
+// That exchange is a collective of its own (about 100-200 us on loopback
+// Gloo, 2-4x a small collective; docs/runtime/benchmarks.md), so it runs only
+// when MESHGUARD_CHECK_SIZES=1, like the replica check.
 
 #include <chrono>
 #include <vector>
@@ -21,7 +24,7 @@ namespace detail {
 // sizes, when their `tensors` differ in count, elements, bytes or dtypes.
 // `op` names the collective in the message. A no-op for a group of one, for
 // CUDA tensors (NCCL does not crash on it, and the exchange would cost a
-// device sync) and when MESHGUARD_CHECK_SIZES=0 (set alike on every rank).
+// device sync) and unless MESHGUARD_CHECK_SIZES=1 (set alike on every rank).
 void check_same_sizes(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
     const std::vector<at::Tensor>& tensors,

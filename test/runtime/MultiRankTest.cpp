@@ -53,8 +53,8 @@ size_t count(const std::string& text, const std::string& needle) {
   return c;
 }
 
-void expect_ranks_pass(int nproc, const std::string& test) {
-  auto r = launch(nproc, test);
+void expect_ranks_pass(int nproc, const std::string& test, const std::string& env = "") {
+  auto r = launch(nproc, test, 120, env);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   // Every rank ran exactly this one test (a filter matching nothing passes too).
   EXPECT_EQ(count(r.output, "[       OK ] " + test), static_cast<size_t>(nproc)) << r.output;
@@ -100,14 +100,22 @@ MULTI_RANK_TEST(4, Module, MlpTrainingMatchesSingleProcess)
 MULTI_RANK_TEST(2, Module, CheckFullyDistributedListsPlainParameters)
 MULTI_RANK_TEST(2, Module, DataParallelStepsMatchSingleProcess)
 MULTI_RANK_TEST(4, Module, DataParallelStepsMatchSingleProcess)
-MULTI_RANK_TEST(2, Fault, AllReduceSizesDiffer)
-MULTI_RANK_TEST(4, Fault, AllReduceSizesDiffer)
-MULTI_RANK_TEST(2, Fault, BroadcastSizesDiffer)
-MULTI_RANK_TEST(2, Fault, AllGatherSizesDiffer)
-MULTI_RANK_TEST(4, Fault, AllGatherSizesDiffer)
-MULTI_RANK_TEST(2, Fault, DtypesDiffer)
 MULTI_RANK_TEST(2, Module, TensorParallelMlpMatchesSingleProcess)
 MULTI_RANK_TEST(4, Module, TensorParallelMlpMatchesSingleProcess)
+
+// Tensors of different sizes on different ranks: with the size check on,
+// every rank gets a CollectiveMismatchError (without it: SIGABRT).
+#define SIZE_CHECK_TEST(nproc, name)                                        \
+  TEST(MultiRank##nproc, Fault_##name) {                                    \
+    expect_ranks_pass(nproc, "Fault." #name, "MESHGUARD_CHECK_SIZES=1");    \
+  }
+
+SIZE_CHECK_TEST(2, AllReduceSizesDiffer)
+SIZE_CHECK_TEST(4, AllReduceSizesDiffer)
+SIZE_CHECK_TEST(2, BroadcastSizesDiffer)
+SIZE_CHECK_TEST(2, AllGatherSizesDiffer)
+SIZE_CHECK_TEST(4, AllGatherSizesDiffer)
+SIZE_CHECK_TEST(2, DtypesDiffer)
 
 // The last rank exits mid-collective: the survivors must get an error
 // within the mesh timeout (5 s here), and the launcher must name the rank.

@@ -67,9 +67,10 @@ int64_t bind_local_device(int64_t local_rank);
 // The current CUDA device's index; call require_cuda first.
 int64_t current_cuda_device();
 
-// Collectives on plain local tensors, bounded by `timeout`. On CPU they
-// first check that every rank passes tensors of the same sizes (see
-// SizeCheck.h): a CollectiveMismatchError instead of a Gloo abort. On CPU
+// Collectives on plain local tensors, bounded by `timeout`. On CPU, with
+// MESHGUARD_CHECK_SIZES=1, they first check that every rank passes tensors
+// of the same sizes (SizeCheck.h): a CollectiveMismatchError instead of a
+// Gloo abort. On CPU
 // they block until done; on CUDA the current stream waits for NCCL's, as in
 // PyTorch, so later work on it sees the result.
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
