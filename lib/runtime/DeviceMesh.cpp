@@ -1,85 +1,28 @@
 #include <meshguard/runtime/DeviceMesh.h>
 
 #include <algorithm>
-#include <csignal>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <ostream>
 #include <sstream>
-#include <tuple>
 
 #include <c10/util/Exception.h>
-#include <signal.h>
 
 #include <meshguard/runtime/Errors.h>
 
 #include "Internal.h"
+#include "LaunchEnvironment.h"
+#include "MeshIndex.h"
+#include "Rendezvous.h"
+#include "SigPipe.h"
 #include "compat/TorchCompat.h"
 
 namespace meshguard {
 
 namespace {
 
-std::chrono::milliseconds resolve_timeout(std::chrono::milliseconds requested) {
-  if (requested.count() > 0) {
-    return requested;
-  }
-  if (const char* env = std::getenv("MESHGUARD_TIMEOUT_S")) {
-    double seconds = std::atof(env);
-    if (seconds > 0) {
-      return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-    }
-  }
-  return std::chrono::seconds(300);
-}
-
-std::string require_env(const char* name, const std::string& device_type) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') {
-    throw MeshInitError(
-        std::string("init_device_mesh(\"") + device_type + "\"): environment variable " + name +
-        " is not set; launch with torchrun or scripts/meshguard-launch (which set RANK, WORLD_SIZE, "
-        "MASTER_ADDR, MASTER_PORT, LOCAL_RANK), or pass MeshOptions::store with rank and world_size");
-  }
-  return value;
-}
-
-int64_t parse_int(const std::string& value, const char* name) {
-  char* end = nullptr;
-  long long v = std::strtoll(value.c_str(), &end, 10);
-  if (end == value.c_str() || *end != '\0') {
-    throw MeshInitError(std::string("init_device_mesh: environment variable ") + name + "='" + value +
-                        "' is not an integer");
-  }
-  return v;
-}
-
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
-}
-
-// One TCPStore per (address, port) in a process: rank 0 serves it and can
-// bind the port only once, so later meshes reuse it.
-c10::intrusive_ptr<c10d::Store> env_store(
-    const std::string& addr,
-    int64_t port,
-    int64_t rank,
-    int64_t world_size,
-    std::chrono::milliseconds timeout) {
-  static std::mutex mu;
-  static auto* stores = new std::map<std::tuple<std::string, int64_t, int64_t>, c10::intrusive_ptr<c10d::Store>>();
-  std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_tuple(addr, port, rank);
-  auto it = stores->find(key);
-  if (it != stores->end()) {
-    return it->second;
-  }
-  auto store = compat::make_tcp_store(addr, static_cast<uint16_t>(port), rank == 0, world_size, timeout);
-  stores->emplace(key, store);
-  return store;
-}
+using detail::unravel;
 
 // Meshes are numbered in creation order, the same on every rank, so their
 // groups get distinct store prefixes.
@@ -90,44 +33,8 @@ int64_t next_mesh_id(const c10d::Store* store) {
   return (*counters)[store]++;
 }
 
-std::vector<int64_t> unravel(int64_t index, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> coord(shape.size());
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    coord[d] = index % shape[d];
-    index /= shape[d];
-  }
-  return coord;
-}
-
-int64_t ravel(const std::vector<int64_t>& coord, const std::vector<int64_t>& shape) {
-  int64_t index = 0;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    index = index * shape[d] + coord[d];
-  }
-  return index;
-}
-
 std::vector<int64_t> ranks_along(const detail::MeshState& s, int64_t dim) {
-  std::vector<int64_t> out;
-  auto coord = s.coordinate;
-  for (int64_t i = 0; i < s.shape[dim]; ++i) {
-    coord[dim] = i;
-    out.push_back(s.mesh[ravel(coord, s.shape)]);
-  }
-  return out;
-}
-
-// A peer that dies mid-collective closes its sockets, and the next write to
-// one raises SIGPIPE, which kills this rank instead of failing the
-// collective with an error. Ignore it, unless the program handles it itself.
-void ignore_sigpipe_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction current {};
-    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-      ::signal(SIGPIPE, SIG_IGN);
-    }
-  });
+  return detail::ranks_along(s.mesh, s.shape, s.coordinate, dim);
 }
 
 void check_shape(const std::vector<int64_t>& shape, int64_t world_size, const std::string& device_type) {
@@ -149,6 +56,51 @@ void check_shape(const std::vector<int64_t>& shape, int64_t world_size, const st
   }
 }
 
+// The one place a mesh's state is built: the layout checked, this rank's
+// coordinate found. Groups, timeout and device are added by the caller.
+std::shared_ptr<detail::MeshState> make_state(
+    std::string device_type,
+    std::vector<int64_t> shape,
+    std::vector<int64_t> mesh,
+    int64_t global_rank) {
+  auto it = std::find(mesh.begin(), mesh.end(), global_rank);
+  if (it == mesh.end()) {
+    throw MeshInitError("DeviceMesh: rank " + std::to_string(global_rank) + " is not in the mesh");
+  }
+  auto s = std::make_shared<detail::MeshState>();
+  s->coordinate = unravel(it - mesh.begin(), shape);
+  s->device_type = std::move(device_type);
+  s->shape = std::move(shape);
+  s->mesh = std::move(mesh);
+  s->global_rank = global_rank;
+  return s;
+}
+
+// One group per mesh dimension, each on a PrefixStore named after the mesh
+// and the group's ranks.
+std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> make_groups(
+    const detail::MeshState& s,
+    const c10::intrusive_ptr<c10d::Store>& store,
+    const std::string& gloo_hostname) {
+  const int64_t mesh_id = next_mesh_id(store.get());
+  std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.shape.size()); ++d) {
+    std::ostringstream prefix;
+    prefix << "meshguard/mesh" << mesh_id << "/dim" << d << "/ranks";
+    for (auto r : ranks_along(s, d)) {
+      prefix << "_" << r;
+    }
+    auto group_store = compat::make_prefix_store(prefix.str(), store);
+    const int64_t group_rank = s.coordinate[d];
+    const int64_t group_size = s.shape[d];
+    groups.push_back(
+        s.device_type == "cuda"
+            ? compat::make_nccl_group(group_store, group_rank, group_size, s.timeout)
+            : compat::make_gloo_group(group_store, group_rank, group_size, s.timeout, gloo_hostname));
+  }
+  return groups;
+}
+
 } // namespace
 
 DeviceMesh::DeviceMesh(std::shared_ptr<const detail::MeshState> state) : state_(std::move(state)) {}
@@ -159,21 +111,12 @@ DeviceMesh::DeviceMesh(
     std::vector<int64_t> mesh,
     std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> dim_groups,
     int64_t global_rank) {
-  auto s = std::make_shared<detail::MeshState>();
   check_shape(shape, static_cast<int64_t>(mesh.size()), device_type);
   if (dim_groups.size() != shape.size()) {
     throw MeshInitError("DeviceMesh: need one process group per mesh dimension (" + std::to_string(shape.size()) +
                         "), got " + std::to_string(dim_groups.size()));
   }
-  auto it = std::find(mesh.begin(), mesh.end(), global_rank);
-  if (it == mesh.end()) {
-    throw MeshInitError("DeviceMesh: rank " + std::to_string(global_rank) + " is not in the mesh");
-  }
-  s->device_type = std::move(device_type);
-  s->shape = std::move(shape);
-  s->mesh = std::move(mesh);
-  s->global_rank = global_rank;
-  s->coordinate = unravel(it - s->mesh.begin(), s->shape);
+  auto s = make_state(std::move(device_type), std::move(shape), std::move(mesh), global_rank);
   for (size_t d = 0; d < dim_groups.size(); ++d) {
     if (!dim_groups[d] || dim_groups[d]->getSize() != s->shape[d] ||
         dim_groups[d]->getRank() != s->coordinate[d]) {
@@ -187,7 +130,7 @@ DeviceMesh::DeviceMesh(
     s->device_index = compat::current_cuda_device();
   }
   s->groups = std::move(dim_groups);
-  s->timeout = resolve_timeout({});
+  s->timeout = detail::resolve_timeout({});
   state_ = std::move(s);
 }
 
@@ -280,78 +223,28 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
   if (device_type != "cpu" && device_type != "cuda") {
     throw MeshInitError("init_device_mesh: device type must be \"cpu\" or \"cuda\", got \"" + device_type + "\"");
   }
-  const bool cuda = device_type == "cuda";
-  if (cuda) {
+  if (device_type == "cuda") {
     // Before reading the environment: no NCCL or no GPU is the real problem.
     compat::require_cuda("init_device_mesh(\"cuda\")");
   }
-  int64_t device_index = -1;
-  auto timeout = resolve_timeout(options.timeout);
-  c10::intrusive_ptr<c10d::Store> store = options.store;
-  int64_t rank = options.rank;
-  int64_t world_size = options.world_size;
-  std::string hostname = options.gloo_hostname;
-  if (store) {
-    if (rank < 0 || world_size <= 0) {
-      throw MeshInitError("init_device_mesh: MeshOptions::store needs MeshOptions::rank and ::world_size");
-    }
-    if (cuda) {
-      const char* local_rank = std::getenv("LOCAL_RANK");
-      device_index = local_rank != nullptr && *local_rank != '\0'
-          ? compat::bind_local_device(parse_int(local_rank, "LOCAL_RANK"))
-          : compat::current_cuda_device();
-    }
-  } else {
-    rank = parse_int(require_env("RANK", device_type), "RANK");
-    world_size = parse_int(require_env("WORLD_SIZE", device_type), "WORLD_SIZE");
-    auto addr = require_env("MASTER_ADDR", device_type);
-    auto port = parse_int(require_env("MASTER_PORT", device_type), "MASTER_PORT");
-    if (cuda) {
-      device_index = compat::bind_local_device(parse_int(require_env("LOCAL_RANK", device_type), "LOCAL_RANK"));
-    }
-    if (rank < 0 || rank >= world_size) {
-      throw MeshInitError("init_device_mesh: RANK=" + std::to_string(rank) + " is not in [0, WORLD_SIZE=" +
-                          std::to_string(world_size) + ")");
-    }
-    if (hostname.empty() && is_loopback(addr)) {
-      hostname = "127.0.0.1";
-    }
-    store = env_store(addr, port, rank, world_size, timeout);
-  }
-  check_shape(shape, world_size, device_type);
-  compat::set_store_timeout(store, timeout);
+  const auto timeout = detail::resolve_timeout(options.timeout);
+  auto rv = detail::rendezvous(device_type, options, timeout);
+  check_shape(shape, rv.world_size, device_type);
+  compat::set_store_timeout(rv.store, timeout);
 
-  auto s = std::make_shared<detail::MeshState>();
-  s->device_type = device_type;
-  s->shape = std::move(shape);
-  s->mesh.resize(world_size);
-  std::iota(s->mesh.begin(), s->mesh.end(), 0);
-  s->global_rank = rank;
-  s->coordinate = unravel(rank, s->shape);
+  std::vector<int64_t> ranks(rv.world_size);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  auto s = make_state(device_type, std::move(shape), std::move(ranks), rv.rank);
   s->timeout = timeout;
-  s->device_index = device_index;
-  const int64_t mesh_id = next_mesh_id(store.get());
-  ignore_sigpipe_once();
-  for (int64_t d = 0; d < static_cast<int64_t>(s->shape.size()); ++d) {
-    auto ranks = ranks_along(*s, d);
-    std::ostringstream prefix;
-    prefix << "meshguard/mesh" << mesh_id << "/dim" << d << "/ranks";
-    for (auto r : ranks) {
-      prefix << "_" << r;
-    }
-    auto group_store = compat::make_prefix_store(prefix.str(), store);
-    const int64_t group_rank = s->coordinate[d];
-    const int64_t group_size = s->shape[d];
-    s->groups.push_back(
-        cuda ? compat::make_nccl_group(group_store, group_rank, group_size, timeout)
-                              : compat::make_gloo_group(group_store, group_rank, group_size, timeout, hostname));
-  }
+  s->device_index = rv.device_index;
+  detail::ignore_sigpipe_once();
+  s->groups = make_groups(*s, rv.store, rv.gloo_hostname);
   // Gloo connects pairs lazily on one side: without a barrier a fast rank
   // could finish and exit while a slow peer is still connecting to it.
   // (NCCL connects in its first collective; its barrier would also have to
   // guess a GPU.)
   for (const auto& group : s->groups) {
-    if (!cuda && group->getSize() > 1) {
+    if (device_type != "cuda" && group->getSize() > 1) {
       compat::barrier(group, timeout);
     }
   }

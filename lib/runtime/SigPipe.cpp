@@ -1,0 +1,22 @@
+#include "SigPipe.h"
+
+#include <csignal>
+#include <mutex>
+
+#include <signal.h>
+
+namespace meshguard {
+namespace detail {
+
+void ignore_sigpipe_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      ::signal(SIGPIPE, SIG_IGN);
+    }
+  });
+}
+
+} // namespace detail
+} // namespace meshguard
