@@ -117,6 +117,20 @@ SIZE_CHECK_TEST(2, AllGatherSizesDiffer)
 SIZE_CHECK_TEST(4, AllGatherSizesDiffer)
 SIZE_CHECK_TEST(2, DtypesDiffer)
 
+// One rank starts with another WORLD_SIZE (2 vs 3 either way, and 2 vs 1
+// on rank 1): both ranks name both values at once, no "Socket Timeout".
+TEST(MultiRank2, Rendezvous_WorldSizeDisagreesOnRank1) {
+  expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:3");
+}
+
+TEST(MultiRank2, Rendezvous_WorldSizeDisagreesOnRank0) {
+  expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=0:3");
+}
+
+TEST(MultiRank2, Rendezvous_WorldSizeOfOneOnRank1) {
+  expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:1");
+}
+
 // The last rank exits mid-collective: the survivors must get an error
 // within the mesh timeout (5 s here), and the launcher must name the rank.
 void expect_survivors_fail_fast(int nproc) {
@@ -174,6 +188,40 @@ TEST(Launcher, RetriesWhenThePortIsTaken) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("port " + std::to_string(port) + " was taken; restarting all ranks on a new port"));
   EXPECT_EQ(count(r.output, "[       OK ] Mesh.OneDimensional"), 2u) << r.output;
+}
+
+// MASTER_PORT held by a socket that listens but never answers: a non-zero
+// rank used to block in the TCPStore constructor forever. One rank alone,
+// bounded by `timeout` in case it still hangs.
+TEST(MultiRank, Rendezvous_SilentMasterPort) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string port = std::to_string(ntohs(addr.sin_port));
+  const std::string cmd = "RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port +
+                          " MESHGUARD_TIMEOUT_S=2 timeout -k 5 60 " MESHGUARD_RANK_TESTS
+                          " --gtest_filter=Rendezvous.SilentMasterPort 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  std::array<char, 1024> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    out.append(buf.data(), n);
+  }
+  const int status = ::pclose(pipe);
+  ::close(fd);
+  std::printf("%s", out.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << ":\n" << out;
+  EXPECT_THAT(out, HasSubstr("[       OK ] Rendezvous.SilentMasterPort"));
+  EXPECT_THAT(out, HasSubstr("127.0.0.1:" + port));
 }
 
 TEST(MultiRank4, ReplicaCheck_FromEnvironment) {

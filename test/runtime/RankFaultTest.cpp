@@ -2,6 +2,9 @@
 // collective whose tensors differ in size across ranks must be an error on
 // every rank, never std::terminate (run under scripts/meshguard-launch).
 
+#include <chrono>
+#include <cstdlib>
+
 #include <gmock/gmock.h>
 
 #include "RankUtil.h"
@@ -73,4 +76,57 @@ TEST(Fault, DtypesDiffer) {
     EXPECT_THAT(e.what(), HasSubstr("4 elements of Float (16 bytes)"));
     EXPECT_THAT(e.what(), HasSubstr("types, differ"));
   }
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+// Its driver sets MESHGUARD_TEST_WORLD_SIZE="<rank>:<value>": that rank
+// starts with a WORLD_SIZE the others do not share. Every rank that sees a
+// view other than its own must say so at once, naming both values.
+TEST(Rendezvous, WorldSizeDisagrees) {
+  const char* spec = std::getenv("MESHGUARD_TEST_WORLD_SIZE");
+  ASSERT_NE(spec, nullptr) << "run by MultiRank2.Rendezvous_WorldSizeDisagrees*";
+  const std::string s(spec);
+  const int64_t odd_rank = std::stoll(s.substr(0, s.find(':')));
+  const std::string odd_value = s.substr(s.find(':') + 1);
+  const std::string launched = std::to_string(world_size());
+  if (rank() == odd_rank) {
+    ::setenv("WORLD_SIZE", odd_value.c_str(), 1);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    init_device_mesh("cpu", {std::atoll(std::getenv("WORLD_SIZE"))});
+    FAIL() << "expected MeshInitError";
+  } catch (const MeshInitError& e) {
+    const std::string other = rank() == odd_rank ? launched : odd_value;
+    EXPECT_THAT(e.what(), HasSubstr("the ranks disagree on WORLD_SIZE"));
+    EXPECT_THAT(e.what(), HasSubstr("has WORLD_SIZE=" + other + " but this rank (RANK=" + std::to_string(rank()) +
+                                    ") has WORLD_SIZE=" + std::getenv("WORLD_SIZE")));
+    std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
+  }
+  // At once: well before the store's timeout (MESHGUARD_TIMEOUT_S=30).
+  EXPECT_LT(seconds_since(start), 10.0);
+}
+
+// Run alone as RANK=1 against a port held by a listening socket that never
+// answers (MultiRank.Rendezvous_SilentMasterPort): the rendezvous must end
+// after MESHGUARD_TIMEOUT_S with an error naming the address.
+TEST(Rendezvous, SilentMasterPort) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string where = std::string(std::getenv("MASTER_ADDR")) + ":" + std::getenv("MASTER_PORT");
+  try {
+    init_device_mesh("cpu", {world_size()});
+    ADD_FAILURE() << "expected MeshInitError";
+  } catch (const MeshInitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(where));
+    std::printf("%s\n", e.what());
+  }
+  const double timeout_s = std::atof(std::getenv("MESHGUARD_TIMEOUT_S"));
+  EXPECT_LT(seconds_since(start), timeout_s + 10.0);
 }

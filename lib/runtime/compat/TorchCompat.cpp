@@ -94,7 +94,9 @@ c10::intrusive_ptr<c10d::Store> make_tcp_store(
   opts.port = port;
   opts.isServer = is_server;
   opts.numWorkers = static_cast<size_t>(world_size);
-  opts.waitWorkers = true;
+  // The rendezvous waits for the workers itself (comparing their
+  // WORLD_SIZE), with errors that name the missing ranks.
+  opts.waitWorkers = false;
   opts.timeout = timeout;
   return c10::make_intrusive<c10d::TCPStore>(host, opts);
 }
