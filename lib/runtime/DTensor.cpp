@@ -174,10 +174,16 @@ void set_replica_check(bool enabled) {
 }
 
 void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::string& what) {
-  // Two checksums: the plain sum and a position-weighted sum, in double.
+  // Checksums in double: the plain and a position-weighted sum of the
+  // finite values, and the same of the non-finite ones' kinds (NaN 1, +inf
+  // 2, -inf 3), so equal NaNs agree and NaNs elsewhere do not.
   auto flat = local.detach().reshape({-1}).to(at::kDouble);
-  auto weights = at::arange(flat.numel(), flat.options()).remainder(97).add_(1);
-  auto sums = at::stack({flat.sum(), (flat * weights).sum()}).to(at::kCPU);
+  auto positions = at::arange(1, flat.numel() + 1, flat.options());
+  auto weights = positions.remainder(97).add_(1);
+  auto finite = at::where(flat.isfinite(), flat, at::zeros_like(flat));
+  auto kinds = flat.isnan().to(at::kDouble) + flat.isposinf().to(at::kDouble) * 2 +
+      flat.isneginf().to(at::kDouble) * 3;
+  auto sums = at::stack({finite.sum(), (finite * weights).sum(), kinds.sum(), (kinds * positions).sum()}).to(at::kCPU);
   if (mesh.device_type() == "cuda") {
     sums = sums.to(local.device());
   }
@@ -196,7 +202,9 @@ void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::
     auto reference = gathered[0].cpu();
     std::ostringstream bad;
     for (int64_t j = 1; j < k; ++j) {
-      if (!at::equal(gathered[j].cpu(), reference)) {
+      auto other = gathered[j].cpu();
+      // NaN-equal: finite values that overflow a sum agree as inf or NaN.
+      if (!(other.eq(reference) | (other.isnan() & reference.isnan())).all().item<bool>()) {
         bad << (bad.tellp() > 0 ? ", " : "") << "rank " << ranks[j];
       }
     }

@@ -3,6 +3,7 @@
 // and bad input.
 
 #include <chrono>
+#include <limits>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -302,6 +303,26 @@ TEST(Mesh, FromUserProcessGroups) {
                        "one process group per mesh dimension");
   MG_EXPECT_THROW_WITH(DeviceMesh("cpu", {world_size()}, base.mesh(), {base.get_group(0)}, world_size() + 5),
                        MeshInitError, "is not in the mesh");
+}
+
+// Replicas that hold the same NaN (and infinities) agree; NaN elsewhere,
+// or on one rank only, is a mismatch (the checksum used to be NaN, and
+// NaN != NaN failed every NaN replica).
+TEST(ReplicaCheck, NaNReplicas) {
+  auto mesh = world_mesh();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const bool odd = rank() == world_size() - 1;
+  auto check = [&](const at::Tensor& t) { (void)from_local(t, mesh, {Replicate{}}, /*run_check=*/true); };
+  EXPECT_NO_THROW(check(at::tensor({1.0f, nan, 3.0f, inf, -inf})));
+  EXPECT_NO_THROW(check(at::full({2, 3}, nan)));
+  const std::string who = "rank " + std::to_string(world_size() - 1) + " hold(s) different values";
+  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({nan, 2.0f, 3.0f}) : at::tensor({1.0f, nan, 3.0f})),
+                       ReplicaMismatchError, who);
+  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({1.0f, nan, 3.0f}) : at::tensor({1.0f, 2.0f, 3.0f})),
+                       ReplicaMismatchError, who);
+  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({1.0f, -inf}) : at::tensor({1.0f, inf})), ReplicaMismatchError, who);
+  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({nan, inf}) : at::tensor({inf, nan})), ReplicaMismatchError, who);
 }
 
 // Run with MESHGUARD_CHECK_REPLICAS=1 by its driver.
