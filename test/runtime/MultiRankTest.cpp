@@ -133,6 +133,18 @@ TEST(MultiRank2, Rendezvous_WorldSizeOfOneOnRank1) {
   expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:1");
 }
 
+// Without the check: rank 0 (4 elements) aborts inside Gloo; rank 1 gets
+// a catchable error pointing at MESHGUARD_CHECK_SIZES.
+TEST(MultiRank2, Fault_UncheckedSizesDifferHint) {
+  auto r = launch(2, "Fault.UncheckedSizesDifferHint", 60, "MESHGUARD_TIMEOUT_S=10");
+  std::printf("%s", r.output.c_str());
+  EXPECT_THAT(r.output, HasSubstr("rank 0 (pid"));
+  EXPECT_THAT(r.output, HasSubstr("killed by signal SIGABRT"));
+  EXPECT_EQ(count(r.output, "[       OK ] Fault.UncheckedSizesDifferHint"), 1u) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("[rank 1] rank 1: "));
+  EXPECT_EQ(count(r.output, "killed by the launcher"), 0u) << "a rank hung:\n" << r.output;
+}
+
 // The last rank exits mid-collective: the survivors must get an error
 // within the mesh timeout (5 s here), and the launcher must name the rank.
 void expect_survivors_fail_fast(int nproc) {

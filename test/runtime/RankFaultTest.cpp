@@ -130,3 +130,19 @@ TEST(Rendezvous, SilentMasterPort) {
   const double timeout_s = std::atof(std::getenv("MESHGUARD_TIMEOUT_S"));
   EXPECT_LT(seconds_since(start), timeout_s + 10.0);
 }
+
+// Without the size check the rank with the smaller buffer aborts (Gloo
+// cannot report it) and the other one's error says what to do. Its driver
+// expects rank 0's SIGABRT and rank 1's message.
+TEST(Fault, UncheckedSizesDifferHint) {
+  ASSERT_EQ(std::getenv("MESHGUARD_CHECK_SIZES"), nullptr);
+  auto mesh = world_mesh();
+  auto dt = from_local(at::ones({uneven_numel()}), mesh, {Partial{}});
+  try {
+    dist::all_reduce_({dt}, ReduceOp::SUM);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("MESHGUARD_CHECK_SIZES=1"));
+    std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
+  }
+}

@@ -1,6 +1,9 @@
 #include "compat/TorchCompat.h"
 
 #include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -201,7 +204,22 @@ void wait(const c10::intrusive_ptr<c10d::Work>& work, bool cuda, std::chrono::mi
     // Options::timeout (NCCL's watchdog) still bounds a hang.
     work->wait();
   } else {
-    work->wait(timeout);
+    try {
+      work->wait(timeout);
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      const bool peer_gone = what.find("by peer") != std::string::npos ||
+          what.find("Broken pipe") != std::string::npos || what.find("Socket closed") != std::string::npos;
+      if (!peer_gone || std::getenv("MESHGUARD_CHECK_SIZES") != nullptr) {
+        throw;
+      }
+      // A peer that got a longer message than its buffer aborted (Gloo
+      // cannot report it); this rank only sees the connection drop.
+      std::throw_with_nested(std::runtime_error(
+          what + " (the peer's process ended: it exited or crashed. If it aborted with gloo::EnforceNotMet "
+                 "'op.preamble.length <= op.nbytes', the ranks passed tensors of different sizes to this "
+                 "collective: run every rank with MESHGUARD_CHECK_SIZES=1 to get an error naming them)"));
+    }
   }
 }
 
