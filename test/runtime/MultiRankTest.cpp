@@ -179,3 +179,16 @@ TEST(MultiRankCuda, CollectivesAcrossGpus) {
   }
   expect_ranks_pass(2, "CudaRank.CollectivesAcrossGpus");
 }
+
+// Placement semantics as PyTorch's (RankPlacementSemanticsTest.cpp).
+MULTI_RANK_TEST(2, EmptyShards, FullTensorAndRedistribute1D)
+MULTI_RANK_TEST(4, EmptyShards, FullTensorAndRedistribute1D)
+MULTI_RANK_TEST(4, EmptyShards, NestedShardsOnTwoByTwo)
+MULTI_RANK_TEST(2, PlacementSemantics, NegativeShardDim)
+MULTI_RANK_TEST(2, PlacementSemantics, RedistributeToPartialIsRefused)
+MULTI_RANK_TEST(2, PlacementSemantics, DistributeNonLeafRequiringGradIsRefused)
+MULTI_RANK_TEST(2, PlacementSemantics, FromLocalRunCheckComparesMetadata)
+MULTI_RANK_TEST(2, PlacementSemantics, ToLocalGradPlacements)
+MULTI_RANK_TEST(2, Factories, OnesZerosFullEmpty)
+MULTI_RANK_TEST(4, Factories, OnesZerosFullEmpty)
+MULTI_RANK_TEST(2, Factories, RandomValuesAreOneGlobalTensor)
