@@ -11,3 +11,4 @@
 #include <meshguard/runtime/Factories.h>
 #include <meshguard/runtime/Module.h>
 #include <meshguard/runtime/Placement.h>
+#include <meshguard/runtime/ShardingRules.h>

@@ -61,6 +61,10 @@ at::Tensor gather_shards(
     int64_t dim,
     int64_t full_size);
 
+// The local tensor of `spec`'s value under `target` (collective; any
+// transition, including to Partial: the propagator's internal use).
+at::Tensor redistribute_local(const at::Tensor& local, const DTensorSpec& spec, const Placements& target);
+
 // Reduces `local` over mesh dim `mesh_dim` (a copy; the input is untouched).
 at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op);
 

@@ -170,6 +170,10 @@ int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto
   return n;
 }
 
+} // namespace
+
+namespace detail {
+
 at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spec, const Placements& target) {
   const auto& mesh = spec.mesh;
   const int64_t nd = mesh.ndim();
@@ -217,6 +221,12 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
   }
   return local;
 }
+
+} // namespace detail
+
+namespace {
+
+using detail::redistribute_local;
 
 at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& target) {
   auto* impl = get_dtensor_impl(dtensor);

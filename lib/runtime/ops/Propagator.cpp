@@ -1,0 +1,204 @@
+#include "Propagator.h"
+
+#include <limits>
+#include <c10/util/accumulate.h>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace meshguard {
+namespace ops {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+struct Cache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const Decision>> entries;
+};
+
+Cache& cache() {
+  static auto* c = new Cache();
+  return *c;
+}
+
+void encode_placement(std::string& key, const Placement& p) {
+  if (auto* s = std::get_if<Shard>(&p)) {
+    key += 'S';
+    key += std::to_string(s->dim);
+  } else if (auto* q = std::get_if<Partial>(&p)) {
+    key += 'P';
+    key += std::to_string(static_cast<int>(q->reduce_op));
+  } else {
+    key += 'R';
+  }
+}
+
+void encode_ints(std::string& key, c10::IntArrayRef v) {
+  key += '[';
+  for (auto x : v) {
+    key += std::to_string(x);
+    key += ',';
+  }
+  key += ']';
+}
+
+// Everything a rule may read: operand specs and the int/bool/list
+// arguments. Scalars and dtypes do not change any rule's decision, except
+// whether they are present (fixed by the overload).
+std::string cache_key(const std::string& op_name, const CallInfo& call, const DeviceMesh& mesh, int64_t written) {
+  std::string key = op_name;
+  key += '|';
+  encode_ints(key, mesh.shape());
+  key += std::to_string(written);
+  size_t next = 0;
+  for (size_t i = 0; i < call.args->size(); ++i) {
+    const c10::IValue& v = call.arg(i);
+    key += '|';
+    if (next < call.operands.size() && call.operands[next].arg_index == i) {
+      const Operand& o = call.operands[next++];
+      encode_ints(key, o.shape);
+      for (const auto& p : o.placements) {
+        encode_placement(key, p);
+      }
+    } else if (v.isTensor()) {
+      key += v.toTensor().defined() ? "p" : "u";
+    } else if (v.isInt()) {
+      key += std::to_string(v.toInt());
+    } else if (v.isBool()) {
+      key += v.toBool() ? 'T' : 'F';
+    } else if (v.isIntList()) {
+      encode_ints(key, v.toIntList().vec());
+    } else if (v.isNone()) {
+      key += 'N';
+    } else {
+      key += '?';
+    }
+  }
+  return key;
+}
+
+std::shared_ptr<const Decision> compute(
+    const std::string& op_name,
+    const RuleEntry& entry,
+    const CallInfo& call,
+    const DeviceMesh& mesh,
+    int64_t written) {
+  RuleResult rule = entry.rule(call);
+  auto decision = std::make_shared<Decision>();
+  const size_t n = call.operands.size();
+  const size_t outs = rule.output_shapes.size();
+  decision->input_targets.assign(n, Placements(mesh.ndim(), Replicate{}));
+  decision->output_placements.assign(outs, Placements(mesh.ndim(), Replicate{}));
+  decision->output_shapes = rule.output_shapes;
+  decision->run_local = rule.run_local;
+  for (int64_t d = 0; d < mesh.ndim(); ++d) {
+    const Strategy* best = nullptr;
+    double best_cost = kInfinity;
+    for (const Strategy& s : rule.strategies) {
+      TORCH_CHECK(s.inputs.size() == n && s.outputs.size() == outs, op_name, ": malformed sharding rule");
+      if (written >= 0 &&
+          (!(s.inputs[written] == call.operands[written].placements[d]) ||
+           !(s.outputs[0] == call.operands[written].placements[d]))) {
+        continue; // an in-place op cannot change its self's placement
+      }
+      double cost = 0;
+      for (size_t i = 0; i < n && cost < kInfinity; ++i) {
+        cost += redistribute_cost(call.operands[i].shape, call.operands[i].placements, s.inputs[i], d, mesh);
+      }
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = &s;
+      }
+    }
+    if (best == nullptr) {
+      std::ostringstream os;
+      os << op_name << ": no sharding strategy fits the operands on mesh dim " << d << " (placements";
+      for (const auto& o : call.operands) {
+        os << " " << to_string(o.placements);
+      }
+      os << ")"
+         << (written >= 0 ? "; an in-place op must keep its self's placement, as in PyTorch: redistribute first or "
+                            "use the out-of-place op"
+                          : "; a Partial operand must be reduced first (redistribute it to Replicate)");
+      TORCH_CHECK(false, os.str());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      decision->input_targets[i][d] = best->inputs[i];
+    }
+    for (size_t o = 0; o < outs; ++o) {
+      decision->output_placements[o][d] = best->outputs[o];
+    }
+  }
+  return decision;
+}
+
+} // namespace
+
+double redistribute_cost(
+    const Shape& shape,
+    const Placements& from,
+    const Placement& to,
+    int64_t mesh_dim,
+    const DeviceMesh& mesh) {
+  const Placement& cur = from[mesh_dim];
+  if (cur == to) {
+    return 0;
+  }
+  if (is_partial(to)) {
+    // Replicate -> Partial is local (partition the value, as PyTorch does
+    // internally); a Shard or another Partial would need a reduction first.
+    return is_replicate(cur) ? 0 : kInfinity;
+  }
+  if (is_shard(to) && std::get<Shard>(to).dim >= static_cast<int64_t>(shape.size())) {
+    return kInfinity;
+  }
+  double bytes = static_cast<double>(c10::multiply_integers(shape));
+  for (size_t e = 0; e < from.size(); ++e) {
+    if (is_shard(from[e])) {
+      bytes /= static_cast<double>(mesh.size(static_cast<int64_t>(e)));
+    }
+  }
+  const double k = static_cast<double>(mesh.size(mesh_dim));
+  if (is_replicate(cur)) {
+    return 0; // keep my chunk
+  }
+  if (is_shard(cur)) {
+    return is_replicate(to) ? bytes * (k - 1) : bytes * (k - 1) / k; // all-gather / all-to-all
+  }
+  // Partial: all-reduce to Replicate, reduce-scatter to Shard.
+  return is_replicate(to) ? 2 * bytes * (k - 1) / k : bytes * (k - 1) / k;
+}
+
+std::shared_ptr<const Decision> decide(
+    const std::string& op_name,
+    const RuleEntry& entry,
+    const CallInfo& call,
+    const DeviceMesh& mesh,
+    int64_t written) {
+  const std::string key = cache_key(op_name, call, mesh, written);
+  auto& c = cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto it = c.entries.find(key);
+    if (it != c.entries.end()) {
+      return it->second;
+    }
+  }
+  auto decision = compute(op_name, entry, call, mesh, written);
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (c.entries.size() > 100000) {
+    c.entries.clear(); // bounded: shapes that keep changing must not grow it forever
+  }
+  c.entries.emplace(key, decision);
+  return decision;
+}
+
+size_t decision_cache_size() {
+  std::lock_guard<std::mutex> lock(cache().mu);
+  return cache().entries.size();
+}
+
+} // namespace ops
+} // namespace meshguard

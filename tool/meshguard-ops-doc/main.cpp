@@ -1,0 +1,31 @@
+// Prints docs/runtime/operator-table.md from the runtime's sharding-rule
+// table; with --check FILE, exits 1 (and says so) when FILE differs.
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include <meshguard/runtime/ShardingRules.h>
+
+int main(int argc, char** argv) {
+  const std::string page = meshguard::sharding_rules_markdown();
+  if (argc == 3 && std::string(argv[1]) == "--check") {
+    std::ifstream in(argv[2]);
+    std::stringstream committed;
+    committed << in.rdbuf();
+    if (!in || committed.str() != page) {
+      std::cerr << argv[2] << " does not match the sharding-rule table; regenerate it with\n  " << argv[0] << " > "
+                << argv[2] << "\n";
+      return 1;
+    }
+    std::cout << "operator table matches (" << meshguard::sharding_rule_ops().size() << " overloads)\n";
+    return 0;
+  }
+  if (argc != 1) {
+    std::cerr << "usage: " << argv[0] << " [--check FILE]\n";
+    return 2;
+  }
+  std::cout << page;
+  return 0;
+}
