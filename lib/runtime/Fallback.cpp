@@ -6,6 +6,7 @@
 // answer computed silently.
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -45,7 +46,7 @@ struct ArgScan {
 };
 
 template <typename F>
-void for_each_tensor(c10::IValue& v, F&& f) {
+void for_each_tensor(const c10::IValue& v, F&& f) {
   if (v.isTensor()) {
     f(v.toTensor());
   } else if (v.isTensorList()) {
@@ -238,13 +239,16 @@ void run_with_rule(
   if (other_write) {
     fail_no_rule(op, scan, "out= variants run on all-Replicate operands only; call the functional op");
   }
-  std::vector<c10::IValue> args(stack->begin() + args_begin, stack->end());
+  const size_t num_args = stack->size() - args_begin;
+  const c10::IValue* args = stack->data() + args_begin;
   ops::CallInfo call;
-  call.args = &args;
+  call.args = args;
+  call.num_args = num_args;
   call.mesh_size = mesh.size();
   int64_t written = -1;
   std::vector<const DTensorImpl*> impls;
-  for (size_t i = 0; i < args.size(); ++i) {
+  std::vector<at::Tensor> operand_tensors; // the callers' DTensors
+  for (size_t i = 0; i < num_args; ++i) {
     const c10::IValue& v = args[i];
     if (v.isTensor()) {
       const at::Tensor& t = v.toTensor();
@@ -254,6 +258,7 @@ void run_with_rule(
         }
         call.operands.push_back(ops::Operand{i, impl->spec().shape, impl->spec().placements});
         impls.push_back(impl);
+        operand_tensors.push_back(t);
       } else if (t.defined()) {
         ++call.plain_tensors;
       }
@@ -282,7 +287,7 @@ void run_with_rule(
     if (!(decision->input_targets[k] == impl->spec().placements)) {
       local = detail::redistribute_local(local, impl->spec(), decision->input_targets[k]);
     } else {
-      originals.emplace(local.unsafeGetTensorImpl(), args[call.operands[k].arg_index].toTensor());
+      originals.emplace(local.unsafeGetTensorImpl(), operand_tensors[k]);
     }
     locals.push_back(local);
     (*stack)[args_begin + call.operands[k].arg_index] = local;
@@ -305,7 +310,7 @@ void run_with_rule(
         }
       }
     }
-    torch::jit::drop(*stack, args.size());
+    torch::jit::drop(*stack, num_args);
     for (auto& t : outs) {
       stack->emplace_back(std::move(t));
     }
@@ -325,6 +330,28 @@ void run_with_rule(
         " (a bug in the rule; please report it)");
     return DTensorSpec{mesh, decision->output_placements[o], decision->output_shapes[o]};
   });
+}
+
+struct RuleLookup {
+  std::string name;
+  const ops::RuleEntry* entry = nullptr;
+};
+
+// The table lookup by name, memoised per operator (schemas live as long as
+// their operator's registration).
+const RuleLookup& rule_for(const c10::OperatorHandle& op) {
+  static std::mutex mu;
+  static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<RuleLookup>>();
+  const c10::FunctionSchema* key = &op.schema();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = memo->find(key);
+  if (it == memo->end()) {
+    auto lookup = std::make_unique<RuleLookup>();
+    lookup->name = op_display_name(op);
+    lookup->entry = ops::find_rule(lookup->name);
+    it = memo->emplace(key, std::move(lookup)).first;
+  }
+  return *it->second;
 }
 
 void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -353,12 +380,11 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     run_replicated(op, stack, args_begin, scan);
     return;
   }
-  const std::string name = op_display_name(op);
-  const ops::RuleEntry* entry = ops::find_rule(name);
-  if (entry == nullptr) {
+  const RuleLookup& rule = rule_for(op);
+  if (rule.entry == nullptr) {
     fail_no_rule(op, scan, "the op is not in the sharding-rule table");
   }
-  run_with_rule(op, name, *entry, stack, args_begin, scan);
+  run_with_rule(op, rule.name, *rule.entry, stack, args_begin, scan);
 }
 
 // Registration. A backend fallback alone is not enough: composite kernels

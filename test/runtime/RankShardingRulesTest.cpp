@@ -140,7 +140,9 @@ TEST(ShardingRules, PartialLinearity) {
   // is cheaper than an all-reduce, so the result is Shard(0).
   expect(p + 1, {S0}, v * w + 1);
   expect(at::relu(p), {S0}, at::relu(v * w));
-  expect(p * p, {S0}, v * w * v * w);
+  // Linear in one factor: the other is all-reduced (as costly as
+  // reduce-scattering both, and fewer operands move).
+  expect(p * p, {Partial{}}, v * w * v * w);
   expect(r / p, {S0}, u / (v * w));
 }
 
@@ -190,6 +192,18 @@ TEST(ShardingRules, Reductions) {
       run_case({"mean(0) of S0", [](auto& t) { return t[0].mean(0); }, {x}, {{S0}}, mean_out}, mesh);
     }
     run_case({"mean(1) of S0", [](auto& t) { return t[0].mean(1); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    if (n > 0) { // amax of an empty dim is an error in torch too
+      run_case({"amax(0) of S0", [](auto& t) { return at::amax(t[0], {0}); }, {x}, {{S0}},
+                n % w == 0 ? std::optional<Placements>(Placements{Partial{ReduceOp::MAX}}) : std::nullopt,
+                /*backward=*/false}, mesh);
+    }
+    run_case({"amin(1) of S0", [](auto& t) { return at::amin(t[0], {1}); }, {x}, {{S0}}, Placements{S0}, false},
+             mesh);
+    run_case({"softmax(1) of S0", [](auto& t) { return at::softmax(t[0], 1); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"log_softmax(-1) of S0", [](auto& t) { return at::log_softmax(t[0], -1); }, {x}, {{S0}},
+              Placements{S0}}, mesh);
+    run_case({"softmax(0) of S0 (gathered or moved)", [](auto& t) { return at::softmax(t[0], 0); }, {x}, {{S0}},
+              std::nullopt}, mesh);
   }
 }
 
@@ -204,8 +218,9 @@ TEST(ShardingRules, Views) {
     run_case({"unsqueeze(0) of S0", [](auto& t) { return t[0].unsqueeze(0); }, {x}, {{S0}}, Placements{S1}}, mesh);
     run_case({"unsqueeze(1).squeeze(1) of S0", [](auto& t) { return t[0].unsqueeze(1).squeeze(1); }, {x}, {{S0}},
               Placements{S0}}, mesh);
-    run_case({"view(n, 2, 3) of S0", [n](auto& t) { return t[0].view({n, 2, 3}); }, {x}, {{S0}}, Placements{S0}},
-             mesh);
+    // An empty tensor's view is gathered (its dim groups are undefined).
+    run_case({"view(n, 2, 3) of S0", [n](auto& t) { return t[0].view({n, 2, 3}); }, {x}, {{S0}},
+              n > 0 ? std::optional<Placements>(Placements{S0}) : std::nullopt}, mesh);
     run_case({"reshape(-1) of S0", [](auto& t) { return t[0].reshape({-1}); }, {x}, {{S0}},
               n % w == 0 && n > 0 ? Placements{S0} : Placements{R}}, mesh);
     // A shard on an inner dim of a merged group cannot stay: moved first.

@@ -171,7 +171,7 @@ RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg)
   r.strategies.push_back({{Replicate{}}, {Replicate{}}});
   r.output_shapes = {size};
   c10::optional<at::ScalarType> dtype;
-  if (dtype_arg < call.args->size() && !call.arg(dtype_arg).isNone()) {
+  if (dtype_arg < call.num_args && !call.arg(dtype_arg).isNone()) {
     dtype = call.arg(dtype_arg).toScalarType();
   }
   r.run_local = [zeros, dtype](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {

@@ -23,53 +23,55 @@ Cache& cache() {
   return *c;
 }
 
-void encode_placement(std::string& key, const Placement& p) {
+// Keys are raw bytes (not text): the lookup runs on every op call.
+void put(std::string& key, int64_t v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void put_placement(std::string& key, const Placement& p) {
   if (auto* s = std::get_if<Shard>(&p)) {
-    key += 'S';
-    key += std::to_string(s->dim);
+    put(key, s->dim);
   } else if (auto* q = std::get_if<Partial>(&p)) {
-    key += 'P';
-    key += std::to_string(static_cast<int>(q->reduce_op));
+    put(key, -10 - static_cast<int64_t>(q->reduce_op));
   } else {
-    key += 'R';
+    put(key, -1);
   }
 }
 
-void encode_ints(std::string& key, c10::IntArrayRef v) {
-  key += '[';
-  for (auto x : v) {
-    key += std::to_string(x);
-    key += ',';
-  }
-  key += ']';
+void put_ints(std::string& key, c10::IntArrayRef v) {
+  put(key, static_cast<int64_t>(v.size()));
+  key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
 }
 
-// Everything a rule may read: operand specs and the int/bool/list
-// arguments. Scalars and dtypes do not change any rule's decision, except
-// whether they are present (fixed by the overload).
-std::string cache_key(const std::string& op_name, const CallInfo& call, const DeviceMesh& mesh, int64_t written) {
-  std::string key = op_name;
-  key += '|';
-  encode_ints(key, mesh.shape());
-  key += std::to_string(written);
+// Everything a rule may read: operand specs and the int/bool/list/dtype
+// arguments. Scalars do not change any rule's decision, except whether they
+// are present (fixed by the overload).
+std::string cache_key(const RuleEntry& entry, const CallInfo& call, const DeviceMesh& mesh, int64_t written) {
+  std::string key;
+  key.reserve(160);
+  put(key, reinterpret_cast<intptr_t>(&entry));
+  put_ints(key, mesh.shape());
+  put(key, written);
   size_t next = 0;
-  for (size_t i = 0; i < call.args->size(); ++i) {
+  for (size_t i = 0; i < call.num_args; ++i) {
     const c10::IValue& v = call.arg(i);
-    key += '|';
     if (next < call.operands.size() && call.operands[next].arg_index == i) {
       const Operand& o = call.operands[next++];
-      encode_ints(key, o.shape);
+      key += 'D';
+      put_ints(key, o.shape);
       for (const auto& p : o.placements) {
-        encode_placement(key, p);
+        put_placement(key, p);
       }
     } else if (v.isTensor()) {
-      key += v.toTensor().defined() ? "p" : "u";
+      key += v.toTensor().defined() ? 'p' : 'u';
     } else if (v.isInt()) {
-      key += std::to_string(v.toInt());
+      key += 'i';
+      put(key, v.toInt());
     } else if (v.isBool()) {
       key += v.toBool() ? 'T' : 'F';
     } else if (v.isIntList()) {
-      encode_ints(key, v.toIntList().vec());
+      key += 'l';
+      put_ints(key, v.toIntList().vec());
     } else if (v.isNone()) {
       key += 'N';
     } else {
@@ -96,6 +98,7 @@ std::shared_ptr<const Decision> compute(
   for (int64_t d = 0; d < mesh.ndim(); ++d) {
     const Strategy* best = nullptr;
     double best_cost = kInfinity;
+    int best_changes = 0;
     for (const Strategy& s : rule.strategies) {
       TORCH_CHECK(s.inputs.size() == n && s.outputs.size() == outs, op_name, ": malformed sharding rule");
       if (written >= 0 &&
@@ -104,11 +107,14 @@ std::shared_ptr<const Decision> compute(
         continue; // an in-place op cannot change its self's placement
       }
       double cost = 0;
+      int changes = 0; // ties (e.g. empty tensors cost 0 anyway): fewer moved operands first
       for (size_t i = 0; i < n && cost < kInfinity; ++i) {
         cost += redistribute_cost(call.operands[i].shape, call.operands[i].placements, s.inputs[i], d, mesh);
+        changes += !(s.inputs[i] == call.operands[i].placements[d]);
       }
-      if (cost < best_cost) {
+      if (cost < best_cost || (cost == best_cost && cost < kInfinity && changes < best_changes)) {
         best_cost = cost;
+        best_changes = changes;
         best = &s;
       }
     }
@@ -177,7 +183,7 @@ std::shared_ptr<const Decision> decide(
     const CallInfo& call,
     const DeviceMesh& mesh,
     int64_t written) {
-  const std::string key = cache_key(op_name, call, mesh, written);
+  const std::string key = cache_key(entry, call, mesh, written);
   auto& c = cache();
   {
     std::lock_guard<std::mutex> lock(c.mu);

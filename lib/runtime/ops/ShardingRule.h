@@ -32,13 +32,14 @@ struct Operand {
 };
 
 struct CallInfo {
-  const std::vector<c10::IValue>* args = nullptr; // the op's arguments (DTensors not unwrapped)
+  const c10::IValue* args = nullptr; // the op's arguments on the stack (DTensors not unwrapped)
+  size_t num_args = 0;
   std::vector<Operand> operands; // DTensor operands in argument order
   int64_t mesh_size = 1; // product of the mesh's dims
   size_t plain_tensors = 0; // plain (scalar-like) tensor operands
 
   const c10::IValue& arg(size_t i) const {
-    return (*args)[i];
+    return args[i];
   }
 };
 
