@@ -1,16 +1,26 @@
 // Prints docs/runtime/operator-table.md from the runtime's sharding-rule
-// table; with --check FILE, exits 1 (and says so) when FILE differs.
+// table; with --check FILE, exits 1 (and says so) when FILE differs. The
+// pointwise overloads come from the dispatcher's op list, which differs
+// between libtorch releases: the committed page is libtorch 1.13's, so the
+// check is skipped (and says why) on another release.
 
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 
+#include <torch/version.h>
+
 #include <meshguard/runtime/ShardingRules.h>
 
 int main(int argc, char** argv) {
   const std::string page = meshguard::sharding_rules_markdown();
   if (argc == 3 && std::string(argv[1]) == "--check") {
+    if (TORCH_VERSION_MAJOR != 1 || TORCH_VERSION_MINOR != 13) {
+      std::cout << "skipped: the committed page lists libtorch 1.13's overloads; this is libtorch " << TORCH_VERSION
+                << "\n";
+      return 0;
+    }
     std::ifstream in(argv[2]);
     std::stringstream committed;
     committed << in.rdbuf();
