@@ -170,6 +170,9 @@ TEST(ShardingRules, Matrix) {
     run_case({"bmm S2 x S1", [](auto& t) { return at::bmm(t[0], t[1]); }, {xb, wb}, {{S2}, {S1}}, P}, mesh);
     run_case({"matmul 3-D x 2-D", [](auto& t) { return at::matmul(t[0], t[1]); }, {xb, w}, {{S0}, {R}},
               std::nullopt}, mesh);
+    auto bias3 = rnd({3, 2}, 18);
+    run_case({"baddbmm(R, S0, S0)", [](auto& t) { return at::baddbmm(t[0], t[1], t[2], 0.5, 2.0); },
+              {bias3, xb, wb}, {{R}, {S0}, {S0}}, Placements{S0}}, mesh);
   }
 }
 
@@ -223,6 +226,10 @@ TEST(ShardingRules, Views) {
               n > 0 ? std::optional<Placements>(Placements{S0}) : std::nullopt}, mesh);
     run_case({"reshape(-1) of S0", [](auto& t) { return t[0].reshape({-1}); }, {x}, {{S0}},
               n % w == 0 && n > 0 ? Placements{S0} : Placements{R}}, mesh);
+    run_case({"permute(1, 0) of S0", [](auto& t) { return t[0].permute({1, 0}); }, {x}, {{S0}}, Placements{S1}},
+             mesh);
+    run_case({"unsqueeze(1).expand(n, 4, 6) of S0", [n](auto& t) { return t[0].unsqueeze(1).expand({n, 4, 6}); },
+              {x}, {{S0}}, Placements{S0}}, mesh);
     // A shard on an inner dim of a merged group cannot stay: moved first.
     run_case({"view(-1) of S1 (redistributed)", [](auto& t) { return t[0].view({-1}); }, {x}, {{S1}},
               std::nullopt}, mesh);
