@@ -8,5 +8,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Errors.h>
+#include <meshguard/runtime/Factories.h>
 #include <meshguard/runtime/Module.h>
 #include <meshguard/runtime/Placement.h>
+#include <meshguard/runtime/ShardingRules.h>

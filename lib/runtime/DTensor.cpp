@@ -73,23 +73,66 @@ struct FromLocalFn : public torch::autograd::Function<FromLocalFn> {
   }
 };
 
+// The gradient of the local tensor is read with the DTensor's placements,
+// or with `grad_placements` when given (PyTorch's to_local(grad_placements)).
 struct ToLocalFn : public torch::autograd::Function<ToLocalFn> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor) {
+  static at::Tensor forward(
+      torch::autograd::AutogradContext* ctx,
+      const at::Tensor& dtensor,
+      const std::optional<Placements>& grad_placements) {
     auto* impl = get_dtensor_impl(dtensor);
     ctx->saved_data["dtensor"] = dtensor.detach();
+    if (grad_placements) {
+      ctx->saved_data["grad_placements"] = detail::encode_placements(*grad_placements);
+    }
     return impl->local().alias();
   }
   static torch::autograd::variable_list backward(
       torch::autograd::AutogradContext* ctx,
       torch::autograd::variable_list grads) {
     const auto saved = ctx->saved_data["dtensor"].toTensor();
-    const auto& spec = get_dtensor_impl(saved)->spec();
-    if (!grads[0].defined()) {
-      return {at::Tensor()};
+    DTensorSpec spec = get_dtensor_impl(saved)->spec();
+    auto it = ctx->saved_data.find("grad_placements");
+    if (it != ctx->saved_data.end()) {
+      spec.placements = detail::decode_placements(it->second.toIntVector());
     }
-    return {make_dtensor(grads[0].contiguous(), spec)};
+    if (!grads[0].defined()) {
+      return {at::Tensor(), at::Tensor()};
+    }
+    return {make_dtensor(grads[0].contiguous(), std::move(spec)), at::Tensor()};
   }
 };
+
+// PyTorch's check_tensor_meta: dtype, and the local shape unless the global
+// shape was given, must agree on every rank. Every rank sees the whole table,
+// so every rank raises together (none waits in a later collective).
+void check_local_metadata(const at::Tensor& local, const DeviceMesh& mesh, bool check_shape) {
+  int64_t shape_hash = 0;
+  if (check_shape) {
+    shape_hash = local.dim() + 1;
+    for (auto s : local.sizes()) {
+      shape_hash = shape_hash * 1000003 + s;
+    }
+  }
+  at::Tensor meta = at::tensor(
+      std::vector<int64_t>{static_cast<int64_t>(local.scalar_type()), shape_hash},
+      at::TensorOptions().dtype(at::kLong).device(mesh.device()));
+  const auto table = detail::all_gather_mesh(meta, mesh);
+  const auto reference = table[0].cpu();
+  std::ostringstream bad;
+  for (size_t j = 1; j < table.size(); ++j) {
+    if (!at::equal(table[j].cpu(), reference)) {
+      bad << (bad.tellp() > 0 ? ", " : "") << "rank " << mesh.mesh()[j];
+    }
+  }
+  if (bad.tellp() > 0) {
+    throw PlacementError(
+        "from_local(run_check=true): inconsistent tensor metadata across ranks: " + bad.str() +
+        " hold(s) a local tensor whose dtype" + std::string(check_shape ? " or shape" : "") + " differs from rank " +
+        std::to_string(mesh.mesh()[0]) + "'s (" + std::string(c10::toString(local.scalar_type())) +
+        " here, " + c10::str(local.sizes()) + "). Pass the global shape for uneven shards.");
+  }
+}
 
 DTensorImpl* require_dtensor(const at::Tensor& t, const char* fn) {
   auto* impl = get_dtensor_impl(t);
@@ -104,6 +147,25 @@ DTensorImpl* require_dtensor(const at::Tensor& t, const char* fn) {
 } // namespace
 
 namespace detail {
+
+std::vector<at::Tensor> all_gather_mesh(const at::Tensor& values, const DeviceMesh& mesh) {
+  // Innermost mesh dim first: each step gathers the rows gathered so far,
+  // so the result is in row-major mesh order.
+  at::Tensor rows = values.reshape({1, -1}).contiguous();
+  for (int64_t d = mesh.ndim() - 1; d >= 0; --d) {
+    const int64_t k = mesh.size(d);
+    if (k == 1) {
+      continue;
+    }
+    std::vector<at::Tensor> outputs;
+    for (int64_t j = 0; j < k; ++j) {
+      outputs.push_back(at::empty_like(rows));
+    }
+    compat::all_gather(mesh.get_group(d), outputs, rows, mesh.timeout());
+    rows = at::cat(outputs, 0);
+  }
+  return rows.unbind(0);
+}
 
 void record_provenance(const at::Tensor& plain, const char* what, const char* file, int line) {
   auto& table = provenance_table();
@@ -219,17 +281,23 @@ void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::
   }
 }
 
-at::Tensor distribute_tensor(const at::Tensor& full, const DeviceMesh& mesh, const Placements& placements) {
+at::Tensor distribute_tensor(const at::Tensor& full, const DeviceMesh& mesh, const Placements& placements_in) {
   if (!full.defined()) {
     throw PlacementError("distribute_tensor: the tensor is undefined");
   }
   if (is_dtensor(full)) {
     throw PlacementError("distribute_tensor: the tensor already is a DTensor; use redistribute() to change placements");
   }
+  if (full.requires_grad() && !full.is_leaf()) {
+    throw PlacementError(
+        "distribute_tensor should be used to distribute leaf tensors, but found a non-leaf tensor that requires "
+        "grad (as PyTorch, meshguard refuses it: its graph would be cut); distribute the leaf, or detach() first");
+  }
+  const Placements placements = detail::normalize_placements(placements_in, full.dim());
   detail::validate_placements(placements, mesh, full.dim());
   detail::check_device(full, mesh, "distribute_tensor");
   at::Tensor value = full.detach();
-  if (mesh.size() > 1) {
+  if (mesh.size() > 1 && value.numel() > 0) {
     // Rank 0's value wins, as in PyTorch: broadcast along every mesh dim.
     value = value.clone(at::MemoryFormat::Contiguous);
     std::vector<at::Tensor> buf{value};
@@ -260,7 +328,7 @@ at::Tensor distribute_tensor(const at::Tensor& full, const DeviceMesh& mesh, con
 at::Tensor from_local(
     const at::Tensor& local,
     const DeviceMesh& mesh,
-    const Placements& placements,
+    const Placements& placements_in,
     bool run_check,
     const std::optional<std::vector<int64_t>>& shape) {
   if (!local.defined()) {
@@ -269,10 +337,12 @@ at::Tensor from_local(
   if (is_dtensor(local)) {
     throw PlacementError("from_local: the tensor already is a DTensor; use redistribute() to change placements");
   }
+  const Placements placements = detail::normalize_placements(placements_in, local.dim());
   detail::validate_placements(placements, mesh, local.dim());
   detail::check_device(local, mesh, "from_local");
   DTensorSpec spec = make_spec(local, mesh, placements, shape);
   if (run_check) {
+    check_local_metadata(local, mesh, /*check_shape=*/!shape.has_value());
     bool any_replicate = false;
     for (const auto& p : placements) {
       any_replicate = any_replicate || is_replicate(p);
@@ -288,8 +358,29 @@ at::Tensor from_local(
 }
 
 at::Tensor to_local(const at::Tensor& dtensor, const char* file, int line) {
+  return to_local(dtensor, std::nullopt, file, line);
+}
+
+at::Tensor to_local(
+    const at::Tensor& dtensor,
+    const std::optional<Placements>& grad_placements_in,
+    const char* file,
+    int line) {
   auto* impl = require_dtensor(dtensor, "to_local");
-  at::Tensor out = (at::GradMode::is_enabled() && dtensor.requires_grad()) ? ToLocalFn::apply(dtensor)
+  std::optional<Placements> grad_placements;
+  if (grad_placements_in) {
+    const auto& spec = impl->spec();
+    const auto ndim = static_cast<int64_t>(spec.shape.size());
+    grad_placements = detail::normalize_placements(*grad_placements_in, ndim);
+    detail::validate_placements(*grad_placements, spec.mesh, ndim);
+    if (detail::local_shape(spec.shape, *grad_placements, spec.mesh, spec.mesh.coordinate()) !=
+        impl->local().sizes().vec()) {
+      throw PlacementError(
+          "to_local: grad_placements " + to_string(*grad_placements) + " give a different local shape than the "
+          "DTensor's " + to_string(spec.placements) + "; the gradient must have the local tensor's shape");
+    }
+  }
+  at::Tensor out = (at::GradMode::is_enabled() && dtensor.requires_grad()) ? ToLocalFn::apply(dtensor, grad_placements)
                                                                             : impl->local().alias();
   detail::record_provenance(out, "to_local()", file, line);
   return out;
@@ -300,7 +391,7 @@ at::Tensor full_tensor(const at::Tensor& dtensor, const char* file, int line) {
   Placements all_replicate(impl->spec().mesh.ndim(), Replicate{});
   at::Tensor replicated = redistribute(dtensor, all_replicate);
   at::Tensor out = (at::GradMode::is_enabled() && replicated.requires_grad())
-      ? ToLocalFn::apply(replicated)
+      ? ToLocalFn::apply(replicated, std::nullopt)
       : get_dtensor_impl(replicated)->local().alias();
   detail::record_provenance(out, "full_tensor()", file, line);
   return out;

@@ -1,10 +1,12 @@
 // The dispatcher kernel for DTensors: every operator called with a DTensor
-// argument lands here (via DispatchKey::PrivateUse2), is checked against the
-// few sharding rules we know to be exact, runs on the local tensors and has
-// its results wrapped again. Anything else is an error: never a wrong
+// argument lands here (via DispatchKey::PrivateUse2). All-Replicate operands
+// run any op; otherwise the op's sharding rule (lib/runtime/ops/) decides how
+// to redistribute the operands, the op runs on the local tensors and its
+// results are wrapped again. An op without a rule is an error: never a wrong
 // answer computed silently.
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -20,59 +22,13 @@
 
 #include <meshguard/runtime/DTensorImpl.h>
 
+#include "Internal.h"
+#include "ops/Propagator.h"
+#include "ops/RuleTable.h"
+
 namespace meshguard {
 
 namespace {
-
-// Ops that act element by element with no size arguments: on operands with
-// equal specs they run shard by shard. (libtorch 1.13 has no pointwise tag.)
-const std::unordered_set<std::string>& pointwise_ops() {
-  static const std::unordered_set<std::string> ops = {
-      "abs", "acos", "acosh", "add", "addcdiv", "addcmul", "alias", "asin", "asinh", "atan", "atan2", "atanh",
-      "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clamp", "clamp_max", "clamp_min",
-      "clamp_min", "clip", "clone", "copy", "cos", "cosh", "detach", "div", "elu", "elu_backward", "empty_like",
-      "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fill", "floor", "floor_divide", "fmod",
-      "frac", "full_like", "ge", "gelu", "gelu_backward", "gt", "hardsigmoid", "hardsigmoid_backward",
-      "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward", "isinf", "isnan", "le",
-      "leaky_relu", "leaky_relu_backward", "lerp", "log", "log10", "log1p", "log2", "logical_and",
-      "logical_not", "logical_or", "logical_xor", "logit", "lt", "masked_fill", "maximum", "minimum", "mish",
-      "mul", "nan_to_num", "ne", "neg", "ones_like", "pow", "rand_like", "randn_like", "reciprocal", "relu",
-      "remainder", "round", "rsqrt", "rsub", "sigmoid", "sigmoid_backward", "sign", "silu", "silu_backward",
-      "sin", "sinh", "softplus", "softplus_backward", "sqrt", "square", "sub", "tan", "tanh",
-      "tanh_backward", "threshold", "threshold_backward", "true_divide", "trunc", "where", "xlogy",
-      "zero", "zeros_like", "_to_copy", "lift_fresh", "positive",
-  };
-  return ops;
-}
-
-// On Partial operands only these keep the reduction exact: sums of partial
-// sums, scaling of a partial sum, copies, zeros.
-const std::unordered_set<std::string>& partial_linear_ops() {
-  static const std::unordered_set<std::string> ops = {"add", "sub", "rsub"};
-  return ops;
-}
-const std::unordered_set<std::string>& partial_scale_ops() {
-  static const std::unordered_set<std::string> ops = {"mul", "div", "true_divide"};
-  return ops;
-}
-const std::unordered_set<std::string>& partial_copy_ops() {
-  static const std::unordered_set<std::string> ops = {
-      "alias", "clone", "copy", "detach", "neg", "zero", "zeros_like", "_to_copy", "empty_like", "lift_fresh", "positive"};
-  return ops;
-}
-
-// "aten::add_" -> "add"
-std::string base_name(const c10::OperatorHandle& op) {
-  std::string name = op.schema().name();
-  auto pos = name.find("::");
-  if (pos != std::string::npos) {
-    name = name.substr(pos + 2);
-  }
-  if (!name.empty() && name.back() == '_' && name != "_") {
-    name.pop_back();
-  }
-  return name;
-}
 
 std::string op_display_name(const c10::OperatorHandle& op) {
   const auto& schema = op.schema();
@@ -90,7 +46,7 @@ struct ArgScan {
 };
 
 template <typename F>
-void for_each_tensor(c10::IValue& v, F&& f) {
+void for_each_tensor(const c10::IValue& v, F&& f) {
   if (v.isTensor()) {
     f(v.toTensor());
   } else if (v.isTensorList()) {
@@ -156,15 +112,13 @@ c10::IValue unwrap(const c10::IValue& v, std::unordered_map<c10::TensorImpl*, at
     os << (i ? ", " : "") << to_string(scan.dtensors[i]->spec().placements);
   }
   os << " (" << why
-     << "). meshguard runs pointwise ops on operands with equal specs and any op on all-Replicate operands; "
-        "redistribute the operands (e.g. to Replicate) first.";
+     << "). meshguard runs the ops of its sharding-rule table (docs/runtime/operator-table.md) on sharded and "
+        "Partial operands and any op on all-Replicate operands; redistribute the operands (e.g. to Replicate) "
+        "first.";
   TORCH_CHECK(false, os.str());
 }
 
-// What the outputs become: Replicate with their own shape, or the operands' spec.
-enum class OutputRule { kReplicate, kSameSpec };
-
-OutputRule choose_rule(const c10::OperatorHandle& op, const ArgScan& scan) {
+void check_operands(const c10::OperatorHandle& op, const ArgScan& scan) {
   const DTensorSpec& spec = scan.first->spec();
   for (const auto* d : scan.dtensors) {
     if (!(d->spec().mesh == spec.mesh)) {
@@ -182,44 +136,222 @@ OutputRule choose_rule(const c10::OperatorHandle& op, const ArgScan& scan) {
       fail_mixed(op);
     }
   }
-  bool all_replicate = true;
-  bool equal_specs = true;
+}
+
+bool all_replicate(const ArgScan& scan) {
   for (const auto* d : scan.dtensors) {
-    all_replicate = all_replicate && d->spec().all_replicate();
-    equal_specs = equal_specs && d->spec() == spec;
-  }
-  if (all_replicate) {
-    return OutputRule::kReplicate;
-  }
-  const std::string name = base_name(op);
-  if (!pointwise_ops().count(name)) {
-    fail_no_rule(op, scan, "not a pointwise op");
-  }
-  if (!equal_specs) {
-    fail_no_rule(op, scan, "pointwise operands need equal shapes and placements");
-  }
-  if (spec.has_partial()) {
-    bool ok = partial_copy_ops().count(name) > 0;
-    if (partial_linear_ops().count(name)) {
-      // Partial + Partial only: adding a scalar would add it on every rank.
-      ok = scan.plain.empty() && scan.dtensors.size() >= 2;
+    if (!d->spec().all_replicate()) {
+      return false;
     }
-    if (partial_scale_ops().count(name)) {
-      bool linear_reduce = true;
-      for (const auto& p : spec.placements) {
-        if (is_partial(p)) {
-          auto r = std::get<Partial>(p).reduce_op;
-          linear_reduce = linear_reduce && (r == ReduceOp::SUM || r == ReduceOp::AVG);
+  }
+  return true;
+}
+
+// Puts the op's results back on the stack as DTensors: the caller's own
+// tensor for in-place/out= results, else `spec_of(i, local)`.
+template <typename SpecOf>
+void wrap_results(
+    const c10::OperatorHandle& op,
+    torch::jit::Stack* stack,
+    const std::unordered_map<c10::TensorImpl*, at::Tensor>& originals,
+    SpecOf spec_of) {
+  const auto num_returns = op.schema().returns().size();
+  const auto rets_begin = stack->size() - num_returns;
+  size_t index = 0;
+  auto wrap = [&](const at::Tensor& out) -> at::Tensor {
+    const size_t i = index++;
+    if (!out.defined()) {
+      return out;
+    }
+    auto it = originals.find(out.unsafeGetTensorImpl());
+    if (it != originals.end()) {
+      return it->second; // in-place or out= result: the caller's tensor
+    }
+    return make_dtensor(out, spec_of(i, out));
+  };
+  for (size_t i = rets_begin; i < stack->size(); ++i) {
+    c10::IValue& v = (*stack)[i];
+    if (v.isTensor()) {
+      v = wrap(v.toTensor());
+    } else if (v.isTensorList()) {
+      c10::List<at::Tensor> out;
+      for (const at::Tensor& t : v.toTensorList()) {
+        out.push_back(wrap(t));
+      }
+      v = out;
+    } else {
+      ++index;
+    }
+  }
+}
+
+void run_below_autograd(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  // Below autograd: the wrapper already recorded what autograd needs.
+  at::AutoDispatchBelowADInplaceOrView guard;
+  op.callBoxed(stack);
+}
+
+// Every DTensor operand all-Replicate: any op runs on the local tensors and
+// its results are Replicate with their own shapes.
+void run_replicated(const c10::OperatorHandle& op, torch::jit::Stack* stack, size_t args_begin, const ArgScan& scan) {
+  const DeviceMesh mesh = scan.first->spec().mesh;
+  std::unordered_map<c10::TensorImpl*, at::Tensor> originals;
+  for (size_t i = args_begin; i < stack->size(); ++i) {
+    (*stack)[i] = unwrap((*stack)[i], originals);
+  }
+  run_below_autograd(op, stack);
+  wrap_results(op, stack, originals, [&](size_t, const at::Tensor& out) {
+    return DTensorSpec{mesh, Placements(mesh.ndim(), Replicate{}), out.sizes().vec()};
+  });
+}
+
+// The index of the argument the op writes in place (-1: none); another
+// written argument (out=) is reported by `other_write`.
+int64_t written_argument(const c10::OperatorHandle& op, bool& other_write) {
+  int64_t written = -1;
+  other_write = false;
+  const auto& args = op.schema().arguments();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto* alias = args[i].alias_info();
+    if (alias && alias->isWrite()) {
+      if (i == 0) {
+        written = 0;
+      } else {
+        other_write = true;
+      }
+    }
+  }
+  return written;
+}
+
+// An op of the rule table on sharded/Partial operands: ask the propagator,
+// redistribute the operands, run locally, wrap with the decided specs.
+void run_with_rule(
+    const c10::OperatorHandle& op,
+    const std::string& name,
+    const ops::RuleEntry& entry,
+    torch::jit::Stack* stack,
+    size_t args_begin,
+    const ArgScan& scan) {
+  const DeviceMesh mesh = scan.first->spec().mesh;
+  bool other_write = false;
+  const int64_t written_arg = written_argument(op, other_write);
+  if (other_write) {
+    fail_no_rule(op, scan, "out= variants run on all-Replicate operands only; call the functional op");
+  }
+  const size_t num_args = stack->size() - args_begin;
+  const c10::IValue* args = stack->data() + args_begin;
+  ops::CallInfo call;
+  call.args = args;
+  call.num_args = num_args;
+  call.mesh_size = mesh.size();
+  int64_t written = -1;
+  std::vector<const DTensorImpl*> impls;
+  std::vector<at::Tensor> operand_tensors; // the callers' DTensors
+  for (size_t i = 0; i < num_args; ++i) {
+    const c10::IValue& v = args[i];
+    if (v.isTensor()) {
+      const at::Tensor& t = v.toTensor();
+      if (auto* impl = get_dtensor_impl(t)) {
+        if (static_cast<int64_t>(i) == written_arg) {
+          written = static_cast<int64_t>(call.operands.size());
+        }
+        call.operands.push_back(ops::Operand{i, impl->spec().shape, impl->spec().placements});
+        impls.push_back(impl);
+        operand_tensors.push_back(t);
+      } else if (t.defined()) {
+        ++call.plain_tensors;
+      }
+    } else if (v.isTensorList() || v.isList()) {
+      bool has_tensor = false;
+      for_each_tensor(args[i], [&](const at::Tensor& t) { has_tensor = has_tensor || t.defined(); });
+      if (has_tensor) {
+        fail_no_rule(op, scan, "tensor-list operands run on all-Replicate operands only");
+      }
+    }
+  }
+  auto decision = ops::decide(name, entry, call, mesh, written);
+  TORCH_CHECK(
+      decision->output_shapes.size() == op.schema().returns().size(),
+      name,
+      ": the sharding rule gives ",
+      decision->output_shapes.size(),
+      " outputs, the op has ",
+      op.schema().returns().size());
+
+  std::unordered_map<c10::TensorImpl*, at::Tensor> originals;
+  std::vector<at::Tensor> locals;
+  for (size_t k = 0; k < call.operands.size(); ++k) {
+    const DTensorImpl* impl = impls[k];
+    at::Tensor local = impl->local();
+    if (!(decision->input_targets[k] == impl->spec().placements)) {
+      local = detail::redistribute_local(local, impl->spec(), decision->input_targets[k]);
+    } else {
+      originals.emplace(local.unsafeGetTensorImpl(), operand_tensors[k]);
+    }
+    locals.push_back(local);
+    (*stack)[args_begin + call.operands[k].arg_index] = local;
+  }
+  std::vector<ops::Shape> local_shapes;
+  for (size_t o = 0; o < decision->output_shapes.size(); ++o) {
+    local_shapes.push_back(
+        detail::local_shape(decision->output_shapes[o], decision->output_placements[o], mesh, mesh.coordinate()));
+  }
+  if (decision->run_local) {
+    std::vector<at::Tensor> outs;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      outs = decision->run_local(locals, local_shapes);
+    }
+    for (auto& t : outs) {
+      for (const auto& in : locals) {
+        if (t.unsafeGetTensorImpl() == in.unsafeGetTensorImpl()) {
+          t = t.alias(); // a view op's result must be a new tensor, even when nothing changed
         }
       }
-      // Only the dividend / one factor may be partial.
-      ok = linear_reduce && scan.dtensors.size() == 1;
     }
-    if (!ok) {
-      fail_no_rule(op, scan, "the op is not linear in a Partial operand; redistribute to Replicate first");
+    torch::jit::drop(*stack, num_args);
+    for (auto& t : outs) {
+      stack->emplace_back(std::move(t));
     }
+  } else {
+    run_below_autograd(op, stack);
   }
-  return OutputRule::kSameSpec;
+  wrap_results(op, stack, originals, [&](size_t o, const at::Tensor& out) {
+    TORCH_CHECK(
+        out.sizes().vec() == local_shapes[o],
+        name,
+        ": the local result has shape ",
+        out.sizes(),
+        " but the sharding rule expects ",
+        c10::IntArrayRef(local_shapes[o]),
+        " for ",
+        to_string(decision->output_placements[o]),
+        " (a bug in the rule; please report it)");
+    return DTensorSpec{mesh, decision->output_placements[o], decision->output_shapes[o]};
+  });
+}
+
+struct RuleLookup {
+  std::string name;
+  const ops::RuleEntry* entry = nullptr;
+};
+
+// The table lookup by name, memoised per operator (schemas live as long as
+// their operator's registration).
+const RuleLookup& rule_for(const c10::OperatorHandle& op) {
+  static std::mutex mu;
+  static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<RuleLookup>>();
+  const c10::FunctionSchema* key = &op.schema();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = memo->find(key);
+  if (it == memo->end()) {
+    auto lookup = std::make_unique<RuleLookup>();
+    lookup->name = op_display_name(op);
+    lookup->entry = ops::find_rule(lookup->name);
+    it = memo->emplace(key, std::move(lookup)).first;
+  }
+  return *it->second;
 }
 
 void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -243,51 +375,16 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     });
   }
   TORCH_CHECK(scan.first != nullptr, op_display_name(op), ": reached meshguard's DTensor kernel without a DTensor");
-  const OutputRule rule = choose_rule(op, scan);
-  const DTensorSpec spec = scan.first->spec();
-
-  std::unordered_map<c10::TensorImpl*, at::Tensor> originals;
-  for (size_t i = args_begin; i < stack->size(); ++i) {
-    (*stack)[i] = unwrap((*stack)[i], originals);
+  check_operands(op, scan);
+  if (all_replicate(scan)) {
+    run_replicated(op, stack, args_begin, scan);
+    return;
   }
-  {
-    // Below autograd: the wrapper already recorded what autograd needs.
-    at::AutoDispatchBelowADInplaceOrView guard;
-    op.callBoxed(stack);
+  const RuleLookup& rule = rule_for(op);
+  if (rule.entry == nullptr) {
+    fail_no_rule(op, scan, "the op is not in the sharding-rule table");
   }
-
-  const auto num_returns = op.schema().returns().size();
-  const auto rets_begin = stack->size() - num_returns;
-  auto wrap = [&](const at::Tensor& out) -> at::Tensor {
-    if (!out.defined()) {
-      return out;
-    }
-    auto it = originals.find(out.unsafeGetTensorImpl());
-    if (it != originals.end()) {
-      return it->second; // in-place or out= result: the caller's tensor
-    }
-    if (rule == OutputRule::kReplicate) {
-      DTensorSpec out_spec{spec.mesh, Placements(spec.mesh.ndim(), Replicate{}), out.sizes().vec()};
-      return make_dtensor(out, std::move(out_spec));
-    }
-    TORCH_CHECK(
-        out.sizes() == scan.first->local().sizes(),
-        op_display_name(op),
-        ": a pointwise result changed shape on a sharded DTensor; redistribute to Replicate first");
-    return make_dtensor(out, spec);
-  };
-  for (size_t i = rets_begin; i < stack->size(); ++i) {
-    c10::IValue& v = (*stack)[i];
-    if (v.isTensor()) {
-      v = wrap(v.toTensor());
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      for (const at::Tensor& t : v.toTensorList()) {
-        out.push_back(wrap(t));
-      }
-      v = out;
-    }
-  }
+  run_with_rule(op, rule.name, *rule.entry, stack, args_begin, scan);
 }
 
 // Registration. A backend fallback alone is not enough: composite kernels

@@ -41,6 +41,10 @@ std::vector<int64_t> local_shape(
     const DeviceMesh& mesh,
     const std::vector<int64_t>& coordinate);
 
+// PyTorch's normalisation: Shard(d) with d < 0 becomes Shard(d + tensor_dim)
+// (left alone when still negative, for validate_placements to report).
+Placements normalize_placements(const Placements& placements, int64_t tensor_dim);
+
 // Throws PlacementError for a placement count or shard dim that does not fit.
 void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim);
 
@@ -57,6 +61,10 @@ at::Tensor gather_shards(
     int64_t dim,
     int64_t full_size);
 
+// The local tensor of `spec`'s value under `target` (collective; any
+// transition, including to Partial: the propagator's internal use).
+at::Tensor redistribute_local(const at::Tensor& local, const DTensorSpec& spec, const Placements& target);
+
 // Reduces `local` over mesh dim `mesh_dim` (a copy; the input is untouched).
 at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op);
 
@@ -64,6 +72,15 @@ at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t 
 // the value on coordinate 0 and the identity elsewhere (SUM, PRODUCT), or
 // the value everywhere (AVG, MIN, MAX).
 at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate);
+
+// Placements as ints, to travel through an autograd context: Shard(d) -> d,
+// Replicate -> -1, Partial(op) -> -10 - op.
+std::vector<int64_t> encode_placements(const Placements& ps);
+Placements decode_placements(const std::vector<int64_t>& codes);
+
+// Every rank's `values` (same length everywhere), in the mesh's row-major
+// rank order: an all-gather over the whole mesh, one mesh dim at a time.
+std::vector<at::Tensor> all_gather_mesh(const at::Tensor& values, const DeviceMesh& mesh);
 
 void record_provenance(const at::Tensor& plain, const char* what, const char* file, int line);
 

@@ -46,6 +46,18 @@ std::vector<int64_t> local_shape(
   return shape;
 }
 
+Placements normalize_placements(const Placements& placements, int64_t tensor_dim) {
+  Placements out = placements;
+  for (auto& p : out) {
+    if (auto* s = std::get_if<Shard>(&p)) {
+      if (s->dim < 0 && s->dim + tensor_dim >= 0) {
+        s->dim += tensor_dim;
+      }
+    }
+  }
+  return out;
+}
+
 void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim) {
   if (static_cast<int64_t>(placements.size()) != mesh.ndim()) {
     throw PlacementError(
@@ -92,6 +104,14 @@ at::Tensor gather_shards(
   }
   auto padded_shape = local.sizes().vec();
   padded_shape[dim] = cs;
+  // Nothing to send (every shard of the group is empty): Gloo divides by the
+  // element count and dies with SIGFPE on a zero-sized all-gather. The
+  // group agrees on this, since its ranks differ only in coordinate mesh_dim.
+  if (c10::multiply_integers(padded_shape) == 0) {
+    auto shape = local.sizes().vec();
+    shape[dim] = full_size;
+    return at::empty(shape, local.options());
+  }
   // Gloo gathers equal-sized buffers: pad each shard to the chunk size.
   at::Tensor padded = at::zeros(padded_shape, local.options());
   padded.narrow(dim, 0, local.size(dim)).copy_(local);
@@ -111,7 +131,8 @@ at::Tensor gather_shards(
 
 at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op) {
   std::vector<at::Tensor> buf{local.clone(at::MemoryFormat::Contiguous)};
-  if (mesh.size(mesh_dim) > 1) {
+  // A zero-sized reduction is a no-op (and a zero-sized Gloo call crashes).
+  if (mesh.size(mesh_dim) > 1 && local.numel() > 0) {
     compat::all_reduce(mesh.get_group(mesh_dim), buf, op, mesh.timeout());
   }
   return buf[0];
@@ -148,6 +169,10 @@ int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto
   }
   return n;
 }
+
+} // namespace
+
+namespace detail {
 
 at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spec, const Placements& target) {
   const auto& mesh = spec.mesh;
@@ -197,6 +222,12 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
   return local;
 }
 
+} // namespace detail
+
+namespace {
+
+using detail::redistribute_local;
+
 at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& target) {
   auto* impl = get_dtensor_impl(dtensor);
   const DTensorSpec& spec = impl->spec();
@@ -208,9 +239,11 @@ at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& targe
   return make_dtensor(std::move(local), DTensorSpec{spec.mesh, target, spec.shape});
 }
 
-// Placements travel through the autograd context as ints: Shard(d) -> d,
-// Replicate -> -1, Partial(op) -> -10 - op.
-std::vector<int64_t> encode(const Placements& ps) {
+} // namespace
+
+namespace detail {
+
+std::vector<int64_t> encode_placements(const Placements& ps) {
   std::vector<int64_t> out;
   for (const auto& p : ps) {
     if (auto* s = std::get_if<Shard>(&p)) {
@@ -224,7 +257,7 @@ std::vector<int64_t> encode(const Placements& ps) {
   return out;
 }
 
-Placements decode(const std::vector<int64_t>& codes) {
+Placements decode_placements(const std::vector<int64_t>& codes) {
   Placements out;
   for (auto c : codes) {
     if (c >= 0) {
@@ -238,6 +271,13 @@ Placements decode(const std::vector<int64_t>& codes) {
   return out;
 }
 
+} // namespace detail
+
+namespace {
+
+using detail::decode_placements;
+using detail::encode_placements;
+
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, const Placements& target) {
     auto* impl = get_dtensor_impl(dtensor);
@@ -249,7 +289,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
         p = Replicate{};
       }
     }
-    ctx->saved_data["back"] = encode(back);
+    ctx->saved_data["back"] = encode_placements(back);
     return redistribute_plain(dtensor, target);
   }
 
@@ -258,7 +298,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (g.defined() && is_dtensor(g)) {
-      g = redistribute_plain(g, decode(ctx->saved_data["back"].toIntVector()));
+      g = redistribute_plain(g, decode_placements(ctx->saved_data["back"].toIntVector()));
     }
     return {g, at::Tensor()};
   }
@@ -273,11 +313,25 @@ at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements)
         "redistribute: the argument is a plain at::Tensor, not a DTensor; make it one with distribute_tensor() "
         "or from_local()");
   }
-  detail::validate_placements(placements, impl->spec().mesh, static_cast<int64_t>(impl->spec().shape.size()));
-  if (at::GradMode::is_enabled() && dtensor.requires_grad()) {
-    return RedistributeFn::apply(dtensor, placements);
+  const auto& spec = impl->spec();
+  const auto ndim = static_cast<int64_t>(spec.shape.size());
+  const Placements target = detail::normalize_placements(placements, ndim);
+  detail::validate_placements(target, spec.mesh, ndim);
+  // As in PyTorch, only the propagator may create a Partial: a user's
+  // redistribute keeps a Partial as it is or resolves it.
+  for (size_t i = 0; i < target.size() && i < spec.placements.size(); ++i) {
+    if (is_partial(target[i]) && !(spec.placements[i] == target[i])) {
+      throw PlacementError(
+          "redistribute: can not redistribute from " + to_string(spec.placements[i]) + " to " +
+          to_string(target[i]) + " on mesh dim " + std::to_string(i) +
+          ": redistributing to Partial is for internal use only (as in PyTorch); a Partial comes from an op "
+          "(e.g. a matmul of Shard(1) by Shard(0)) or from from_local");
+    }
   }
-  return redistribute_plain(dtensor, placements);
+  if (at::GradMode::is_enabled() && dtensor.requires_grad()) {
+    return RedistributeFn::apply(dtensor, target);
+  }
+  return redistribute_plain(dtensor, target);
 }
 
 } // namespace meshguard

@@ -255,3 +255,28 @@ TEST(MultiRankCuda, CollectivesAcrossGpus) {
   }
   expect_ranks_pass(2, "CudaRank.CollectivesAcrossGpus");
 }
+
+// Placement semantics as PyTorch's (RankPlacementSemanticsTest.cpp).
+MULTI_RANK_TEST(2, EmptyShards, FullTensorAndRedistribute1D)
+MULTI_RANK_TEST(4, EmptyShards, FullTensorAndRedistribute1D)
+MULTI_RANK_TEST(4, EmptyShards, NestedShardsOnTwoByTwo)
+MULTI_RANK_TEST(2, PlacementSemantics, NegativeShardDim)
+MULTI_RANK_TEST(2, PlacementSemantics, RedistributeToPartialIsRefused)
+MULTI_RANK_TEST(2, PlacementSemantics, DistributeNonLeafRequiringGradIsRefused)
+MULTI_RANK_TEST(2, PlacementSemantics, FromLocalRunCheckComparesMetadata)
+MULTI_RANK_TEST(2, PlacementSemantics, ToLocalGradPlacements)
+MULTI_RANK_TEST(2, Factories, OnesZerosFullEmpty)
+MULTI_RANK_TEST(4, Factories, OnesZerosFullEmpty)
+MULTI_RANK_TEST(2, Factories, RandomValuesAreOneGlobalTensor)
+
+// The sharding-rule table, differentially (RankShardingRulesTest.cpp).
+MULTI_RANK_TEST(2, ShardingRules, Pointwise)
+MULTI_RANK_TEST(2, ShardingRules, PartialLinearity)
+MULTI_RANK_TEST(2, ShardingRules, Matrix)
+MULTI_RANK_TEST(4, ShardingRules, Matrix)
+MULTI_RANK_TEST(2, ShardingRules, Reductions)
+MULTI_RANK_TEST(2, ShardingRules, Views)
+MULTI_RANK_TEST(4, ShardingRules, TwoByTwoMesh)
+MULTI_RANK_TEST(2, ShardingRules, TensorParallelMlpWithoutManualLocals)
+MULTI_RANK_TEST(2, ShardingRules, OpsOutsideTheTableAreRefused)
+MULTI_RANK_TEST(4, ShardingRules, Reductions)

@@ -220,7 +220,8 @@ TEST(BadInput, PlacementsDtypesLayouts) {
   MG_EXPECT_THROW_WITH(distribute_tensor(at::ones({2, 2}), mesh, {Shard{2}}), PlacementError, "Shard(dim=2) is out of range");
   MG_EXPECT_THROW_WITH(distribute_tensor(at::ones({2}), mesh, {Replicate{}, Replicate{}}), PlacementError,
                        "one placement per mesh dimension");
-  MG_EXPECT_THROW_WITH(from_local(at::ones({2}), mesh, {Shard{-1}}), PlacementError, "out of range");
+  // Shard(-1) is the last dim (as in PyTorch); -2 is out of range for 1-d.
+  MG_EXPECT_THROW_WITH(from_local(at::ones({2}), mesh, {Shard{-2}}), PlacementError, "out of range");
   auto nc = from_local(at::ones({4, 3}).t(), mesh, {Replicate{}});
   MG_EXPECT_THROW_WITH(dist::broadcast_({nc}, 0), PlacementError, "non-contiguous");
   auto ints = from_local(at::ones({3}, at::kLong), mesh, {Partial{ReduceOp::AVG}});

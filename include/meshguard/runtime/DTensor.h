@@ -18,15 +18,17 @@
 namespace meshguard {
 
 // Splits `full` (the same value on every rank; rank 0's copy wins, as in
-// PyTorch) over `mesh` by `placements`. Collective: every rank calls it.
+// PyTorch) over `mesh` by `placements` (Shard(-1) is the last dim). A
+// non-leaf tensor that requires grad is refused, as in PyTorch. Collective.
 at::Tensor distribute_tensor(
     const at::Tensor& full,
     const DeviceMesh& mesh,
     const Placements& placements);
 
 // Wraps this rank's `local` shard. The global shape assumes even shards
-// unless `shape` gives it. run_check verifies across the mesh that Replicate
-// dimensions really hold equal values (collective). Differentiable.
+// unless `shape` gives it. run_check (collective) verifies that every rank's
+// local tensor has the same dtype (and shape, unless `shape` is given), and
+// that all-Replicate values really are equal. Differentiable.
 at::Tensor from_local(
     const at::Tensor& local,
     const DeviceMesh& mesh,
@@ -39,6 +41,15 @@ at::Tensor from_local(
 // say where the plain tensor came from.
 at::Tensor to_local(
     const at::Tensor& dtensor,
+    const char* file = __builtin_FILE(),
+    int line = __builtin_LINE());
+
+// The same, with the placements that the local tensor's gradient is read
+// with in backward (PyTorch's grad_placements), e.g. Partial when each rank's
+// gradient is a partial sum. They must give the local tensor's shape.
+at::Tensor to_local(
+    const at::Tensor& dtensor,
+    const std::optional<Placements>& grad_placements,
     const char* file = __builtin_FILE(),
     int line = __builtin_LINE());
 

@@ -1,0 +1,251 @@
+// Pointwise ops: the output may be sharded on any of its dims, each operand
+// then on the aligned dim (Replicate where it broadcasts); Partial operands
+// pass only where the op is linear in them.
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "RuleTable.h"
+
+namespace meshguard {
+namespace ops {
+
+namespace {
+
+// How a Partial operand may pass through the op unreduced.
+enum class PartialRule {
+  kNone, // not linear: reduce first
+  kAllSame, // every operand Partial of the same op: a + b, copies
+  kAllSameSum, // the same, but only for sum/avg (negation, sums)
+  kOneScaled, // one operand Partial(sum/avg), the others Replicate: a * r
+  kSelfScaled, // the dividend only: a / r
+};
+
+const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
+  static const std::unordered_map<std::string, PartialRule> ops = [] {
+    std::unordered_map<std::string, PartialRule> m;
+    for (const char* name :
+         {"abs", "acos", "acosh", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+          "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos",
+          "cosh", "elu", "elu_backward", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fill", "floor",
+          "floor_divide", "fmod", "frac", "full_like", "ge", "gelu", "gelu_backward", "gt", "hardsigmoid",
+          "hardsigmoid_backward", "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward", "isinf",
+          "isnan", "le", "leaky_relu", "leaky_relu_backward", "lerp", "log", "log10", "log1p", "log2",
+          "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "lt", "masked_fill", "maximum",
+          "minimum", "mish", "nan_to_num", "ne", "ones_like", "empty_like", "pow", "reciprocal", "relu",
+          "remainder", "round", "rsqrt", "sigmoid", "sigmoid_backward", "sign", "silu", "silu_backward", "sin",
+          "sinh", "softplus", "softplus_backward", "sqrt", "square", "tan", "tanh", "tanh_backward", "threshold",
+          "threshold_backward", "trunc", "where", "xlogy"}) {
+      m[name] = PartialRule::kNone;
+    }
+    for (const char* name : {"alias", "clone", "copy", "detach", "_to_copy", "lift_fresh", "positive", "zero",
+                             "zeros_like"}) {
+      m[name] = PartialRule::kAllSame;
+    }
+    for (const char* name : {"add", "sub", "rsub", "neg"}) {
+      m[name] = PartialRule::kAllSameSum;
+    }
+    m["mul"] = PartialRule::kOneScaled;
+    m["div"] = PartialRule::kSelfScaled;
+    m["true_divide"] = PartialRule::kSelfScaled;
+    return m;
+  }();
+  return ops;
+}
+
+bool sum_like(const Placement& p) {
+  auto* q = std::get_if<Partial>(&p);
+  return q && (q->reduce_op == ReduceOp::SUM || q->reduce_op == ReduceOp::AVG);
+}
+
+// The op's current Partial (taken from the first Partial operand on any
+// mesh dim); the rule offers Partial strategies for it only.
+std::vector<Partial> partials_in(const CallInfo& call) {
+  std::vector<Partial> out;
+  for (const auto& o : call.operands) {
+    for (const auto& p : o.placements) {
+      if (auto* q = std::get_if<Partial>(&p)) {
+        bool seen = false;
+        for (const auto& r : out) {
+          seen = seen || r == *q;
+        }
+        if (!seen) {
+          out.push_back(*q);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+RuleResult pointwise_rule(const CallInfo& call, PartialRule partial_rule, bool linear_overload, bool in_place) {
+  RuleResult r;
+  Shape out;
+  if (in_place) {
+    out = call.operands[0].shape;
+  } else {
+    for (const auto& o : call.operands) {
+      out = at::infer_size(out, o.shape);
+    }
+  }
+  const size_t n = call.operands.size();
+  for (int64_t d = 0; d < static_cast<int64_t>(out.size()); ++d) {
+    Strategy s;
+    for (const auto& o : call.operands) {
+      s.inputs.push_back(aligned_shard(o.shape, out, d));
+    }
+    s.outputs = {Shard{d}};
+    r.strategies.push_back(std::move(s));
+  }
+  r.strategies.push_back(Strategy{std::vector<Placement>(n, Replicate{}), {Replicate{}}});
+  if (linear_overload && partial_rule != PartialRule::kNone) {
+    for (const Partial& p : partials_in(call)) {
+      const bool sum = p.reduce_op == ReduceOp::SUM || p.reduce_op == ReduceOp::AVG;
+      switch (partial_rule) {
+        case PartialRule::kAllSame:
+          r.strategies.push_back(Strategy{std::vector<Placement>(n, p), {p}});
+          break;
+        case PartialRule::kAllSameSum:
+          // Adding a plain scalar on every rank would add it n times.
+          if (sum && call.plain_tensors == 0) {
+            r.strategies.push_back(Strategy{std::vector<Placement>(n, p), {p}});
+          }
+          break;
+        case PartialRule::kOneScaled:
+        case PartialRule::kSelfScaled:
+          if (sum) {
+            const size_t last = partial_rule == PartialRule::kSelfScaled ? 1 : n;
+            for (size_t i = 0; i < last && i < n; ++i) {
+              Strategy s{std::vector<Placement>(n, Replicate{}), {p}};
+              s.inputs[i] = p;
+              r.strategies.push_back(std::move(s));
+            }
+          }
+          break;
+        case PartialRule::kNone:
+          break;
+      }
+    }
+  }
+  r.output_shapes = {out};
+  return r;
+}
+
+const char* partial_doc(PartialRule rule) {
+  switch (rule) {
+    case PartialRule::kAllSame:
+      return "; P(op)×…×P(op) → P(op)";
+    case PartialRule::kAllSameSum:
+      return "; P(sum)×…×P(sum) → P(sum) (also avg; not with a plain scalar operand)";
+    case PartialRule::kOneScaled:
+      return "; P(sum)×R → P(sum), R×P(sum) → P(sum) (also avg; a Scalar factor too)";
+    case PartialRule::kSelfScaled:
+      return "; P(sum)×R → P(sum) (also avg; the dividend only)";
+    case PartialRule::kNone:
+      break;
+  }
+  return "";
+}
+
+// new_empty_strided / new_empty / new_zeros of self's own size (autograd
+// makes gradients' buffers this way): the new tensor takes self's
+// placements, made with the local size. Another size: Replicate.
+RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg) {
+  RuleResult r;
+  const Shape size = call.arg(1).toIntVector();
+  const Shape& self = call.operands[0].shape;
+  if (size == self) {
+    for (int64_t d = 0; d < static_cast<int64_t>(self.size()); ++d) {
+      r.strategies.push_back({{Shard{d}}, {Shard{d}}});
+    }
+    for (const auto& p : call.operands[0].placements) {
+      if (is_partial(p)) {
+        r.strategies.push_back({{p}, {p}});
+      }
+    }
+  }
+  r.strategies.push_back({{Replicate{}}, {Replicate{}}});
+  r.output_shapes = {size};
+  c10::optional<at::ScalarType> dtype;
+  if (dtype_arg < call.num_args && !call.arg(dtype_arg).isNone()) {
+    dtype = call.arg(dtype_arg).toScalarType();
+  }
+  r.run_local = [zeros, dtype](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {
+    auto options = locals[0].options();
+    if (dtype) {
+      options = options.dtype(*dtype);
+    }
+    return std::vector<at::Tensor>{zeros ? at::zeros(shapes[0], options) : at::empty(shapes[0], options)};
+  };
+  return r;
+}
+
+} // namespace
+
+void add_pointwise_rules(RuleTable& table) {
+  const std::string like = "self's own size: S(d) → S(d), R → R, P(op) → P(op); another size: R → R";
+  table["aten::new_empty_strided.default"] = {"pointwise", like,
+                                              [](const CallInfo& c) { return like_factory_rule(c, false, 3); }};
+  table["aten::new_empty.default"] = {"pointwise", like,
+                                      [](const CallInfo& c) { return like_factory_rule(c, false, 2); }};
+  table["aten::new_zeros.default"] = {"pointwise", like,
+                                      [](const CallInfo& c) { return like_factory_rule(c, true, 2); }};
+  auto& dispatcher = c10::Dispatcher::singleton();
+  for (const auto& name : dispatcher.getAllOpNames()) {
+    std::string base = name.name;
+    if (base.rfind("aten::", 0) != 0) {
+      continue;
+    }
+    base = base.substr(6);
+    if (base.size() > 1 && base.back() == '_') {
+      base.pop_back();
+    }
+    auto it = pointwise_ops().find(base);
+    if (it == pointwise_ops().end()) {
+      continue;
+    }
+    auto handle = dispatcher.findOp(name);
+    if (!handle || !handle->hasSchema()) {
+      continue;
+    }
+    const auto& schema = handle->schema();
+    // Only the functional and self-in-place forms: out= variants, list
+    // arguments and multiple results are not pointwise in our sense.
+    bool ok = schema.returns().size() == 1 && schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
+    bool in_place = false;
+    for (size_t i = 0; i < schema.arguments().size() && ok; ++i) {
+      const auto& arg = schema.arguments()[i];
+      const auto* alias = arg.alias_info();
+      if (alias && alias->isWrite()) {
+        ok = i == 0;
+        in_place = true;
+      }
+      ok = ok && arg.type()->kind() != c10::TypeKind::ListType;
+    }
+    if (!ok) {
+      continue;
+    }
+    const std::string overload = name.overload_name.empty() ? "default" : name.overload_name;
+    // add.Scalar, div.Tensor_mode, ...: not linear in a Partial operand.
+    const bool linear_overload = overload == "default" || overload == "Tensor" ||
+        (overload == "Scalar" && (base == "mul" || base == "div" || base == "true_divide")) || base == "_to_copy" ||
+        base == "clone" || base == "alias" || base == "detach" || base == "lift_fresh" || base == "zeros_like" ||
+        base == "copy" || base == "zero" || base == "positive" || base == "neg";
+    const PartialRule partial_rule = it->second;
+    RuleEntry entry;
+    entry.family = "pointwise";
+    entry.strategies = std::string("S(d)×… → S(d) for any output dim d (broadcast operands R); R×…×R → R") +
+        (linear_overload ? partial_doc(partial_rule) : "");
+    entry.rule = [partial_rule, linear_overload, in_place](const CallInfo& call) {
+      return pointwise_rule(call, partial_rule, linear_overload, in_place);
+    };
+    table[name.name + "." + overload] = std::move(entry);
+  }
+}
+
+} // namespace ops
+} // namespace meshguard

@@ -1,0 +1,210 @@
+#include "Propagator.h"
+
+#include <limits>
+#include <c10/util/accumulate.h>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace meshguard {
+namespace ops {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+struct Cache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const Decision>> entries;
+};
+
+Cache& cache() {
+  static auto* c = new Cache();
+  return *c;
+}
+
+// Keys are raw bytes (not text): the lookup runs on every op call.
+void put(std::string& key, int64_t v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void put_placement(std::string& key, const Placement& p) {
+  if (auto* s = std::get_if<Shard>(&p)) {
+    put(key, s->dim);
+  } else if (auto* q = std::get_if<Partial>(&p)) {
+    put(key, -10 - static_cast<int64_t>(q->reduce_op));
+  } else {
+    put(key, -1);
+  }
+}
+
+void put_ints(std::string& key, c10::IntArrayRef v) {
+  put(key, static_cast<int64_t>(v.size()));
+  key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
+}
+
+// Everything a rule may read: operand specs and the int/bool/list/dtype
+// arguments. Scalars do not change any rule's decision, except whether they
+// are present (fixed by the overload).
+std::string cache_key(const RuleEntry& entry, const CallInfo& call, const DeviceMesh& mesh, int64_t written) {
+  std::string key;
+  key.reserve(160);
+  put(key, reinterpret_cast<intptr_t>(&entry));
+  put_ints(key, mesh.shape());
+  put(key, written);
+  size_t next = 0;
+  for (size_t i = 0; i < call.num_args; ++i) {
+    const c10::IValue& v = call.arg(i);
+    if (next < call.operands.size() && call.operands[next].arg_index == i) {
+      const Operand& o = call.operands[next++];
+      key += 'D';
+      put_ints(key, o.shape);
+      for (const auto& p : o.placements) {
+        put_placement(key, p);
+      }
+    } else if (v.isTensor()) {
+      key += v.toTensor().defined() ? 'p' : 'u';
+    } else if (v.isInt()) {
+      key += 'i';
+      put(key, v.toInt());
+    } else if (v.isBool()) {
+      key += v.toBool() ? 'T' : 'F';
+    } else if (v.isIntList()) {
+      key += 'l';
+      put_ints(key, v.toIntList().vec());
+    } else if (v.isNone()) {
+      key += 'N';
+    } else {
+      key += '?';
+    }
+  }
+  return key;
+}
+
+std::shared_ptr<const Decision> compute(
+    const std::string& op_name,
+    const RuleEntry& entry,
+    const CallInfo& call,
+    const DeviceMesh& mesh,
+    int64_t written) {
+  RuleResult rule = entry.rule(call);
+  auto decision = std::make_shared<Decision>();
+  const size_t n = call.operands.size();
+  const size_t outs = rule.output_shapes.size();
+  decision->input_targets.assign(n, Placements(mesh.ndim(), Replicate{}));
+  decision->output_placements.assign(outs, Placements(mesh.ndim(), Replicate{}));
+  decision->output_shapes = rule.output_shapes;
+  decision->run_local = rule.run_local;
+  for (int64_t d = 0; d < mesh.ndim(); ++d) {
+    const Strategy* best = nullptr;
+    double best_cost = kInfinity;
+    int best_changes = 0;
+    for (const Strategy& s : rule.strategies) {
+      TORCH_CHECK(s.inputs.size() == n && s.outputs.size() == outs, op_name, ": malformed sharding rule");
+      if (written >= 0 &&
+          (!(s.inputs[written] == call.operands[written].placements[d]) ||
+           !(s.outputs[0] == call.operands[written].placements[d]))) {
+        continue; // an in-place op cannot change its self's placement
+      }
+      double cost = 0;
+      int changes = 0; // ties (e.g. empty tensors cost 0 anyway): fewer moved operands first
+      for (size_t i = 0; i < n && cost < kInfinity; ++i) {
+        cost += redistribute_cost(call.operands[i].shape, call.operands[i].placements, s.inputs[i], d, mesh);
+        changes += !(s.inputs[i] == call.operands[i].placements[d]);
+      }
+      if (cost < best_cost || (cost == best_cost && cost < kInfinity && changes < best_changes)) {
+        best_cost = cost;
+        best_changes = changes;
+        best = &s;
+      }
+    }
+    if (best == nullptr) {
+      std::ostringstream os;
+      os << op_name << ": no sharding strategy fits the operands on mesh dim " << d << " (placements";
+      for (const auto& o : call.operands) {
+        os << " " << to_string(o.placements);
+      }
+      os << ")"
+         << (written >= 0 ? "; an in-place op must keep its self's placement, as in PyTorch: redistribute first or "
+                            "use the out-of-place op"
+                          : "; a Partial operand must be reduced first (redistribute it to Replicate)");
+      TORCH_CHECK(false, os.str());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      decision->input_targets[i][d] = best->inputs[i];
+    }
+    for (size_t o = 0; o < outs; ++o) {
+      decision->output_placements[o][d] = best->outputs[o];
+    }
+  }
+  return decision;
+}
+
+} // namespace
+
+double redistribute_cost(
+    const Shape& shape,
+    const Placements& from,
+    const Placement& to,
+    int64_t mesh_dim,
+    const DeviceMesh& mesh) {
+  const Placement& cur = from[mesh_dim];
+  if (cur == to) {
+    return 0;
+  }
+  if (is_partial(to)) {
+    // Replicate -> Partial is local (partition the value, as PyTorch does
+    // internally); a Shard or another Partial would need a reduction first.
+    return is_replicate(cur) ? 0 : kInfinity;
+  }
+  if (is_shard(to) && std::get<Shard>(to).dim >= static_cast<int64_t>(shape.size())) {
+    return kInfinity;
+  }
+  double bytes = static_cast<double>(c10::multiply_integers(shape));
+  for (size_t e = 0; e < from.size(); ++e) {
+    if (is_shard(from[e])) {
+      bytes /= static_cast<double>(mesh.size(static_cast<int64_t>(e)));
+    }
+  }
+  const double k = static_cast<double>(mesh.size(mesh_dim));
+  if (is_replicate(cur)) {
+    return 0; // keep my chunk
+  }
+  if (is_shard(cur)) {
+    return is_replicate(to) ? bytes * (k - 1) : bytes * (k - 1) / k; // all-gather / all-to-all
+  }
+  // Partial: all-reduce to Replicate, reduce-scatter to Shard.
+  return is_replicate(to) ? 2 * bytes * (k - 1) / k : bytes * (k - 1) / k;
+}
+
+std::shared_ptr<const Decision> decide(
+    const std::string& op_name,
+    const RuleEntry& entry,
+    const CallInfo& call,
+    const DeviceMesh& mesh,
+    int64_t written) {
+  const std::string key = cache_key(entry, call, mesh, written);
+  auto& c = cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto it = c.entries.find(key);
+    if (it != c.entries.end()) {
+      return it->second;
+    }
+  }
+  auto decision = compute(op_name, entry, call, mesh, written);
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (c.entries.size() > 100000) {
+    c.entries.clear(); // bounded: shapes that keep changing must not grow it forever
+  }
+  c.entries.emplace(key, decision);
+  return decision;
+}
+
+size_t decision_cache_size() {
+  std::lock_guard<std::mutex> lock(cache().mu);
+  return cache().entries.size();
+}
+
+} // namespace ops
+} // namespace meshguard

@@ -1,0 +1,98 @@
+#include "RuleTable.h"
+
+#include <sstream>
+
+#include <meshguard/runtime/ShardingRules.h>
+
+namespace meshguard {
+namespace ops {
+
+Placement aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t out_dim) {
+  const int64_t d = out_dim - static_cast<int64_t>(out_shape.size() - in_shape.size());
+  if (d < 0 || in_shape[d] != out_shape[out_dim]) {
+    return Replicate{};
+  }
+  return Shard{d};
+}
+
+const RuleTable& rule_table() {
+  static const RuleTable* table = [] {
+    auto* t = new RuleTable();
+    add_pointwise_rules(*t);
+    add_matrix_rules(*t);
+    add_reduction_rules(*t);
+    add_view_rules(*t);
+    return t;
+  }();
+  return *table;
+}
+
+const RuleEntry* find_rule(const std::string& op_name) {
+  const auto& table = rule_table();
+  auto it = table.find(op_name);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+} // namespace ops
+
+std::vector<std::string> sharding_rule_ops() {
+  std::vector<std::string> out;
+  for (const auto& kv : ops::rule_table()) {
+    out.push_back(kv.first);
+  }
+  return out;
+}
+
+std::string sharding_rules_markdown() {
+  // Overloads of one operator share a row when their strategies do.
+  std::ostringstream os;
+  os << "# Sharding rules: the operator table\n\n"
+     << "Generated from the rule table (`lib/runtime/ops/`) by `meshguard_ops_doc`; a test checks that this\n"
+     << "page matches the table. Do not edit by hand: run `build/bin/meshguard_ops_doc > "
+        "docs/runtime/operator-table.md`.\n\n"
+     << "Notation, per mesh dimension: `S(d)` Shard(d), `R` Replicate, `P(op)` Partial(op); operands in\n"
+     << "argument order, `→` the output. An operand with a different placement is redistributed to the\n"
+     << "cheapest strategy first (see operators.md). Any op also runs on all-Replicate operands.\n";
+  std::string family;
+  std::string last_row_key;
+  std::vector<std::string> overloads;
+  std::string row_op, row_strategies;
+  auto flush = [&] {
+    if (row_op.empty()) {
+      return;
+    }
+    os << "| `" << row_op << "` | ";
+    for (size_t i = 0; i < overloads.size(); ++i) {
+      os << (i ? ", " : "") << overloads[i];
+    }
+    os << " | " << row_strategies << " |\n";
+    overloads.clear();
+  };
+  std::map<std::string, std::vector<std::pair<std::string, const ops::RuleEntry*>>> by_family;
+  for (const auto& kv : ops::rule_table()) {
+    by_family[kv.second.family].emplace_back(kv.first, &kv.second);
+  }
+  size_t total = 0;
+  for (const auto& fam : by_family) {
+    os << "\n## " << fam.first << " (" << fam.second.size() << " overloads)\n\n"
+       << "| operator | overloads | strategies |\n|---|---|---|\n";
+    row_op.clear();
+    for (const auto& entry : fam.second) {
+      const auto dot = entry.first.rfind('.');
+      const std::string op = entry.first.substr(0, dot);
+      const std::string overload = entry.first.substr(dot + 1);
+      if (op != row_op || entry.second->strategies != row_strategies) {
+        flush();
+        row_op = op;
+        row_strategies = entry.second->strategies;
+      }
+      overloads.push_back(overload);
+    }
+    flush();
+    total += fam.second.size();
+  }
+  os << "\n" << total << " operator overloads in all.\n";
+  return os.str();
+}
+
+} // namespace meshguard

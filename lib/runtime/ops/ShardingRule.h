@@ -1,0 +1,80 @@
+#pragma once
+
+// Sharding rules as data. A rule looks at one call of an operator (global
+// shapes and current placements of its DTensor operands, its other
+// arguments) and lists the strategies under which the op can run on local
+// tensors alone, for ONE mesh dimension: the placement each DTensor operand
+// must have and the placement each output then has. The propagator
+// (Propagator.cpp) takes the same list for every mesh dim, picks per mesh
+// dim the strategy that needs the least communication, redistributes and
+// runs the op locally (Fallback.cpp). As PyTorch's op strategies, but in
+// C++ and per mesh dim.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+
+#include <meshguard/runtime/Placement.h>
+
+namespace meshguard {
+namespace ops {
+
+using Shape = std::vector<int64_t>;
+
+// One DTensor operand of the call.
+struct Operand {
+  size_t arg_index = 0; // position in the schema's arguments
+  Shape shape; // global
+  Placements placements; // current, one per mesh dim
+};
+
+struct CallInfo {
+  const c10::IValue* args = nullptr; // the op's arguments on the stack (DTensors not unwrapped)
+  size_t num_args = 0;
+  std::vector<Operand> operands; // DTensor operands in argument order
+  int64_t mesh_size = 1; // product of the mesh's dims
+  size_t plain_tensors = 0; // plain (scalar-like) tensor operands
+
+  const c10::IValue& arg(size_t i) const {
+    return args[i];
+  }
+};
+
+// On one mesh dim: operand placements (one per Operand) -> output placements.
+struct Strategy {
+  std::vector<Placement> inputs;
+  std::vector<Placement> outputs;
+};
+
+struct RuleResult {
+  std::vector<Strategy> strategies; // in order of preference on equal cost
+  std::vector<Shape> output_shapes; // global, one per tensor output
+  // Runs the op on the local (redistributed) operands in place of the op
+  // itself: for ops whose size arguments must become local sizes (views).
+  // Gets the local operands and the local output shapes.
+  std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&, const std::vector<Shape>&)> run_local;
+};
+
+using RuleFn = std::function<RuleResult(const CallInfo&)>;
+
+struct RuleEntry {
+  std::string family; // "pointwise", "matrix", "reduction", "view"
+  std::string strategies; // for the docs: "S(0)×R → S(0); ..."
+  RuleFn rule;
+};
+
+// The placement an operand of `in_shape` broadcast to `out_shape` needs when
+// the output is sharded on `out_dim`: Shard of the aligned dim, or Replicate
+// when the operand lacks that dim or broadcasts along it.
+Placement aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t out_dim);
+
+// Whether `size` splits into `k` equal torch.chunk pieces.
+inline bool divisible(int64_t size, int64_t k) {
+  return k > 0 && size % k == 0;
+}
+
+} // namespace ops
+} // namespace meshguard

@@ -1,0 +1,206 @@
+// Views: each input dim maps to at most one output dim; a shard follows its
+// dim when the view keeps torch.chunk's pieces contiguous, else the input
+// is gathered first. Partial passes (a view only rearranges values).
+
+#include <ATen/InferSize.h>
+#include <ATen/ATen.h>
+#include <c10/util/accumulate.h>
+
+#include "RuleTable.h"
+
+namespace meshguard {
+namespace ops {
+
+namespace {
+
+// dim_map[d]: the output dim that input dim d's shard becomes, -1 when a
+// shard on d cannot survive the view.
+RuleResult map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, Shape out) {
+  RuleResult r;
+  for (size_t d = 0; d < dim_map.size(); ++d) {
+    if (dim_map[d] >= 0) {
+      r.strategies.push_back({{Shard{static_cast<int64_t>(d)}}, {Shard{dim_map[d]}}});
+    }
+  }
+  r.strategies.push_back({{Replicate{}}, {Replicate{}}});
+  for (const auto& p : call.operands[0].placements) {
+    if (is_partial(p)) {
+      r.strategies.push_back({{p}, {p}});
+    }
+  }
+  r.output_shapes = {std::move(out)};
+  return r;
+}
+
+int64_t wrap_dim(int64_t d, int64_t ndim) {
+  const int64_t n = std::max<int64_t>(ndim, 1);
+  TORCH_CHECK(d >= -n && d < n, "view rule: dim ", d, " out of range for ", ndim, "-d tensor");
+  return d < 0 ? d + n : d;
+}
+
+RuleResult permute_like(const CallInfo& call, const std::vector<int64_t>& perm) {
+  const Shape& in = call.operands[0].shape;
+  Shape out(perm.size());
+  std::vector<int64_t> dim_map(in.size(), -1);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    out[i] = in[perm[i]];
+    dim_map[perm[i]] = static_cast<int64_t>(i);
+  }
+  return map_rule(call, dim_map, out);
+}
+
+std::vector<int64_t> identity_perm(size_t n) {
+  std::vector<int64_t> p(n);
+  for (size_t i = 0; i < n; ++i) {
+    p[i] = static_cast<int64_t>(i);
+  }
+  return p;
+}
+
+RuleResult transpose_rule(const CallInfo& call, int64_t a, int64_t b) {
+  const int64_t ndim = static_cast<int64_t>(call.operands[0].shape.size());
+  auto perm = identity_perm(ndim);
+  if (ndim >= 2) {
+    std::swap(perm[wrap_dim(a, ndim)], perm[wrap_dim(b, ndim)]);
+  }
+  return permute_like(call, perm);
+}
+
+// Groups input and output dims whose products match (view's dim algebra);
+// a shard on the outermost input dim of a group moves to the outermost
+// output dim when both split into equal chunks (then both sides' chunks are
+// the same contiguous blocks of numel / k elements).
+RuleResult reshape_rule(const CallInfo& call, const std::vector<int64_t>& size_arg, bool use_view) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t numel = c10::multiply_integers(in);
+  const Shape out = at::infer_size(size_arg, numel);
+  std::vector<int64_t> dim_map(in.size(), -1);
+  const int64_t k = call.mesh_size;
+  if (numel > 0) {
+    size_t i = 0, j = 0;
+    while (i < in.size() && j < out.size()) {
+      const size_t gi = i, gj = j;
+      int64_t pin = in[i++], pout = out[j++];
+      while (pin != pout) {
+        if (pin < pout) {
+          pin *= in[i++];
+        } else {
+          pout *= out[j++];
+        }
+      }
+      const bool one_to_one = i - gi == 1 && j - gj == 1;
+      if (one_to_one || (divisible(in[gi], k) && divisible(out[gj], k))) {
+        dim_map[gi] = static_cast<int64_t>(gj);
+      }
+    }
+  }
+  RuleResult r = map_rule(call, dim_map, out);
+  r.run_local = [use_view](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {
+    return std::vector<at::Tensor>{use_view ? locals[0].view(shapes[0]) : locals[0].reshape(shapes[0])};
+  };
+  return r;
+}
+
+RuleResult unsqueeze_rule(const CallInfo& call, int64_t dim) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(in.size()) + 1);
+  Shape out = in;
+  out.insert(out.begin() + d, 1);
+  std::vector<int64_t> dim_map(in.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
+    dim_map[i] = i < d ? i : i + 1;
+  }
+  return map_rule(call, dim_map, out);
+}
+
+// squeeze by the GLOBAL sizes: a shard may be 1 long locally without the
+// dim being 1 long.
+RuleResult squeeze_rule(const CallInfo& call, std::vector<bool> squeeze) {
+  const Shape& in = call.operands[0].shape;
+  Shape out;
+  std::vector<int64_t> dim_map(in.size(), -1);
+  std::vector<int64_t> dropped;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (squeeze[i] && in[i] == 1) {
+      dropped.push_back(static_cast<int64_t>(i));
+    } else {
+      dim_map[i] = static_cast<int64_t>(out.size());
+      out.push_back(in[i]);
+    }
+  }
+  RuleResult r = map_rule(call, dim_map, out);
+  r.run_local = [dropped](const std::vector<at::Tensor>& locals, const std::vector<Shape>&) {
+    at::Tensor t = locals[0];
+    for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) {
+      t = t.squeeze(*it);
+    }
+    return std::vector<at::Tensor>{t};
+  };
+  return r;
+}
+
+RuleResult expand_rule(const CallInfo& call, const std::vector<int64_t>& size_arg) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t lead = static_cast<int64_t>(size_arg.size() - in.size());
+  TORCH_CHECK(lead >= 0, "expand rule: fewer sizes than dims");
+  Shape out(size_arg.begin(), size_arg.end());
+  std::vector<int64_t> dim_map(in.size(), -1);
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    if (out[d + lead] == -1) {
+      out[d + lead] = in[d];
+    }
+    if (out[d + lead] == in[d]) {
+      dim_map[d] = d + lead;
+    }
+  }
+  RuleResult r = map_rule(call, dim_map, out);
+  r.run_local = [](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {
+    return std::vector<at::Tensor>{locals[0].expand(shapes[0])};
+  };
+  return r;
+}
+
+} // namespace
+
+void add_view_rules(RuleTable& table) {
+  const std::string follow = "S(d) → S(d') where d goes; R → R; P(op) → P(op)";
+  table["aten::t.default"] = {"view", follow, [](const CallInfo& c) { return transpose_rule(c, 0, 1); }};
+  table["aten::transpose.int"] = {"view", follow, [](const CallInfo& c) {
+                                    return transpose_rule(c, c.arg(1).toInt(), c.arg(2).toInt());
+                                  }};
+  table["aten::permute.default"] = {"view", follow, [](const CallInfo& c) {
+                                      auto dims = c.arg(1).toIntVector();
+                                      const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
+                                      for (auto& d : dims) {
+                                        d = wrap_dim(d, ndim);
+                                      }
+                                      return permute_like(c, dims);
+                                    }};
+  table["aten::unsqueeze.default"] = {"view", follow,
+                                      [](const CallInfo& c) { return unsqueeze_rule(c, c.arg(1).toInt()); }};
+  const std::string squeeze = "S(d) → S(d') for a kept dim; a squeezed dim must be R; R → R; P(op) → P(op)";
+  table["aten::squeeze.default"] = {"view", squeeze, [](const CallInfo& c) {
+                                      return squeeze_rule(c, std::vector<bool>(c.operands[0].shape.size(), true));
+                                    }};
+  table["aten::squeeze.dim"] = {"view", squeeze, [](const CallInfo& c) {
+                                  const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
+                                  std::vector<bool> which(ndim, false);
+                                  if (ndim > 0) {
+                                    which[wrap_dim(c.arg(1).toInt(), ndim)] = true;
+                                  }
+                                  return squeeze_rule(c, which);
+                                }};
+  const std::string reshape = "S(d) → S(d') when d is the outermost dim of a merged/split group and both d and d' "
+                              "divide by the mesh size (even chunks), else gathered; R → R; P(op) → P(op)";
+  table["aten::view.default"] = {"view", reshape,
+                                 [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), true); }};
+  table["aten::_unsafe_view.default"] = {
+      "view", reshape, [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), false); }};
+  table["aten::_reshape_alias.default"] = {
+      "view", reshape, [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), false); }};
+  table["aten::expand.default"] = {"view", "S(d) → S(d') for a dim that is not broadcast; R → R; P(op) → P(op)",
+                                   [](const CallInfo& c) { return expand_rule(c, c.arg(1).toIntVector()); }};
+}
+
+} // namespace ops
+} // namespace meshguard
