@@ -146,14 +146,6 @@ static const Expr *containerObject(const CallExpr &Call,
   return nullptr;
 }
 
-/// The arguments of a method call without its object (an operator call's
-/// argument 0 is the object).
-static llvm::ArrayRef<const Expr *>
-argumentsWithoutObject(const CallExpr &Call) {
-  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
-  return isa<CXXOperatorCallExpr>(Call) ? Args.drop_front() : Args;
-}
-
 bool isContainerMethodCall(const CallExpr &Call, const ApiIndex &Index) {
   return containerObject(Call, Index) != nullptr;
 }
@@ -165,7 +157,7 @@ void transferContainerMethod(const CallExpr &Call, TransferContext &C) {
     return;
   RecordStorageLocation &Obj = *ObjLoc;
   const auto *MD = cast<CXXMethodDecl>(Call.getDirectCallee());
-  llvm::ArrayRef<const Expr *> Args = argumentsWithoutObject(Call);
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
   const ApiIndex &Index = C.Index;
   llvm::StringRef Name;
   if (MD->getDeclName().isIdentifier())

@@ -56,11 +56,9 @@ static void forgetWhatTheCallMayChange(const CallExpr &Call,
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
       havocModules(Member->getImplicitObjectArgument(), C);
   }
-  // Skips the object argument of an operator call on a method (argument 0).
-  unsigned Shift = 0;
   if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD)) {
-    Shift = 1;
-    // In-place tensor operators (`t += x`) keep the tensor's provenance.
+    // The object, argument 0. In-place tensor operators (`t += x`) keep the
+    // tensor's provenance.
     if (!cast<CXXMethodDecl>(FD)->isConst() &&
         !Index.isTensorType(Call.getArg(0)->getType()))
       havocExpr(Call.getArg(0), C);
@@ -70,14 +68,12 @@ static void forgetWhatTheCallMayChange(const CallExpr &Call,
         MD && !MD->isConst() && !MD->isStatic() &&
         !Index.isTensorType(Member->getImplicitObjectArgument()->getType()))
       havocExpr(Member->getImplicitObjectArgument(), C);
-  for (unsigned I = Shift, N = Call.getNumArgs(); I < N; ++I) {
-    unsigned P = I - Shift;
-    if (P >= FD->getNumParams())
-      break;
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
+  for (unsigned P = 0; P < Args.size() && P < FD->getNumParams(); ++P) {
     QualType PT = FD->getParamDecl(P)->getType();
     if (PT->isLValueReferenceType() &&
         !PT.getNonReferenceType().isConstQualified())
-      havocExpr(Call.getArg(I), C);
+      havocExpr(Args[P], C);
   }
 }
 
