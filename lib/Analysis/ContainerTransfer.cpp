@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TransferContext.h"
-#include "meshguard/Analysis/LoopVariableWrites.h"
+#include "LoopVariableWrites.h"
 
 using namespace clang;
 using namespace clang::dataflow;

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TransferContext.h"
-#include "meshguard/Analysis/ModuleConstructors.h"
+#include "ModuleConstructors.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/ProvenanceModel.h"
+#include "ProvenanceModel.h"
 #include "TransferContext.h"
-#include "meshguard/Analysis/DeadValues.h"
+#include "DeadValues.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
