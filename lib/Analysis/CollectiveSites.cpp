@@ -50,15 +50,8 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
   // collective inside has a mesh, given a plain (or maybe plain) argument.
   auto CheckCallThrough = [&](const CallExpr *Call, const Environment &Env,
                               const OriginTable &Origins) {
-    if (isa<CXXOperatorCallExpr>(Call) || Index.source(Call->getDirectCallee()))
-      return;
-    const FunctionSummary *Summary = Summaries->get(Call->getDirectCallee());
-    if (!Summary)
-      return;
-    for (const SinkFact &Sink : Summary->Sinks) {
-      if (Sink.Param >= Call->getNumArgs())
-        continue;
-      const Expr *Arg = Call->getArg(Sink.Param);
+    Summaries->forEachSinkArgument(*Call, [&](const SinkFact &Sink,
+                                              const Expr *Arg) {
       std::optional<OperandReading> R =
           Sink.IsModule ? readModuleOperand(Arg, Env, Index)
                         : readOperand({Arg, false}, Env, Origins);
@@ -66,7 +59,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
           (R->Fact.P != Provenance::Plain &&
            R->Fact.P != Provenance::MaybePlain) ||
           !Reachable(*R->AllPlain, Env))
-        continue;
+        return;
       CollectiveSite Site{Call,
                           Sink.Entry,
                           Sink.Collective,
@@ -76,7 +69,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                           {R->Fact},
                           {}};
       Scan.Sites.push_back(std::move(Site));
-    }
+    });
   };
 
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
@@ -97,23 +90,17 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
     if (Ops.Items.empty())
       return; // `{}` or something we cannot see into: nothing to say.
 
-    CollectiveSite Site{Call, Entry, nullptr, MeshVerdict::MayHaveMesh, {}, {}};
-    Arena &A = Env.arena();
-    const Formula *AllPlain = &A.makeLiteral(true);
-    const Formula *AllKnown = &A.makeLiteral(true);
-    for (const TensorOperand &Op : Ops.Items) {
-      std::optional<OperandReading> R = readOperand(Op, Env, Origins);
-      if (!R)
-        return; // An argument we cannot read: unknown, never a warning.
-      AllPlain = &A.makeAnd(*AllPlain, *R->AllPlain);
-      AllKnown = &A.makeAnd(*AllKnown, *R->AllKnown);
-      Site.Operands.push_back(R->Fact);
-    }
-    if (!surely(*AllKnown, Env) || !Reachable(*AllPlain, Env))
+    std::optional<OperandsReading> R = readOperands(Ops, Env, Origins);
+    if (!R)
+      return; // An argument we cannot read: unknown, never a warning.
+    CollectiveSite Site{Call,     Entry, nullptr, MeshVerdict::MayHaveMesh,
+                        R->Facts, {}};
+    const Formula &AllPlain = *R->AllPlain;
+    if (!surely(*R->AllKnown, Env) || !Reachable(AllPlain, Env))
       return;
-    if (surely(*AllPlain, Env))
+    if (surely(AllPlain, Env))
       Site.Verdict = MeshVerdict::NoMesh;
-    else if (WantMaybe && possiblyOnAPath(*AllPlain, Env))
+    else if (WantMaybe && possiblyOnAPath(AllPlain, Env))
       Site.Verdict = MeshVerdict::MaybeNoMesh;
     else
       return;

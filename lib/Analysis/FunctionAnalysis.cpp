@@ -1,10 +1,10 @@
 //===--- FunctionAnalysis.cpp - Run the provenance model on a function ----===//
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
-#include "meshguard/Analysis/CDCLSolver.h"
-#include "meshguard/Analysis/DeadValues.h"
+#include "CDCLSolver.h"
+#include "DeadValues.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
-#include "meshguard/Analysis/ProvenanceModel.h"
+#include "ProvenanceModel.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/AdornedCFG.h"

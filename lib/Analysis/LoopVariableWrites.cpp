@@ -1,6 +1,7 @@
 //===--- LoopVariableWrites.cpp - May a range-for variable be rebound? ----===//
 
-#include "meshguard/Analysis/LoopVariableWrites.h"
+#include "LoopVariableWrites.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -43,20 +44,17 @@ public:
 
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *FD = Call->getDirectCallee();
-    unsigned Shift = 0;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
-      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
-          refersTo(Op->getArg(0), Var))
-        return found();
-      // Other operators on the tensor itself (`p += x`) are in-place ops.
-      if (isa_and_nonnull<CXXMethodDecl>(FD))
-        Shift = 1;
-    }
-    for (unsigned I = Shift, N = Call->getNumArgs(); I < N; ++I) {
-      if (!refersTo(Call->getArg(I), Var))
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+        refersTo(Op->getArg(0), Var))
+      return found();
+    // Other operators on the tensor itself (`p += x`) are in-place ops: the
+    // object is not among the parameter arguments.
+    llvm::ArrayRef<const Expr *> Args = parameterArguments(*Call);
+    for (unsigned P = 0; P < Args.size(); ++P) {
+      if (!refersTo(Args[P], Var))
         continue;
       // An indirect call could take it by reference.
-      unsigned P = I - Shift;
       if (!FD || (P < FD->getNumParams() &&
                   isNonConstLValueRef(FD->getParamDecl(P)->getType())))
         return found();

@@ -1,7 +1,7 @@
 //===--- MixedOpSites.cpp - Tensor ops mixing DTensors and plain tensors --===//
 
 #include "meshguard/Analysis/MixedOpSites.h"
-#include "meshguard/Analysis/ScalarLikeTensors.h"
+#include "ScalarLikeTensors.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseSet.h"
 

@@ -28,6 +28,22 @@ std::optional<OperandReading> readOperand(const TensorOperand &Op,
                         F.Plain, &F.isDTensor(Env.arena()), F.Known};
 }
 
+std::optional<OperandsReading> readOperands(const TensorOperands &Ops,
+                                            const Environment &Env,
+                                            const OriginTable &Origins) {
+  Arena &A = Env.arena();
+  OperandsReading Out{{}, &A.makeLiteral(true), &A.makeLiteral(true)};
+  for (const TensorOperand &Op : Ops.Items) {
+    std::optional<OperandReading> R = readOperand(Op, Env, Origins);
+    if (!R)
+      return std::nullopt;
+    Out.AllPlain = &A.makeAnd(*Out.AllPlain, *R->AllPlain);
+    Out.AllKnown = &A.makeAnd(*Out.AllKnown, *R->AllKnown);
+    Out.Facts.push_back(R->Fact);
+  }
+  return Out;
+}
+
 std::optional<OperandReading> readModuleOperand(const Expr *E,
                                                 const Environment &Env,
                                                 const ApiIndex &Index) {

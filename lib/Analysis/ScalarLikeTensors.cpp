@@ -1,7 +1,8 @@
 //===--- ScalarLikeTensors.cpp - Plain tensors an op may mix in -----------===//
 
-#include "meshguard/Analysis/ScalarLikeTensors.h"
+#include "ScalarLikeTensors.h"
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
@@ -135,10 +136,8 @@ bool scalarLike(const Expr *E, const ApiIndex &Index, unsigned Depth) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     return VD && scalarLike(VD->getInit(), Index, Depth + 1);
   }
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() == 1 &&
-      Construct->getConstructor()->isCopyOrMoveConstructor())
-    return scalarLike(Construct->getArg(0), Index, Depth + 1);
+  if (const Expr *Source = copySource(E))
+    return scalarLike(Source, Index, Depth + 1);
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD || !isTorchNamespace(*FD))

@@ -55,15 +55,8 @@ const Formula *allPlainAndKnown(const Expr *Arg, bool IsModule,
   TensorOperands Ops = tensorOperands(Arg, Index);
   if (Ops.Items.empty())
     return nullptr;
-  Arena &A = Env.arena();
-  const Formula *All = &A.makeLiteral(true);
-  for (const TensorOperand &Op : Ops.Items) {
-    std::optional<OperandReading> R = readOperand(Op, Env, Origins);
-    if (!R)
-      return nullptr;
-    All = &A.makeAnd(*All, A.makeAnd(*R->AllPlain, *R->AllKnown));
-  }
-  return All;
+  std::optional<OperandsReading> R = readOperands(Ops, Env, Origins);
+  return R ? &Env.arena().makeAnd(*R->AllPlain, *R->AllKnown) : nullptr;
 }
 
 } // namespace
@@ -168,6 +161,13 @@ void SummaryProvider::forEachCollectiveArgument(
       Fn({Entry->TensorArg, &Call, Entry}, Call.getArg(Entry->TensorArg));
     return;
   }
+  forEachSinkArgument(Call, Fn);
+}
+
+void SummaryProvider::forEachSinkArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
   if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
     return;
   if (const FunctionSummary *Inner = get(Callee))

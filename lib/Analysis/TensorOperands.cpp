@@ -75,5 +75,22 @@ TensorOperands tensorOperands(const Expr *Arg, const ApiIndex &Index) {
   return Out;
 }
 
+llvm::ArrayRef<const Expr *> parameterArguments(const CallExpr &Call) {
+  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
+  if (isa<CXXOperatorCallExpr>(Call) &&
+      isa_and_nonnull<CXXMethodDecl>(Call.getDirectCallee()))
+    return Args.drop_front();
+  return Args;
+}
+
+const Expr *copySource(const Expr *E) {
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+  const CXXConstructorDecl *Ctor =
+      Construct ? Construct->getConstructor() : nullptr;
+  if (!Ctor || !Ctor->isCopyOrMoveConstructor() || Construct->getNumArgs() == 0)
+    return nullptr;
+  return Construct->getArg(0);
+}
+
 } // namespace analysis
 } // namespace meshguard

@@ -2,6 +2,7 @@
 
 #include "meshguard/Analysis/TensorState.h"
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
@@ -71,13 +72,9 @@ RecordStorageLocation *recordLocation(const Expr *E, const Environment &Env) {
       }
       return nullptr;
     }
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-      const CXXConstructorDecl *Ctor = Construct->getConstructor();
-      if (Ctor && Ctor->isCopyOrMoveConstructor() &&
-          Construct->getNumArgs() >= 1) {
-        E = Construct->getArg(0);
-        continue;
-      }
+    if (const Expr *Source = copySource(E)) {
+      E = Source;
+      continue;
     }
     if (E->isPRValue() && E->getType()->isRecordType())
       return &Env.getResultObjectLocation(*E);

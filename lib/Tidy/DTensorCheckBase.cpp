@@ -1,6 +1,7 @@
 //===--- DTensorCheckBase.cpp - What every dtensor-* check shares ---------===//
 
 #include "DTensorCheckBase.h"
+#include "meshguard/Analysis/DeclaredNames.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,7 +27,30 @@ AST_MATCHER_P(FunctionDecl, isInterestingCalleeOf, const DTensorCheckBase *,
               Check) {
   return Check->isInterestingCallee(Node);
 }
+
+/// Tested first on every function and lambda of the TU: false for all of
+/// them when the TU declares none of the check's callees.
+AST_MATCHER_P(FunctionDecl, declaresInterestingCallee, const DTensorCheckBase *,
+              Check) {
+  return Check->tuDeclaresInterestingCallee(Finder->getASTContext());
+}
+AST_MATCHER_P(LambdaExpr, lambdaInTUDeclaringInterestingCallee,
+              const DTensorCheckBase *, Check) {
+  return Check->tuDeclaresInterestingCallee(Finder->getASTContext());
+}
 } // namespace
+
+bool DTensorCheckBase::tuDeclaresInterestingCallee(
+    const ASTContext &Ctx) const {
+  if (DeclaredCtx != &Ctx) {
+    llvm::SmallVector<StringRef, 32> Names;
+    for (const auto &Entry : CalleeNames)
+      Names.push_back(Entry.getKey());
+    Declared = analysis::declaresAnyOf(Ctx, Names);
+    DeclaredCtx = &Ctx;
+  }
+  return Declared;
+}
 
 bool DTensorCheckBase::isInterestingCallee(const FunctionDecl &FD) const {
   const FunctionDecl *Key = FD.getCanonicalDecl();
@@ -60,15 +84,19 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
     CallsInteresting = hasDescendant(callExpr(
         callee(functionDecl(anyOf(Interesting, Wrapper, WrapperOfWrapper)))));
   }
-  Finder->addMatcher(functionDecl(isDefinition(),
+  // The cheap tests first: the TU's one cached answer, then whether this is
+  // a definition outside the system headers.
+  Finder->addMatcher(functionDecl(declaresInterestingCallee(this),
+                                  isDefinition(),
                                   unless(isExpansionInSystemHeader()),
                                   hasBody(CallsInteresting))
                          .bind("fn"),
                      this);
-  Finder->addMatcher(
-      lambdaExpr(unless(isExpansionInSystemHeader()), CallsInteresting)
-          .bind("lambda"),
-      this);
+  Finder->addMatcher(lambdaExpr(lambdaInTUDeclaringInterestingCallee(this),
+                                unless(isExpansionInSystemHeader()),
+                                CallsInteresting)
+                         .bind("lambda"),
+                     this);
 }
 
 void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
@@ -92,6 +120,7 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
 void DTensorCheckBase::onEndOfTranslationUnit() {
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
+  DeclaredCtx = nullptr;
   if (!Analysis.PrintStats)
     return;
   unsigned Total = 0;

@@ -33,6 +33,10 @@ public:
   /// Whether \p FD is one of interestingCallees() or overrides one; cached
   /// per declaration (the matcher asks at every call of every function).
   bool isInterestingCallee(const clang::FunctionDecl &FD) const;
+  /// Whether \p Ctx's TU declares any of interestingCallees(); once per TU.
+  /// When it does not, no function in it is matched (the fixed cost on a TU
+  /// that uses none of the API).
+  bool tuDeclaresInterestingCallee(const clang::ASTContext &Ctx) const;
 
 protected:
   /// Calls to these (qualified names) make a function worth analysing.
@@ -55,6 +59,8 @@ protected:
 private:
   llvm::StringSet<> CalleeNames;
   mutable llvm::DenseMap<const clang::FunctionDecl *, bool> CalleeCache;
+  mutable const clang::ASTContext *DeclaredCtx = nullptr;
+  mutable bool Declared = false;
   /// Functions analysed and skipped in this TU (printed under PrintStats).
   unsigned Analysed = 0;
   llvm::SmallVector<unsigned, 8> Skipped;

@@ -1,6 +1,7 @@
 //===--- DiagnosticText.cpp - Shared wording of dtensor-* notes -----------===//
 
 #include "DiagnosticText.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
@@ -15,11 +16,8 @@ namespace tidy {
 static const Expr *written(const Expr *E) {
   while (true) {
     E = E->IgnoreImplicit()->IgnoreParens();
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-        Construct && Construct->getNumArgs() == 1 &&
-        Construct->getConstructor() &&
-        Construct->getConstructor()->isCopyOrMoveConstructor()) {
-      E = Construct->getArg(0);
+    if (const Expr *Source = analysis::copySource(E)) {
+      E = Source;
       continue;
     }
     return E;

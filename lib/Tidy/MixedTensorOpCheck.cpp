@@ -4,6 +4,7 @@
 #include "DiagnosticText.h"
 #include "EditableSource.h"
 #include "MeshInScope.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
@@ -35,11 +36,8 @@ void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
 /// elements of a braced tensor list are copies).
 static const VarDecl *namedVariable(const Expr *E) {
   E = E->IgnoreImplicit()->IgnoreParens();
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() == 1 &&
-      Construct->getConstructor() &&
-      Construct->getConstructor()->isCopyOrMoveConstructor())
-    E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  if (const Expr *Source = copySource(E))
+    E = Source->IgnoreImplicit()->IgnoreParens();
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return dyn_cast<VarDecl>(Ref->getDecl());
   return nullptr;

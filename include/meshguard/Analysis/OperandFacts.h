@@ -35,6 +35,20 @@ std::optional<OperandReading> readOperand(const TensorOperand &Op,
                                           const clang::dataflow::Environment &Env,
                                           const OriginTable &Origins);
 
+/// Every operand of a call's tensor argument, read and folded.
+struct OperandsReading {
+  llvm::SmallVector<OperandFact, 4> Facts;
+  /// Every operand is plain; every operand is known.
+  const clang::dataflow::Formula *AllPlain;
+  const clang::dataflow::Formula *AllKnown;
+};
+
+/// Reads every operand of \p Ops; nullopt when one has no location (an
+/// argument that cannot be read is unknown, never a warning).
+std::optional<OperandsReading>
+readOperands(const TensorOperands &Ops, const clang::dataflow::Environment &Env,
+             const OriginTable &Origins);
+
 /// Reads the module \p E denotes (`m`, `*holder`, `*ptr`); nullopt when it is
 /// not a module the model tracks. Plain means "never distributed".
 std::optional<OperandReading> readModuleOperand(const clang::Expr *E,

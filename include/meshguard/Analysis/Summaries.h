@@ -64,6 +64,12 @@ public:
   /// analysis hit a limit.
   const FunctionSummary *get(const clang::FunctionDecl *FD);
 
+  /// Calls \p Fn with each argument of \p Call that the callee's summary
+  /// names as a sink (none for operator calls and the API's sources).
+  void forEachSinkArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const SinkFact &, const clang::Expr *)> Fn);
+
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
   /// Calls \p Fn with each argument of \p Call that alone reaches a

@@ -4,6 +4,7 @@
 #define MESHGUARD_ANALYSIS_TENSOROPERANDS_H
 
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace meshguard {
@@ -31,6 +32,16 @@ TensorOperands tensorOperands(const clang::Expr *Arg, const ApiIndex &Index);
 /// The braced-list elements a container construction copies, if it is one.
 bool listElements(const clang::CXXConstructExpr *Construct,
                   const ApiIndex &Index, TensorOperands &Out);
+
+/// The arguments of \p Call that bind the callee's parameters: all of them,
+/// except for an operator call on a method (`v[i]`, `p += x`), which passes
+/// the object as argument 0.
+llvm::ArrayRef<const clang::Expr *>
+parameterArguments(const clang::CallExpr &Call);
+
+/// The source of a copy or move construction (`at::Tensor b = a;`, the
+/// elements of a braced list), or null when \p E is not one.
+const clang::Expr *copySource(const clang::Expr *E);
 
 } // namespace analysis
 } // namespace meshguard

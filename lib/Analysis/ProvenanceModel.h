@@ -11,7 +11,7 @@
 #define MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 
 #include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/LoopVariableWrites.h"
+#include "LoopVariableWrites.h"
 #include "meshguard/Analysis/TensorState.h"
 #include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysis.h"

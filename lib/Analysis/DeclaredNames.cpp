@@ -1,0 +1,59 @@
+//===--- DeclaredNames.cpp - Does a TU declare any of these names ---------===//
+
+#include "meshguard/Analysis/DeclaredNames.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "llvm/ADT/SmallVector.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+/// The scope a lookup result opens for the next name component: a namespace
+/// or a class with a definition (a class template's pattern).
+static const DeclContext *scopeOf(const NamedDecl *D) {
+  D = D->getUnderlyingDecl();
+  if (const auto *NS = dyn_cast<NamespaceDecl>(D))
+    return NS;
+  if (const auto *Template = dyn_cast<ClassTemplateDecl>(D))
+    D = Template->getTemplatedDecl();
+  if (const auto *RD = dyn_cast<CXXRecordDecl>(D))
+    return RD->getDefinition();
+  return nullptr;
+}
+
+bool declaresName(const ASTContext &Ctx, llvm::StringRef QualifiedName) {
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  QualifiedName.split(Parts, "::");
+  llvm::SmallVector<const DeclContext *, 2> Scopes = {
+      Ctx.getTranslationUnitDecl()};
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    // get(), not find(): in clangd the name may live in the preamble only,
+    // which get() consults.
+    DeclarationName Name(&Ctx.Idents.get(Parts[I]));
+    bool Last = I + 1 == Parts.size();
+    llvm::SmallVector<const DeclContext *, 2> Next;
+    for (const DeclContext *DC : Scopes)
+      for (const NamedDecl *D : DC->lookup(Name)) {
+        if (Last)
+          return true;
+        if (const DeclContext *Scope = scopeOf(D))
+          Next.push_back(Scope);
+      }
+    if (Next.empty())
+      return false;
+    Scopes = std::move(Next);
+  }
+  return false;
+}
+
+bool declaresAnyOf(const ASTContext &Ctx,
+                   llvm::ArrayRef<llvm::StringRef> QualifiedNames) {
+  return llvm::any_of(QualifiedNames, [&](llvm::StringRef Name) {
+    return declaresName(Ctx, Name);
+  });
+}
+
+} // namespace analysis
+} // namespace meshguard
