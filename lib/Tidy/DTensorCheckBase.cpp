@@ -1,8 +1,10 @@
 //===--- DTensorCheckBase.cpp - What every dtensor-* check shares ---------===//
 
 #include "DTensorCheckBase.h"
+#include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -92,6 +94,8 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
 void DTensorCheckBase::onEndOfTranslationUnit() {
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
+  auto ForgetCaptures =
+      llvm::make_scope_exit([&] { Index->forgetLambdaCaptures(); });
   if (!Analysis.PrintStats)
     return;
   unsigned Total = 0;
@@ -103,9 +107,12 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
     if (Skipped[I])
       llvm::errs() << "; " << Skipped[I] << " because "
                    << describe(static_cast<analysis::AnalysisOutcome>(I));
+  const analysis::LambdaCaptureMemo &Captures = Index->lambdaCaptures();
   llvm::errs() << "; " << TemplatePatterns
                << " template pattern(s) left to their instantiations; "
-               << SATQueries << " SAT queries, " << SATConflicts
+               << Captures.functionsAnalysed()
+               << " enclosing function(s) analysed for the captures of "
+               << Captures.lambdasAsked() << " lambda(s); " << SATQueries << " SAT queries, " << SATConflicts
                << " solver conflicts\n";
 }
 

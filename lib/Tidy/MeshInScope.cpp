@@ -110,12 +110,13 @@ bool hiddenAt(const NamedDecl &D, const FunctionDecl &FD, const Stmt &At,
 }
 
 /// The locals of \p FD, from \p Cache when it holds them.
-const MeshLocals &localsOf(const FunctionDecl &FD,
-                           const analysis::ApiIndex &Index, MeshLocals *Cache,
-                           MeshLocals &Fresh) {
+MeshLocals &localsOf(const FunctionDecl &FD, const analysis::ApiIndex &Index,
+                     MeshLocals *Cache, MeshLocals &Fresh) {
   MeshLocals &Locals = Cache ? *Cache : Fresh;
   if (Locals.FD != &FD) {
+    std::unique_ptr<MeshLocals> Enclosing = std::move(Locals.Enclosing);
     Locals = MeshLocals();
+    Locals.Enclosing = std::move(Enclosing);
     Locals.FD = &FD;
     if (FD.getBody())
       collectLocals(FD.getBody(), Index, Locals);
@@ -131,7 +132,7 @@ const MeshLocals &localsOf(const FunctionDecl &FD,
 /// class whose fields `this` gives access to, if any.
 const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
                               const analysis::ApiIndex &Index,
-                              const MeshLocals &Locals,
+                              MeshLocals &Locals,
                               const CXXRecordDecl *&ThisClass) {
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   ThisClass = nullptr;
@@ -160,15 +161,17 @@ const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
           meshAccess(VD->getType(), Index) != MeshAccess::None)
         Captured = VD; // The last one listed, as the nearest.
   }
-  const LambdaExpr *Lambda = analysis::lambdaExprOf(*Closure);
+  const LambdaExpr *Lambda = analysis::lambdaExprOf(*Closure, Index);
   const CXXRecordDecl *OuterThis = nullptr;
   const VarDecl *Outer = nullptr;
   if (Lambda) {
     const auto &Enclosing = *cast<FunctionDecl>(Closure->getDeclContext());
-    MeshLocals OuterLocals;
-    Outer = meshVariableAt(Enclosing, *Lambda, Index,
-                           localsOf(Enclosing, Index, nullptr, OuterLocals),
-                           OuterThis);
+    if (!Locals.Enclosing)
+      Locals.Enclosing = std::make_unique<MeshLocals>();
+    MeshLocals Unused;
+    Outer = meshVariableAt(
+        Enclosing, *Lambda, Index,
+        localsOf(Enclosing, Index, Locals.Enclosing.get(), Unused), OuterThis);
   }
   if (Closure->getLambdaCaptureDefault() != LCD_None) {
     CapturesThis = true; // Naming a field captures `this` too.
@@ -187,7 +190,7 @@ meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
                       llvm::ArrayRef<const VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index, MeshLocals *Cache) {
   MeshLocals Fresh;
-  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
+  MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   const CXXRecordDecl *ThisClass = nullptr;
   // A hidden name would make the fix-it name something else: no fix-it then

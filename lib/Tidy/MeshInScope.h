@@ -9,6 +9,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -38,6 +39,9 @@ struct MeshLocals {
   llvm::DenseMap<const clang::IdentifierInfo *,
                  llvm::SmallVector<const clang::VarDecl *, 1>>
       ByName;
+  /// In a lambda: the enclosing function's locals, kept across the lambdas
+  /// of one function (each would walk the whole enclosing body again).
+  std::unique_ptr<MeshLocals> Enclosing;
 };
 
 /// \p DTensorVars: nearest first. \p Cache, when given, keeps the function's
