@@ -178,9 +178,10 @@ const LambdaExpr *LambdaCaptureMemo::lambdaExpr(const CXXRecordDecl &Closure) {
   return enclosing(*FD).Lambdas.lookup(&Closure);
 }
 
-const CaptureFacts &
-LambdaCaptureMemo::facts(const CXXMethodDecl &CallOperator, ASTContext &Ctx,
-                         const ApiIndex &Index, const AnalysisLimits &Limits) {
+const CaptureFacts &LambdaCaptureMemo::facts(const CXXMethodDecl &CallOperator,
+                                             ASTContext &Ctx,
+                                             const ApiIndex &Index,
+                                             const AnalysisLimits &Limits) {
   const CXXRecordDecl *Closure = CallOperator.getParent();
   const LambdaExpr *Lambda = Closure ? lambdaExpr(*Closure) : nullptr;
   if (!Lambda)

@@ -199,8 +199,7 @@ public:
   bool TraverseLambdaExpr(LambdaExpr *E) {
     // What a by-reference capture's entry does is done in the body.
     llvm::DenseMap<const VarDecl *, bool> ByRef;
-    for (auto [Capture, Init] :
-         llvm::zip(E->captures(), E->capture_inits())) {
+    for (auto [Capture, Init] : llvm::zip(E->captures(), E->capture_inits())) {
       if (!Capture.capturesVariable())
         continue;
       const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());

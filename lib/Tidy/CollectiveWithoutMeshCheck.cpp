@@ -20,7 +20,7 @@ namespace tidy {
 CollectiveWithoutMeshCheck::CollectiveWithoutMeshCheck(
     StringRef Name, clang::tidy::ClangTidyContext *Context)
     : DTensorCheckBase(Name, Context),
-      StrictMode(getBoolOption(*this, Name, Options, "StrictMode", false)) {}
+      StrictMode(getBoolOption(Config, Name, Options, "StrictMode", false)) {}
 
 void CollectiveWithoutMeshCheck::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {

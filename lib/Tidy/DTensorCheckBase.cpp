@@ -15,8 +15,14 @@ namespace tidy {
 
 DTensorCheckBase::DTensorCheckBase(StringRef Name,
                                    clang::tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Analysis(*this, Name, Options),
-      Index(makeApiIndex(Analysis.ModelFile, *this)) {}
+    : ClangTidyCheck(Name, Context), Config(*this),
+      Analysis(Config, Name, Options),
+      Index(makeApiIndex(Analysis.ModelFile, Config)), Context(*Context) {}
+
+void DTensorCheckBase::registerPPCallbacks(const SourceManager &SM,
+                                           Preprocessor *, Preprocessor *) {
+  Sources = &SM;
+}
 
 void DTensorCheckBase::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {
@@ -45,6 +51,12 @@ bool DTensorCheckBase::isInterestingCallee(const FunctionDecl &FD) const {
 }
 
 void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
+  if (!OptionsVerified) {
+    OptionsVerified = true;
+    clang::tidy::ClangTidyOptions::OptionMap Known;
+    storeOptions(Known);
+    reportUnknownOptions(Config, getID(), Context, Known);
+  }
   CalleeNames.clear();
   for (StringRef Name : interestingCallees())
     CalleeNames.insert(Name);
@@ -96,6 +108,11 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
   CalleeCache.clear();
   auto ForgetCaptures =
       llvm::make_scope_exit([&] { Index->forgetLambdaCaptures(); });
+  if (RepeatConfigProblemsInMainFile && Sources)
+    for (const ConfigReporter::Problem &P : Config.Problems)
+      diag(Sources->getLocForStartOfFile(Sources->getMainFileID()),
+           "meshguard configuration: %0", P.Level)
+          << P.Text;
   if (!Analysis.PrintStats)
     return;
   unsigned Total = 0;
@@ -112,8 +129,8 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
                << " template pattern(s) left to their instantiations; "
                << Captures.functionsAnalysed()
                << " enclosing function(s) analysed for the captures of "
-               << Captures.lambdasAsked() << " lambda(s); " << SATQueries << " SAT queries, " << SATConflicts
-               << " solver conflicts\n";
+               << Captures.lambdasAsked() << " lambda(s); " << SATQueries
+               << " SAT queries, " << SATConflicts << " solver conflicts\n";
 }
 
 bool DTensorCheckBase::finished(const FunctionDecl &FD,

@@ -1,4 +1,5 @@
-//===--- LambdaCaptures.h - Provenance a lambda's captures carry -*- C++ -*-===//
+//===--- LambdaCaptures.h - Provenance a lambda's captures carry -*- C++
+//-*-===//
 //
 // A lambda is analysed as its own function, where captured variables start
 // unknown. This reads, in the enclosing function, what each captured tensor
@@ -59,8 +60,8 @@ public:
 
 private:
   Enclosing &enclosing(const clang::FunctionDecl &FD);
-  void computeFacts(Enclosing &E, clang::ASTContext &Ctx,
-                    const ApiIndex &Index, const AnalysisLimits &Limits);
+  void computeFacts(Enclosing &E, clang::ASTContext &Ctx, const ApiIndex &Index,
+                    const AnalysisLimits &Limits);
 
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<Enclosing>>
       ByFunction;
@@ -80,10 +81,10 @@ const clang::LambdaExpr *lambdaExprOf(const clang::CXXRecordDecl &Closure,
 /// writes it only where control cannot come after the lambda's creation
 /// (not after it, not in a loop around it). Empty for anything else, and
 /// when the enclosing function is larger than Limits.MaxFunctionElements.
-const CaptureFacts &capturedTensorFacts(const clang::CXXMethodDecl &CallOperator,
-                                        clang::ASTContext &Ctx,
-                                        const ApiIndex &Index,
-                                        const AnalysisLimits &Limits);
+const CaptureFacts &
+capturedTensorFacts(const clang::CXXMethodDecl &CallOperator,
+                    clang::ASTContext &Ctx, const ApiIndex &Index,
+                    const AnalysisLimits &Limits);
 
 } // namespace analysis
 } // namespace meshguard

@@ -1,4 +1,5 @@
-//===--- VariableWrites.h - How a body changes some local variables -*- C++ -*-===//
+//===--- VariableWrites.h - How a body changes some local variables -*- C++
+//-*-===//
 //
 // One walk over a function body (lambda bodies included) that sorts every use
 // of the given variables into a read, a write that takes effect where it is
