@@ -1,6 +1,7 @@
 //===--- AnalysisOptions.cpp - Options every dtensor-* check shares -------===//
 
 #include "AnalysisOptions.h"
+#include "ApiModelChecks.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "meshguard/Analysis/ApiModelYAML.h"
 #include "llvm/ADT/STLExtras.h"
@@ -171,8 +172,10 @@ std::unique_ptr<analysis::ApiIndex> makeApiIndex(llvm::StringRef ModelFile,
   analysis::ApiModel Model = analysis::ApiModel::builtin();
   if (!ModelFile.empty()) {
     llvm::Expected<analysis::ApiModel> User = analysis::loadApiModel(ModelFile);
-    if (User)
+    if (User) {
+      dropConflictingEntries(*User, Model, Report);
       Model.append(*User);
+    }
     else
       Report.report("invalid meshguard API model " +
                         llvm::toString(User.takeError()) +

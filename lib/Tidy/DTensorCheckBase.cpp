@@ -1,6 +1,7 @@
 //===--- DTensorCheckBase.cpp - What every dtensor-* check shares ---------===//
 
 #include "DTensorCheckBase.h"
+#include "ApiModelChecks.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -99,6 +100,12 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
   }
   if (!FD || FD->isInvalidDecl() || !FD->doesThisDeclarationHaveABody())
     return;
+  if (!ModelChecked) {
+    // Once per TU, when the whole TU is parsed: the model's user entries
+    // against the declarations it names.
+    ModelChecked = true;
+    checkModelAgainstTU(Index->model(), *Result.Context, Config);
+  }
   ++Analysed;
   analyse(*FD, *Result.Context);
 }

@@ -62,6 +62,7 @@ private:
   /// Unknown option names are reported once (registerMatchers runs once per
   /// TU).
   bool OptionsVerified = false;
+  bool ModelChecked = false;
   /// The TU's sources, for configuration problems shown in the main file.
   const clang::SourceManager *Sources = nullptr;
   llvm::StringSet<> CalleeNames;
