@@ -38,8 +38,9 @@ std::string whereIs(llvm::yaml::IO &IO) {
   llvm::StringRef Before = Ctx->Text.take_front(At - Ctx->Text.begin());
   size_t Line = Before.count('\n') + 1;
   size_t LineStart = Before.rfind('\n');
-  size_t Column = LineStart == llvm::StringRef::npos ? Before.size() + 1
-                                                     : Before.size() - LineStart;
+  size_t Column = LineStart == llvm::StringRef::npos
+                      ? Before.size() + 1
+                      : Before.size() - LineStart;
   return (Ctx->FileName + ":" + llvm::Twine(Line) + ":" + llvm::Twine(Column))
       .str();
 }

@@ -175,8 +175,7 @@ std::unique_ptr<analysis::ApiIndex> makeApiIndex(llvm::StringRef ModelFile,
     if (User) {
       dropConflictingEntries(*User, Model, Report);
       Model.append(*User);
-    }
-    else
+    } else
       Report.report("invalid meshguard API model " +
                         llvm::toString(User.takeError()) +
                         "; using the built-in model only",

@@ -19,9 +19,10 @@ std::string describe(const MeshCollectiveEntry &E) {
 }
 std::string describe(const ProcessGroupCollectiveEntry &E) {
   return "tensor_args [" +
-         llvm::join(llvm::map_range(E.TensorArgs,
-                                    [](unsigned I) { return std::to_string(I); }),
-                    ", ") +
+         llvm::join(
+             llvm::map_range(E.TensorArgs,
+                             [](unsigned I) { return std::to_string(I); }),
+             ", ") +
          "], op " + E.OpName;
 }
 std::string describe(const SourceEntry &E) {
@@ -45,9 +46,8 @@ void dropConflicts(std::vector<Entry> &User, const std::vector<Entry> &Builtin,
   llvm::erase_if(User, [&](const Entry &U) {
     for (const Entry &B : Builtin)
       if (B.Function == U.Function && !same(B, U)) {
-        Report.report(U.Where + ": '" + U.Function +
-                          "' is built in (" + describe(B) +
-                          "); this entry (" + describe(U) +
+        Report.report(U.Where + ": '" + U.Function + "' is built in (" +
+                          describe(B) + "); this entry (" + describe(U) +
                           ") would replace it and is ignored",
                       DiagnosticIDs::Error);
         return true;

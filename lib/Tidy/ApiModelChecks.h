@@ -1,4 +1,5 @@
-//===--- ApiModelChecks.h - A user's API model against what it names -*- C++ -*-===//
+//===--- ApiModelChecks.h - A user's API model against what it names -*- C++
+//-*-===//
 //
 // A YAML model is data: a typo or a wrong index there used to drop findings
 // or produce fix-its that call missing functions, without a word. These

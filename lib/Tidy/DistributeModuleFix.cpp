@@ -1,8 +1,8 @@
 //===--- DistributeModuleFix.cpp - Insert a missing distribute_module -----===//
 
 #include "DistributeModuleFix.h"
-#include "NamedFunctions.h"
 #include "EditableSource.h"
+#include "NamedFunctions.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Stmt.h"
@@ -57,8 +57,8 @@ std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
   auto Accepts = [&](QualType Mesh) {
     return acceptsArgument(Distribute, 1, Mesh);
   };
-  std::optional<std::string> Mesh = meshExpressionInScope(
-      FD, *DS, /*DTensorVars=*/{}, Index, Cache, Accepts);
+  std::optional<std::string> Mesh =
+      meshExpressionInScope(FD, *DS, /*DTensorVars=*/{}, Index, Cache, Accepts);
   if (!Mesh)
     return std::nullopt;
   SourceLocation After =

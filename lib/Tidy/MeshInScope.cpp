@@ -3,13 +3,13 @@
 #include "MeshInScope.h"
 #include "NamedFunctions.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
-#include "clang/AST/ASTContext.h"
-#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -254,9 +254,8 @@ meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
         functionsNamed(FD.getASTContext(), MeshOf);
     if (llvm::none_of(Fns, [&](const FunctionDecl *F) {
           QualType R = F->getReturnType();
-          QualType Mesh = R->isPointerType()
-                              ? R->getPointeeType()
-                              : meshTypeOf(R, MeshAccess::Deref);
+          QualType Mesh = R->isPointerType() ? R->getPointeeType()
+                                             : meshTypeOf(R, MeshAccess::Deref);
           return !Mesh.isNull() && Accepts(Mesh);
         }))
       return std::nullopt;

@@ -22,8 +22,7 @@ functionsNamed(ASTContext &Ctx, llvm::StringRef QualifiedName) {
     for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Parts[I]))) {
       if (auto *NS = dyn_cast<NamespaceDecl>(D))
         Next = NS;
-      else if (auto *RD = dyn_cast<CXXRecordDecl>(D);
-               RD && RD->getDefinition())
+      else if (auto *RD = dyn_cast<CXXRecordDecl>(D); RD && RD->getDefinition())
         Next = RD->getDefinition();
       if (Next)
         break;

@@ -1,4 +1,5 @@
-//===--- NamedFunctions.h - What a function named by the model accepts -*- C++ -*-===//
+//===--- NamedFunctions.h - What a function named by the model accepts -*- C++
+//-*-===//
 //
 // A fix-it may only call a function the translation unit declares, with
 // arguments it accepts: the API model names functions by string (guarded
