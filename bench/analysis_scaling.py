@@ -2,7 +2,9 @@
 """How the dtensor-* checks' time grows with function size.
 
     bench/analysis_scaling.py BUILD_DIR [--sizes 1000 10000 100000]
-                              [--shapes straight branchy loops] [--out FILE]
+                              [--shapes straight branchy loops lambda-ref
+                                        lambda-ref-t lambda-copy
+                                        lambda-ref-written] [--out FILE]
 
 For each shape and size it generates one function of SIZE statements (stub
 headers, so parsing is negligible), runs meshguard-tidy with
@@ -65,19 +67,52 @@ def loops(n):
     return out
 
 
-SHAPES = {"straight": straight, "branchy": branchy, "loops": loops}
+def lambdas(capture, written):
+    # 2 statements per lambda: a lambda that captures the plain tensor t
+    # (by reference: [&] or [&t]; by copy: [t]) and runs a collective on it,
+    # and its call. With `written`, 4 per lambda: each lambda captures its
+    # own tensor, declared and assigned before it (by-reference captures of
+    # written variables need the writes' reachability, one walk each).
+    def shape(n):
+        if written:
+            out = []
+            for i in range(n // 4):
+                out += ["  at::Tensor t%d;" % i,
+                        "  t%d = torch::randn({4});" % i,
+                        "  auto l%d = %s { meshguard::dist::broadcast_({t%d}, 0); };"
+                        % (i, capture, i),
+                        "  l%d();" % i]
+            return out
+        out = ["  at::Tensor t = torch::randn({4});"]
+        for i in range((n - 1) // 2):
+            out += ["  auto l%d = %s { meshguard::dist::broadcast_({t}, 0); };" % (i, capture),
+                    "  l%d();" % i]
+        return out
+    return shape
+
+
+SHAPES = {"straight": straight, "branchy": branchy, "loops": loops,
+          "lambda-ref": lambdas("[&]", False), "lambda-ref-t": lambdas("[&t]", False),
+          "lambda-copy": lambdas("[t]", False),
+          "lambda-ref-written": lambdas("[&]", True)}
+DEFAULT_SHAPES = ["straight", "branchy", "loops"]
 PROFILE_LINE = re.compile(r"^\s*([\d.]+)\s+\(.*\)\s+(\S+)\s*$")
 
 
+CPU_TIME = False
+
+
 def check_seconds(stderr):
-    """Sum of the dtensor-* rows' wall time in clang-tidy's check profile."""
+    """Sum of the dtensor-* rows' wall time (CPU time under --cpu) in
+    clang-tidy's check profile."""
     total = 0.0
     for line in stderr.splitlines():
         if "dtensor-" not in line:
             continue
         numbers = re.findall(r"([\d.]+)\s+\(\s*[\d.]+%\)", line)
         if numbers:
-            total += float(numbers[-1])  # the Wall Time column is the last
+            # Columns: user, system, user+system, wall.
+            total += float(numbers[-2] if CPU_TIME else numbers[-1])
     return total
 
 
@@ -105,9 +140,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    ap.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
+    ap.add_argument("--shapes", nargs="+", default=DEFAULT_SHAPES, choices=list(SHAPES))
     ap.add_argument("--out", help="also write the table (markdown) here")
+    ap.add_argument("--cpu", action="store_true",
+                    help="read the checks' CPU time (user+system) instead of wall time "
+                         "(steadier on a loaded machine)")
     args = ap.parse_args()
+    global CPU_TIME
+    CPU_TIME = args.cpu
     tidy = os.path.join(args.build, "bin", "meshguard-tidy")
     rows = ["| shape | statements | check s (analysed) | x previous | findings | check s (default limits) | solver |",
             "|---|---:|---:|---:|---:|---:|---|"]

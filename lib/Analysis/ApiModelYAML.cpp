@@ -16,6 +16,36 @@ LLVM_YAML_IS_SEQUENCE_VECTOR(SourceEntry)
 LLVM_YAML_IS_SEQUENCE_VECTOR(MeshCollectiveEntry)
 LLVM_YAML_IS_SEQUENCE_VECTOR(ProcessGroupCollectiveEntry)
 
+namespace {
+/// What the mappings need to say where an entry is.
+struct ParseContext {
+  llvm::StringRef Text;
+  llvm::StringRef FileName;
+};
+
+/// "file:line:col" of the node being read.
+std::string whereIs(llvm::yaml::IO &IO) {
+  auto *Ctx = static_cast<ParseContext *>(IO.getContext());
+  if (!Ctx || IO.outputting())
+    return "";
+  const llvm::yaml::Node *N =
+      static_cast<llvm::yaml::Input &>(IO).getCurrentNode();
+  if (!N)
+    return Ctx->FileName.str();
+  const char *At = N->getSourceRange().Start.getPointer();
+  if (!At || At < Ctx->Text.begin() || At > Ctx->Text.end())
+    return Ctx->FileName.str();
+  llvm::StringRef Before = Ctx->Text.take_front(At - Ctx->Text.begin());
+  size_t Line = Before.count('\n') + 1;
+  size_t LineStart = Before.rfind('\n');
+  size_t Column = LineStart == llvm::StringRef::npos
+                      ? Before.size() + 1
+                      : Before.size() - LineStart;
+  return (Ctx->FileName + ":" + llvm::Twine(Line) + ":" + llvm::Twine(Column))
+      .str();
+}
+} // namespace
+
 namespace llvm {
 namespace yaml {
 
@@ -28,6 +58,7 @@ template <> struct ScalarEnumerationTraits<SourceKind> {
 
 template <> struct MappingTraits<SourceEntry> {
   static void mapping(IO &IO, SourceEntry &E) {
+    E.Where = whereIs(IO);
     IO.mapRequired("function", E.Function);
     IO.mapRequired("makes", E.Kind);
   }
@@ -38,6 +69,7 @@ template <> struct MappingTraits<SourceEntry> {
 
 template <> struct MappingTraits<MeshCollectiveEntry> {
   static void mapping(IO &IO, MeshCollectiveEntry &E) {
+    E.Where = whereIs(IO);
     IO.mapRequired("function", E.Function);
     IO.mapOptional("tensor_arg", E.TensorArg, 0u);
     IO.mapRequired("op", E.OpName);
@@ -52,6 +84,7 @@ template <> struct MappingTraits<MeshCollectiveEntry> {
 
 template <> struct MappingTraits<ProcessGroupCollectiveEntry> {
   static void mapping(IO &IO, ProcessGroupCollectiveEntry &E) {
+    E.Where = whereIs(IO);
     IO.mapRequired("function", E.Function);
     IO.mapRequired("tensor_args", E.TensorArgs);
     IO.mapRequired("op", E.OpName);
@@ -94,7 +127,8 @@ llvm::Expected<ApiModel> parseApiModel(llvm::StringRef Text,
        << Diag.getMessage();
   };
   ApiModel Model;
-  llvm::yaml::Input In(Text, nullptr, Handler, &Errors);
+  ParseContext Where{Text, FileName};
+  llvm::yaml::Input In(Text, &Where, Handler, &Errors);
   In >> Model;
   if (In.error() || !Errors.empty()) {
     if (Errors.empty())

@@ -2,14 +2,14 @@
 
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/Provenance.h"
+#include "meshguard/Analysis/VariableWrites.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Analysis/CFG.h"
-#include "clang/Analysis/CFGStmtMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include <optional>
 
 using namespace clang;
@@ -18,198 +18,263 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
-namespace {
-class LambdaFinder : public RecursiveASTVisitor<LambdaFinder> {
-public:
-  explicit LambdaFinder(const CXXRecordDecl *Closure) : Closure(Closure) {}
-  bool VisitLambdaExpr(LambdaExpr *E) {
-    if (E->getLambdaClass() != Closure)
-      return true;
-    Found = E;
-    return false;
-  }
-  const CXXRecordDecl *Closure;
-  const LambdaExpr *Found = nullptr;
+/// One enclosing function: its lambdas, and (once asked) the facts of each.
+struct LambdaCaptureMemo::Enclosing {
+  const FunctionDecl *FD = nullptr;
+  bool Scanned = false;
+  /// Statements and expressions of the body, lambda bodies included.
+  std::int64_t Stmts = 0;
+  llvm::DenseMap<const CXXRecordDecl *, const LambdaExpr *> Lambdas;
+  bool HasFacts = false;
+  llvm::DenseMap<const LambdaExpr *, CaptureFacts> Facts;
 };
 
-/// The uses of a variable in a function body, except the capture-list entries
-/// that capture it by reference (what is done through such a capture is a
-/// use in the lambda's body), and whether each lies in a lambda's body.
-class UseFinder : public RecursiveASTVisitor<UseFinder> {
+namespace {
+/// One walk: every lambda expression of a body by its closure class, and
+/// the body's size.
+class LambdaScan : public RecursiveASTVisitor<LambdaScan> {
 public:
-  explicit UseFinder(const VarDecl *VD) : VD(VD) {}
-  bool TraverseLambdaExpr(LambdaExpr *E) {
-    for (const Expr *Init : E->capture_inits())
-      if (Init)
-        CaptureInits.insert(Init);
-    ++LambdaDepth;
-    bool Continue = RecursiveASTVisitor::TraverseLambdaExpr(E);
-    --LambdaDepth;
-    return Continue;
+  explicit LambdaScan(LambdaCaptureMemo::Enclosing &E) : E(E) {}
+  bool VisitStmt(Stmt *) {
+    ++E.Stmts;
+    return true;
   }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (E->getDecl() == VD && !CaptureInits.contains(E))
-      Uses.push_back({E, LambdaDepth > 0});
+  bool VisitLambdaExpr(LambdaExpr *L) {
+    E.Lambdas[L->getLambdaClass()] = L;
     return true;
   }
 
-  struct Use {
-    const DeclRefExpr *Ref;
-    bool InLambda;
-  };
-  llvm::SmallVector<Use, 8> Uses;
-
 private:
-  const VarDecl *VD;
-  llvm::DenseSet<const Expr *> CaptureInits;
-  unsigned LambdaDepth = 0;
+  LambdaCaptureMemo::Enclosing &E;
 };
 
-/// Whether control can reach one statement of a function after another.
-class Reachability {
+/// Where each statement of a CFG is evaluated: its blocks and positions.
+class ElementIndex {
 public:
-  Reachability(const FunctionDecl &FD, ASTContext &Ctx)
-      : Parents(FD.getBody()) {
-    CFG::BuildOptions Options;
-    Options.setAllAlwaysAdd();
-    Graph = CFG::buildCFG(&FD, FD.getBody(), &Ctx, Options);
-    if (Graph)
-      Blocks.reset(CFGStmtMap::Build(Graph.get(), &Parents));
+  ElementIndex(const CFG &G, const ParentMap &Parents) : Parents(Parents) {
+    for (const CFGBlock *B : G)
+      for (unsigned I = 0, N = B->size(); I < N; ++I)
+        if (auto S = (*B)[I].getAs<CFGStmt>())
+          Where[S->getStmt()].push_back({B, I});
   }
-
-  /// Whether \p To can run after \p From has run (true when unsure).
-  bool canFollow(const Stmt *From, const Stmt *To) {
-    const CFGBlock *FromBlock = Blocks ? Blocks->getBlock(From) : nullptr;
-    const CFGBlock *ToBlock = Blocks ? Blocks->getBlock(To) : nullptr;
-    if (!FromBlock || !ToBlock)
-      return true;
-    if (FromBlock == ToBlock) {
-      std::optional<unsigned> F = position(*FromBlock, From),
-                              T = position(*ToBlock, To);
-      if (!F || !T || *T > *F)
-        return true;
-    }
-    return reachesFromSuccessors(*FromBlock, *ToBlock);
+  struct Place {
+    const CFGBlock *Block;
+    unsigned Index;
+  };
+  /// Where \p S (or the nearest statement around it that is an element) is
+  /// evaluated; empty when nowhere.
+  llvm::ArrayRef<Place> of(const Stmt *S) const {
+    for (; S; S = Parents.getParent(S))
+      if (auto It = Where.find(S); It != Where.end())
+        return It->second;
+    return {};
   }
 
 private:
-  /// The index of the element of \p B that evaluates \p S (or the nearest
-  /// statement around it that is one).
-  std::optional<unsigned> position(const CFGBlock &B, const Stmt *S) const {
-    for (; S; S = Parents.getParent(S))
-      for (unsigned I = 0, N = B.size(); I < N; ++I)
-        if (auto Elt = B[I].getAs<CFGStmt>(); Elt && Elt->getStmt() == S)
-          return I;
-    return std::nullopt;
+  const ParentMap &Parents;
+  llvm::DenseMap<const Stmt *, llvm::SmallVector<Place, 1>> Where;
+};
+
+/// Whether control can reach one of a variable's writes after a point of
+/// the function: the blocks from which a write is reachable, found by one
+/// backward walk per variable. The walks of one function share a budget of
+/// a few times the CFG's size, so that many written variables cannot make
+/// the pass quadratic; past it a variable counts as written everywhere.
+class WriteReach {
+public:
+  WriteReach(const CFG &G, const ElementIndex &Elements)
+      : Elements(Elements), Budget(8 * std::int64_t(G.size()) + 4096) {}
+
+  /// Prepares for \p Writes; false when unsure (a write outside the CFG,
+  /// or the budget spent).
+  bool reset(llvm::ArrayRef<const Stmt *> Writes) {
+    LastWrite.clear();
+    Reaches.clear();
+    llvm::SmallVector<const CFGBlock *, 16> Work;
+    for (const Stmt *W : Writes) {
+      llvm::ArrayRef<ElementIndex::Place> Places = Elements.of(W);
+      if (Places.empty())
+        return false;
+      for (const ElementIndex::Place &P : Places) {
+        auto [It, New] = LastWrite.try_emplace(P.Block, P.Index);
+        if (!New)
+          It->second = std::max(It->second, P.Index);
+        if (Reaches.insert(P.Block).second)
+          Work.push_back(P.Block);
+      }
+    }
+    while (!Work.empty()) {
+      if (--Budget < 0)
+        return false;
+      const CFGBlock *B = Work.pop_back_val();
+      for (const CFGBlock *Pred : B->preds())
+        if (Pred && Reaches.insert(Pred).second)
+          Work.push_back(Pred);
+    }
+    return true;
   }
 
-  static bool reachesFromSuccessors(const CFGBlock &From, const CFGBlock &To) {
-    llvm::SmallVector<const CFGBlock *, 16> Work;
-    llvm::DenseSet<const CFGBlock *> Seen;
-    auto Push = [&](const CFGBlock &B) {
-      for (const CFGBlock *Succ : B.succs())
-        if (Succ && Seen.insert(Succ).second)
-          Work.push_back(Succ);
-    };
-    Push(From);
-    while (!Work.empty()) {
-      const CFGBlock *B = Work.pop_back_val();
-      if (B == &To)
+  /// Whether a write can run after \p S has run (true when unsure).
+  bool canFollow(const Stmt *S) const {
+    llvm::ArrayRef<ElementIndex::Place> Places = Elements.of(S);
+    if (Places.empty())
+      return true;
+    for (const ElementIndex::Place &P : Places) {
+      if (auto It = LastWrite.find(P.Block);
+          It != LastWrite.end() && It->second > P.Index)
         return true;
-      Push(*B);
+      for (const CFGBlock *Succ : P.Block->succs())
+        if (Succ && Reaches.contains(Succ))
+          return true;
     }
     return false;
   }
 
-  ParentMap Parents;
-  std::unique_ptr<CFG> Graph;
-  std::unique_ptr<CFGStmtMap> Blocks;
+private:
+  const ElementIndex &Elements;
+  std::int64_t Budget;
+  llvm::DenseMap<const CFGBlock *, unsigned> LastWrite;
+  llvm::DenseSet<const CFGBlock *> Reaches;
 };
 
-/// A write that takes effect where it is and leaves no alias behind: an
-/// assignment to \p Ref or a method called on it. Taking its address or
-/// passing it by non-const reference may write it later, anywhere.
-bool isPointWrite(const Stmt *Write, const DeclRefExpr *Ref) {
-  const Expr *Target = nullptr;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Write);
-      Op && Op->isAssignmentOp() && Op->getNumArgs() > 0)
-    Target = Op->getArg(0);
-  else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Write))
-    Target = Member->getImplicitObjectArgument();
-  else if (const auto *Assign = dyn_cast<BinaryOperator>(Write);
-           Assign && Assign->isAssignmentOp())
-    Target = Assign->getLHS();
-  return Target && Target->IgnoreParenImpCasts() == Ref;
-}
-
-/// Whether a lambda created by \p Lambda that captures \p VD by reference
-/// sees, whenever it runs, the value \p VD had at its creation: no lambda
-/// writes \p VD, and every write in \p Enclosing is one the creation cannot
-/// reach. Any other write (through an alias, see isPointWrite) counts as a
-/// write anywhere. The lambda is taken to run before \p VD's scope ends.
-bool unchangedWhileCaptured(const VarDecl &VD, const LambdaExpr &Lambda,
-                            const FunctionDecl &Enclosing, ASTContext &Ctx) {
-  UseFinder Finder(&VD);
-  Finder.TraverseStmt(Enclosing.getBody());
-  ExprMutationAnalyzer Mutations(*Enclosing.getBody(), Ctx);
-  std::optional<Reachability> Order;
-  for (const UseFinder::Use &U : Finder.Uses) {
-    const Stmt *Write = Mutations.findMutation(U.Ref);
-    if (!Write)
-      continue;
-    if (U.InLambda)
-      return false;
-    if (!Order)
-      Order.emplace(Enclosing, Ctx);
-    if (!isPointWrite(Write, U.Ref) || Order->canFollow(&Lambda, Write))
-      return false;
-  }
-  return true;
-}
-} // namespace
-
-const LambdaExpr *lambdaExprOf(const CXXRecordDecl &Closure) {
-  const auto *Enclosing = dyn_cast<FunctionDecl>(Closure.getDeclContext());
-  if (!Closure.isLambda() || !Enclosing || !Enclosing->getBody())
-    return nullptr;
-  LambdaFinder Finder(&Closure);
-  Finder.TraverseStmt(Enclosing->getBody());
-  return Finder.Found;
-}
-
-llvm::DenseMap<const VarDecl *, CapturedTensor>
-capturedTensorFacts(const CXXMethodDecl &CallOperator, ASTContext &Ctx,
-                    const ApiIndex &Index, const AnalysisLimits &Limits) {
-  llvm::DenseMap<const VarDecl *, CapturedTensor> Facts;
-  const CXXRecordDecl *Closure = CallOperator.getParent();
-  const LambdaExpr *Lambda = Closure ? lambdaExprOf(*Closure) : nullptr;
-  if (!Lambda)
-    return Facts;
-  const auto *Enclosing = cast<FunctionDecl>(Closure->getDeclContext());
-
-  // Captures whose value at creation is their value when the lambda runs.
-  llvm::SmallVector<const VarDecl *, 4> Stable;
-  for (const LambdaCapture &Capture : Lambda->captures()) {
+/// The tensor variables \p Lambda captures that carry a fact.
+llvm::SmallVector<std::pair<const VarDecl *, bool>, 4>
+capturedTensors(const LambdaExpr &Lambda, const ApiIndex &Index) {
+  llvm::SmallVector<std::pair<const VarDecl *, bool>, 4> Vars;
+  for (const LambdaCapture &Capture : Lambda.captures()) {
     if (!Capture.capturesVariable())
       continue;
     const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
     if (!VD || !Index.isTensorType(VD->getType()) ||
         VD->getType()->isReferenceType())
       continue;
-    if (Capture.getCaptureKind() == LCK_ByRef &&
-        !unchangedWhileCaptured(*VD, *Lambda, *Enclosing, Ctx))
+    Vars.push_back({VD, Capture.getCaptureKind() == LCK_ByRef});
+  }
+  return Vars;
+}
+} // namespace
+
+LambdaCaptureMemo::LambdaCaptureMemo() = default;
+LambdaCaptureMemo::~LambdaCaptureMemo() = default;
+
+LambdaCaptureMemo::Enclosing &
+LambdaCaptureMemo::enclosing(const FunctionDecl &FD) {
+  std::unique_ptr<Enclosing> &Slot = ByFunction[&FD];
+  if (!Slot) {
+    Slot = std::make_unique<Enclosing>();
+    Slot->FD = &FD;
+  }
+  if (!Slot->Scanned) {
+    Slot->Scanned = true;
+    LambdaScan(*Slot).TraverseStmt(FD.getBody());
+  }
+  return *Slot;
+}
+
+const LambdaExpr *LambdaCaptureMemo::lambdaExpr(const CXXRecordDecl &Closure) {
+  const auto *FD = dyn_cast<FunctionDecl>(Closure.getDeclContext());
+  if (!Closure.isLambda() || !FD || !FD->getBody())
+    return nullptr;
+  return enclosing(*FD).Lambdas.lookup(&Closure);
+}
+
+const CaptureFacts &LambdaCaptureMemo::facts(const CXXMethodDecl &CallOperator,
+                                             ASTContext &Ctx,
+                                             const ApiIndex &Index,
+                                             const AnalysisLimits &Limits) {
+  const CXXRecordDecl *Closure = CallOperator.getParent();
+  const LambdaExpr *Lambda = Closure ? lambdaExpr(*Closure) : nullptr;
+  if (!Lambda)
+    return None;
+  ++LambdasAsked;
+  Enclosing &E = enclosing(*cast<FunctionDecl>(Closure->getDeclContext()));
+  if (!E.HasFacts) {
+    E.HasFacts = true;
+    computeFacts(E, Ctx, Index, Limits);
+  }
+  auto It = E.Facts.find(Lambda);
+  return It == E.Facts.end() ? None : It->second;
+}
+
+void LambdaCaptureMemo::computeFacts(Enclosing &E, ASTContext &Ctx,
+                                     const ApiIndex &Index,
+                                     const AnalysisLimits &Limits) {
+  // Too large to analyse: no pre-pass either.
+  if (E.Stmts > Limits.MaxFunctionElements || E.FD->isDependentContext())
+    return;
+
+  // The lambdas made by this function itself (not by a lambda inside it),
+  // and what they capture.
+  llvm::DenseMap<const LambdaExpr *,
+                 llvm::SmallVector<std::pair<const VarDecl *, bool>, 4>>
+      Captures;
+  llvm::DenseSet<const VarDecl *> ByRef;
+  for (const auto &[Closure, Lambda] : E.Lambdas) {
+    if (Closure->getDeclContext() != E.FD)
       continue;
-    Stable.push_back(VD);
+    auto Vars = capturedTensors(*Lambda, Index);
+    if (Vars.empty())
+      continue;
+    for (const auto &[VD, IsByRef] : Vars)
+      if (IsByRef)
+        ByRef.insert(VD);
+    Captures[Lambda] = std::move(Vars);
+  }
+  if (Captures.empty())
+    return;
+
+  // A by-reference capture keeps its value when nothing can write the
+  // variable between the lambda's creation and its end.
+  ParentMap Parents(E.FD->getBody());
+  llvm::DenseMap<const VarDecl *, VariableWrites> Writes =
+      findVariableWrites(*E.FD->getBody(), ByRef, Parents);
+  std::unique_ptr<CFG> Graph;
+  std::optional<ElementIndex> Elements;
+  std::optional<WriteReach> Reach;
+  llvm::DenseMap<const LambdaExpr *, llvm::SmallVector<const VarDecl *, 4>>
+      Stable;
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const LambdaExpr *, 4>>
+      PendingByVar;
+  for (const auto &[Lambda, Vars] : Captures)
+    for (const auto &[VD, IsByRef] : Vars) {
+      auto W = Writes.find(VD);
+      if (!IsByRef || W == Writes.end())
+        Stable[Lambda].push_back(VD);
+      else if (!W->second.InLambda && !W->second.Escapes)
+        PendingByVar[VD].push_back(Lambda);
+    }
+  if (!PendingByVar.empty()) {
+    CFG::BuildOptions Options;
+    Options.setAllAlwaysAdd();
+    Graph = CFG::buildCFG(E.FD, E.FD->getBody(), &Ctx, Options);
+    if (Graph) {
+      Elements.emplace(*Graph, Parents);
+      Reach.emplace(*Graph, *Elements);
+      for (const auto &[VD, Lambdas] : PendingByVar) {
+        if (!Reach->reset(Writes[VD].PointWrites))
+          continue;
+        for (const LambdaExpr *Lambda : Lambdas)
+          if (!Reach->canFollow(Lambda))
+            Stable[Lambda].push_back(VD);
+      }
+    }
   }
   if (Stable.empty())
-    return Facts;
+    return;
 
+  // One analysis of the enclosing function reads every lambda's captures
+  // where it is created.
+  llvm::DenseMap<const LambdaExpr *, CaptureFacts> Found;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
     auto S = Elt.getAs<CFGStmt>();
-    if (!S || S->getStmt() != Lambda)
+    if (!S || !isa<LambdaExpr>(S->getStmt()))
       return;
-    for (const VarDecl *VD : Stable) {
+    const auto *Lambda = cast<LambdaExpr>(S->getStmt());
+    auto It = Stable.find(Lambda);
+    if (It == Stable.end())
+      return;
+    for (const VarDecl *VD : It->second) {
       auto *L = dyn_cast_or_null<RecordStorageLocation>(
           Env.getStorageLocation(*VD));
       if (!L)
@@ -217,14 +282,24 @@ capturedTensorFacts(const CXXMethodDecl &CallOperator, ASTContext &Ctx,
       TensorFacts F = readTensor(*L, Env, &Origins);
       Provenance P = classify(F, Env);
       if (P == Provenance::Plain || P == Provenance::DTensor)
-        Facts[VD] = {P == Provenance::Plain, F.Origin};
+        Found[Lambda][VD] = {P == Provenance::Plain, F.Origin};
     }
   };
-  AnalysisResult Result =
-      analyzeFunction(*Enclosing, Ctx, Index, Limits, Visit);
-  if (!Result.ok())
-    Facts.clear();
-  return Facts;
+  ++FunctionsAnalysed;
+  AnalysisResult Result = analyzeFunction(*E.FD, Ctx, Index, Limits, Visit);
+  if (Result.ok())
+    E.Facts = std::move(Found);
+}
+
+const LambdaExpr *lambdaExprOf(const CXXRecordDecl &Closure,
+                               const ApiIndex &Index) {
+  return Index.lambdaCaptures().lambdaExpr(Closure);
+}
+
+const CaptureFacts &capturedTensorFacts(const CXXMethodDecl &CallOperator,
+                                        ASTContext &Ctx, const ApiIndex &Index,
+                                        const AnalysisLimits &Limits) {
+  return Index.lambdaCaptures().facts(CallOperator, Ctx, Index, Limits);
 }
 
 } // namespace analysis

@@ -1,7 +1,14 @@
 //===--- AnalysisOptions.cpp - Options every dtensor-* check shares -------===//
 
 #include "AnalysisOptions.h"
+#include "ApiModelChecks.h"
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "meshguard/Analysis/ApiModelYAML.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 
 using namespace clang::tidy;
@@ -9,33 +16,67 @@ using namespace clang::tidy;
 namespace meshguard {
 namespace tidy {
 
-/// A limit must be positive: zero or less would skip every function.
+bool RepeatConfigProblemsInMainFile = false;
+
+void ConfigReporter::report(std::string Text,
+                            clang::DiagnosticIDs::Level Level) {
+  Check.configurationDiag("%0", Level) << Text;
+  Problems.push_back({std::move(Text), Level});
+}
+
+/// Every limit is an integer from 1 to 2^31-1: zero or less would skip every
+/// function, and one range for all of them is easy to state.
+constexpr std::int64_t MaxLimit = std::numeric_limits<std::int32_t>::max();
+
+/// A limit: an integer in 1..MaxLimit. Anything else is reported (not an
+/// integer, out of range, not positive) and gives \p Default.
 template <typename T>
-static T getLimit(ClangTidyCheck &Check, llvm::StringRef CheckName,
+static T getLimit(ConfigReporter &Report, llvm::StringRef CheckName,
                   ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
                   T Default) {
-  T Value = Options.get(Name, Default);
-  if (Value > 0)
-    return Value;
-  Check.configurationDiag("invalid configuration value '%0' for option "
-                          "'%1.%2': a limit must be positive; using %3")
-      << std::to_string(Value) << CheckName << Name
-      << std::to_string(Default);
+  std::optional<llvm::StringRef> Text = Options.get(Name);
+  if (!Text)
+    return Default;
+  llvm::StringRef Trimmed = Text->trim();
+  llvm::StringRef Digits = Trimmed;
+  bool Negative = Digits.consume_front("-");
+  if (!Negative)
+    Digits.consume_front("+");
+  const char *Problem = nullptr;
+  std::int64_t Value = 0;
+  if (Digits.empty() || !llvm::all_of(Digits, llvm::isDigit))
+    Problem = "expected an integer";
+  else if (Negative || Trimmed.getAsInteger(10, Value) || Value < 1)
+    Problem = Negative || Digits.find_first_not_of('0') == llvm::StringRef::npos
+                  ? "a limit must be positive"
+                  : "out of range";
+  else if (Value > MaxLimit)
+    Problem = "out of range";
+  if (!Problem)
+    return static_cast<T>(Value);
+  Report.report(("invalid configuration value '" + *Text + "' for option '" +
+                 CheckName + "." + Name + "': " + Problem +
+                 " (limits are 1 to " + std::to_string(MaxLimit) + "); using " +
+                 std::to_string(Default))
+                    .str());
   return Default;
 }
 
-AnalysisOptions::AnalysisOptions(ClangTidyCheck &Check, llvm::StringRef CheckName,
+AnalysisOptions::AnalysisOptions(ConfigReporter &Report,
+                                 llvm::StringRef CheckName,
                                  ClangTidyCheck::OptionsView &Options) {
   analysis::AnalysisLimits Defaults;
-  Limits.MaxSATConflicts =
-      getLimit(Check, CheckName, Options, "MaxSATConflicts", Defaults.MaxSATConflicts);
-  Limits.MaxBlockVisits =
-      getLimit(Check, CheckName, Options, "MaxBlockVisits", Defaults.MaxBlockVisits);
-  Limits.MaxFunctionElements = getLimit(Check, CheckName, Options, "MaxFunctionElements",
-                                        Defaults.MaxFunctionElements);
-  ReportSkipped = getBoolOption(Check, CheckName, Options, "ReportSkipped", false);
+  Limits.MaxSATConflicts = getLimit(
+      Report, CheckName, Options, "MaxSATConflicts", Defaults.MaxSATConflicts);
+  Limits.MaxBlockVisits = getLimit(Report, CheckName, Options, "MaxBlockVisits",
+                                   Defaults.MaxBlockVisits);
+  Limits.MaxFunctionElements =
+      getLimit(Report, CheckName, Options, "MaxFunctionElements",
+               Defaults.MaxFunctionElements);
+  ReportSkipped =
+      getBoolOption(Report, CheckName, Options, "ReportSkipped", false);
   ModelFile = Options.get("ModelFile", "").str();
-  PrintStats = getBoolOption(Check, CheckName, Options, "PrintStats", false);
+  PrintStats = getBoolOption(Report, CheckName, Options, "PrintStats", false);
 }
 
 void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
@@ -48,7 +89,7 @@ void AnalysisOptions::store(ClangTidyOptions::OptionMap &Opts,
   storeBoolOption(Opts, Options, "PrintStats", PrintStats);
 }
 
-bool getBoolOption(ClangTidyCheck &Check, llvm::StringRef CheckName,
+bool getBoolOption(ConfigReporter &Report, llvm::StringRef CheckName,
                    ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
                    bool Default) {
   llvm::StringRef Value = Options.get(Name, Default ? "true" : "false");
@@ -56,9 +97,10 @@ bool getBoolOption(ClangTidyCheck &Check, llvm::StringRef CheckName,
     return true;
   if (Value.equals_insensitive("false") || Value == "0")
     return false;
-  Check.configurationDiag("invalid configuration value '%0' for option "
-                          "'%1.%2': expected true or false; using %3")
-      << Value << CheckName << Name << (Default ? "true" : "false");
+  Report.report(("invalid configuration value '" + Value + "' for option '" +
+                 CheckName + "." + Name + "': expected true or false; using " +
+                 (Default ? "true" : "false"))
+                    .str());
   return Default;
 }
 
@@ -68,18 +110,76 @@ void storeBoolOption(ClangTidyOptions::OptionMap &Opts,
   Options.store(Opts, Name, Value ? "true" : "false");
 }
 
-std::unique_ptr<analysis::ApiIndex>
-makeApiIndex(llvm::StringRef ModelFile, ClangTidyCheck &Check) {
+/// The known local option name nearest to \p Name (case ignored), if one is
+/// close enough to be a misspelling of it.
+static std::optional<std::string>
+nearestOption(llvm::StringRef Name, const ClangTidyOptions::OptionMap &Known) {
+  std::optional<std::string> Best;
+  unsigned BestDistance = 3; // More edits than this is another name.
+  for (const auto &Entry : Known) {
+    llvm::StringRef Local = Entry.getKey().rsplit('.').second;
+    unsigned D = llvm::StringRef(Name.lower()).edit_distance(Local.lower());
+    if (D <= BestDistance) {
+      BestDistance = D;
+      Best = Local.str();
+    }
+  }
+  return Best;
+}
+
+void reportUnknownOptions(ConfigReporter &Report, llvm::StringRef CheckName,
+                          const ClangTidyContext &Context,
+                          const ClangTidyOptions::OptionMap &Known) {
+  // Which enabled dtensor-* check speaks for the ones that do not exist.
+  llvm::StringRef Speaker;
+  for (llvm::StringRef Name : DTensorCheckNames)
+    if (Context.isCheckEnabled(Name)) {
+      Speaker = Name;
+      break;
+    }
+  llvm::SmallVector<llvm::StringRef, 8> KnownNames;
+  for (const auto &Entry : Known)
+    KnownNames.push_back(Entry.getKey().rsplit('.').second);
+  llvm::sort(KnownNames);
+  std::string KnownList = llvm::join(KnownNames, ", ");
+  for (const auto &Entry : Context.getOptions().CheckOptions) {
+    auto [Owner, Local] = Entry.getKey().rsplit('.');
+    if (Local.empty() || !Owner.starts_with("dtensor-"))
+      continue;
+    if (Owner == CheckName) {
+      if (Known.count(Entry.getKey()))
+        continue;
+      std::optional<std::string> Near = nearestOption(Local, Known);
+      Report.report(("unknown option '" + Local + "' for check '" + CheckName +
+                     "': it is ignored; " +
+                     (Near ? "did you mean '" + *Near + "'?"
+                           : "its options are: " + KnownList))
+                        .str());
+    } else if (CheckName == Speaker &&
+               !llvm::is_contained(DTensorCheckNames, Owner)) {
+      Report.report(("option '" + Entry.getKey() +
+                     "' names no check: there is no check '" + Owner +
+                     "' (the dtensor-* checks are " + DTensorCheckNames[0] +
+                     ", " + DTensorCheckNames[1] + " and " +
+                     DTensorCheckNames[2] + "); it is ignored")
+                        .str());
+    }
+  }
+}
+
+std::unique_ptr<analysis::ApiIndex> makeApiIndex(llvm::StringRef ModelFile,
+                                                 ConfigReporter &Report) {
   analysis::ApiModel Model = analysis::ApiModel::builtin();
   if (!ModelFile.empty()) {
     llvm::Expected<analysis::ApiModel> User = analysis::loadApiModel(ModelFile);
-    if (User)
+    if (User) {
+      dropConflictingEntries(*User, Model, Report);
       Model.append(*User);
-    else
-      Check.configurationDiag("invalid meshguard API model %0; using the "
-                              "built-in model only",
-                              clang::DiagnosticIDs::Error)
-          << llvm::toString(User.takeError());
+    } else
+      Report.report("invalid meshguard API model " +
+                        llvm::toString(User.takeError()) +
+                        "; using the built-in model only",
+                    clang::DiagnosticIDs::Error);
   }
   return std::make_unique<analysis::ApiIndex>(std::move(Model));
 }

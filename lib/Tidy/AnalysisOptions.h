@@ -8,13 +8,38 @@
 #ifndef MESHGUARD_TIDY_ANALYSISOPTIONS_H
 #define MESHGUARD_TIDY_ANALYSISOPTIONS_H
 
+#include "clang-tidy/ClangTidyCheck.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
-#include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace meshguard {
 namespace tidy {
+
+/// Where configuration problems go: clang-tidy prints them as
+/// [clang-tidy-config]. clangd drops diagnostics without a location, so
+/// where RepeatConfigProblemsInMainFile is set (meshguard-clangd) the checks
+/// repeat them at the top of the main file (DTensorCheckBase).
+class ConfigReporter {
+public:
+  explicit ConfigReporter(clang::tidy::ClangTidyCheck &Check) : Check(Check) {}
+  void
+  report(std::string Text,
+         clang::DiagnosticIDs::Level Level = clang::DiagnosticIDs::Warning);
+  struct Problem {
+    std::string Text;
+    clang::DiagnosticIDs::Level Level;
+  };
+  std::vector<Problem> Problems;
+
+private:
+  clang::tidy::ClangTidyCheck &Check;
+};
+
+/// Set by meshguard-clangd (see ConfigReporter).
+extern bool RepeatConfigProblemsInMainFile;
 
 struct AnalysisOptions {
   analysis::AnalysisLimits Limits;
@@ -28,7 +53,7 @@ struct AnalysisOptions {
 
   /// Reads the options; a malformed one is reported through \p Check and
   /// its default used.
-  AnalysisOptions(clang::tidy::ClangTidyCheck &Check, llvm::StringRef CheckName,
+  AnalysisOptions(ConfigReporter &Report, llvm::StringRef CheckName,
                   clang::tidy::ClangTidyCheck::OptionsView &Options);
   void store(clang::tidy::ClangTidyOptions::OptionMap &Opts,
              clang::tidy::ClangTidyCheck::OptionsView &Options) const;
@@ -38,20 +63,36 @@ struct AnalysisOptions {
 /// an explicit specialization whose mangled name differs between GCC and
 /// Clang, so a GCC-built plugin could not load into a Clang-built clang-tidy.)
 /// "true"/"false"/"1"/"0" (any case); anything else is reported through
-/// \p Check and gives \p Default.
-bool getBoolOption(clang::tidy::ClangTidyCheck &Check, llvm::StringRef CheckName,
+/// \p Report and gives \p Default.
+bool getBoolOption(ConfigReporter &Report, llvm::StringRef CheckName,
                    clang::tidy::ClangTidyCheck::OptionsView &Options,
                    llvm::StringRef Name, bool Default);
 void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
                      clang::tidy::ClangTidyCheck::OptionsView &Options,
                      llvm::StringRef Name, bool Value);
 
+/// The dtensor-* checks, for option names set on a check that does not exist.
+inline constexpr llvm::StringLiteral DTensorCheckNames[] = {
+    "dtensor-collective-without-mesh", "dtensor-process-group-misuse",
+    "dtensor-mixed-tensor-op"};
+
+/// Warns, through \p Check, about every option of the configuration that
+/// names \p CheckName but none of its options (\p Known, as storeOptions
+/// writes them), with the nearest known name; and, when \p CheckName is the
+/// first enabled dtensor-* check, about options of dtensor-* checks that do
+/// not exist. (clang-tidy says so only under --verify-config, and clangd
+/// never: a misspelt limit or mode was silently the default.)
+void reportUnknownOptions(
+    ConfigReporter &Report, llvm::StringRef CheckName,
+    const clang::tidy::ClangTidyContext &Context,
+    const clang::tidy::ClangTidyOptions::OptionMap &Known);
+
 /// The API model the checks use: the built-in table, extended by
 /// \p ModelFile when one is named. A file that cannot be read or parsed is
 /// reported through \p Check as a configuration error (with line and
 /// column) and ignored.
-std::unique_ptr<analysis::ApiIndex>
-makeApiIndex(llvm::StringRef ModelFile, clang::tidy::ClangTidyCheck &Check);
+std::unique_ptr<analysis::ApiIndex> makeApiIndex(llvm::StringRef ModelFile,
+                                                 ConfigReporter &Report);
 
 } // namespace tidy
 } // namespace meshguard

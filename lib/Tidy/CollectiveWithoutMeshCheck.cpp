@@ -5,6 +5,7 @@
 #include "DistributeModuleFix.h"
 #include "EditableSource.h"
 #include "MeshInScope.h"
+#include "NamedFunctions.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -20,7 +21,7 @@ namespace tidy {
 CollectiveWithoutMeshCheck::CollectiveWithoutMeshCheck(
     StringRef Name, clang::tidy::ClangTidyContext *Context)
     : DTensorCheckBase(Name, Context),
-      StrictMode(getBoolOption(*this, Name, Options, "StrictMode", false)) {}
+      StrictMode(getBoolOption(Config, Name, Options, "StrictMode", false)) {}
 
 void CollectiveWithoutMeshCheck::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {
@@ -95,8 +96,19 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
     return;
   }
 
+  // The rewrite calls the guarded form: only if this TU declares it, with a
+  // mesh it takes (after the tensors), never one of another mesh type the
+  // model lists.
+  llvm::SmallVector<const FunctionDecl *, 2> Guarded =
+      Entry.Guarded.empty() ? llvm::SmallVector<const FunctionDecl *, 2>()
+                            : functionsNamed(Ctx, Entry.Guarded);
+  auto Accepts = [&](QualType Mesh) {
+    return acceptsArgument(Guarded, Entry.TensorArg + 1, Mesh);
+  };
   std::optional<std::string> Mesh =
-      meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
+      Guarded.empty() ? std::nullopt
+                      : meshExpressionInScope(FD, Call, Site.DTensorVars,
+                                              *Index, &MeshCache, Accepts);
   // The parameters of a module never distributed: distributing the module
   // is the fix (once per module), not a guarded collective.
   const VarDecl *Module = Site.Operands.size() == 1 &&
@@ -120,7 +132,14 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
   }
   for (const OperandFact &Op : Site.Operands)
     noteOperand(*this, Op, Ctx);
-  if (!Mesh)
+  if (!Mesh && Guarded.empty())
+    diag(Call.getBeginLoc(),
+         "make one tensor argument a DTensor (meshguard::distribute_tensor, "
+         "meshguard::from_local)%select{|; the mesh-explicit form '%1' that "
+         "the API model names is not declared in this translation unit}0",
+         DiagnosticIDs::Note)
+        << !Entry.Guarded.empty() << Entry.Guarded;
+  else if (!Mesh)
     diag(Call.getBeginLoc(),
          "no meshguard::DeviceMesh is in scope: pass one explicitly with "
          "'%0(tensors, mesh, ...)', or make one tensor argument a DTensor "

@@ -1,9 +1,12 @@
 //===--- DTensorCheckBase.cpp - What every dtensor-* check shares ---------===//
 
 #include "DTensorCheckBase.h"
+#include "ApiModelChecks.h"
 #include "meshguard/Analysis/DeclaredNames.h"
+#include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -14,8 +17,14 @@ namespace tidy {
 
 DTensorCheckBase::DTensorCheckBase(StringRef Name,
                                    clang::tidy::ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Analysis(*this, Name, Options),
-      Index(makeApiIndex(Analysis.ModelFile, *this)) {}
+    : ClangTidyCheck(Name, Context), Config(*this),
+      Analysis(Config, Name, Options),
+      Index(makeApiIndex(Analysis.ModelFile, Config)), Context(*Context) {}
+
+void DTensorCheckBase::registerPPCallbacks(const SourceManager &SM,
+                                           Preprocessor *, Preprocessor *) {
+  Sources = &SM;
+}
 
 void DTensorCheckBase::storeOptions(
     clang::tidy::ClangTidyOptions::OptionMap &Opts) {
@@ -67,6 +76,12 @@ bool DTensorCheckBase::isInterestingCallee(const FunctionDecl &FD) const {
 }
 
 void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
+  if (!OptionsVerified) {
+    OptionsVerified = true;
+    clang::tidy::ClangTidyOptions::OptionMap Known;
+    storeOptions(Known);
+    reportUnknownOptions(Config, getID(), Context, Known);
+  }
   CalleeNames.clear();
   for (StringRef Name : interestingCallees())
     CalleeNames.insert(Name);
@@ -113,6 +128,12 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
   }
   if (!FD || FD->isInvalidDecl() || !FD->doesThisDeclarationHaveABody())
     return;
+  if (!ModelChecked) {
+    // Once per TU, when the whole TU is parsed: the model's user entries
+    // against the declarations it names.
+    ModelChecked = true;
+    checkModelAgainstTU(Index->model(), *Result.Context, Config);
+  }
   ++Analysed;
   analyse(*FD, *Result.Context);
 }
@@ -121,6 +142,13 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
   DeclaredCtx = nullptr;
+  auto ForgetCaptures =
+      llvm::make_scope_exit([&] { Index->forgetLambdaCaptures(); });
+  if (RepeatConfigProblemsInMainFile && Sources)
+    for (const ConfigReporter::Problem &P : Config.Problems)
+      diag(Sources->getLocForStartOfFile(Sources->getMainFileID()),
+           "meshguard configuration: %0", P.Level)
+          << P.Text;
   if (!Analysis.PrintStats)
     return;
   unsigned Total = 0;
@@ -132,10 +160,13 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
     if (Skipped[I])
       llvm::errs() << "; " << Skipped[I] << " because "
                    << describe(static_cast<analysis::AnalysisOutcome>(I));
+  const analysis::LambdaCaptureMemo &Captures = Index->lambdaCaptures();
   llvm::errs() << "; " << TemplatePatterns
                << " template pattern(s) left to their instantiations; "
-               << SATQueries << " SAT queries, " << SATConflicts
-               << " solver conflicts\n";
+               << Captures.functionsAnalysed()
+               << " enclosing function(s) analysed for the captures of "
+               << Captures.lambdasAsked() << " lambda(s); " << SATQueries
+               << " SAT queries, " << SATConflicts << " solver conflicts\n";
 }
 
 bool DTensorCheckBase::finished(const FunctionDecl &FD,

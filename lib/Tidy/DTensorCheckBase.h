@@ -28,6 +28,9 @@ public:
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
+  void registerPPCallbacks(const clang::SourceManager &SM,
+                           clang::Preprocessor *PP,
+                           clang::Preprocessor *ModuleExpanderPP) override;
   void onEndOfTranslationUnit() override;
 
   /// Whether \p FD is one of interestingCallees() or overrides one; cached
@@ -51,12 +54,21 @@ protected:
   bool finished(const clang::FunctionDecl &FD,
                 const analysis::AnalysisResult &Result, llvm::StringRef What);
 
+  /// Declared before what reads the options.
+  ConfigReporter Config;
   AnalysisOptions Analysis;
   std::unique_ptr<analysis::ApiIndex> Index;
   /// The DeviceMesh locals of the function being reported on.
   MeshLocals MeshCache;
 
 private:
+  clang::tidy::ClangTidyContext &Context;
+  /// Unknown option names are reported once (registerMatchers runs once per
+  /// TU).
+  bool OptionsVerified = false;
+  bool ModelChecked = false;
+  /// The TU's sources, for configuration problems shown in the main file.
+  const clang::SourceManager *Sources = nullptr;
   llvm::StringSet<> CalleeNames;
   mutable llvm::DenseMap<const clang::FunctionDecl *, bool> CalleeCache;
   mutable const clang::ASTContext *DeclaredCtx = nullptr;

@@ -2,6 +2,7 @@
 
 #include "DistributeModuleFix.h"
 #include "EditableSource.h"
+#include "NamedFunctions.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Stmt.h"
@@ -47,8 +48,17 @@ std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
   SourceLocation Begin = DS->getBeginLoc(), End = DS->getEndLoc();
   if (!isEditable({Begin, End}, SM))
     return std::nullopt;
+  // meshguard::distribute_module(module, mesh): declared here, and taking
+  // the mesh found.
+  llvm::SmallVector<const FunctionDecl *, 2> Distribute = functionsNamed(
+      const_cast<ASTContext &>(Ctx), "meshguard::distribute_module");
+  if (Distribute.empty())
+    return std::nullopt;
+  auto Accepts = [&](QualType Mesh) {
+    return acceptsArgument(Distribute, 1, Mesh);
+  };
   std::optional<std::string> Mesh =
-      meshExpressionInScope(FD, *DS, /*DTensorVars=*/{}, Index, Cache);
+      meshExpressionInScope(FD, *DS, /*DTensorVars=*/{}, Index, Cache, Accepts);
   if (!Mesh)
     return std::nullopt;
   SourceLocation After =

@@ -1,14 +1,15 @@
 //===--- MeshInScope.cpp - Find a DeviceMesh expression for a fix-it ------===//
 
 #include "MeshInScope.h"
+#include "NamedFunctions.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
-#include "clang/AST/ASTContext.h"
-#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -39,6 +40,32 @@ MeshAccess meshAccess(QualType T, const analysis::ApiIndex &Index) {
       return MeshAccess::Deref;
   }
   return MeshAccess::None;
+}
+
+/// The type of the mesh a value of type \p T gives (through \p Access).
+QualType meshTypeOf(QualType T, MeshAccess Access) {
+  T = T.getNonReferenceType();
+  if (Access != MeshAccess::Deref)
+    return T;
+  if (T->isPointerType())
+    return T->getPointeeType();
+  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+          T->getAsCXXRecordDecl());
+      Spec && Spec->getTemplateArgs().size() > 0 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType();
+  return QualType();
+}
+
+/// Whether the mesh that \p T gives is one \p Accepts takes.
+bool usable(QualType T, const analysis::ApiIndex &Index, MeshAcceptor Accepts) {
+  MeshAccess Access = meshAccess(T, Index);
+  if (Access == MeshAccess::None)
+    return false;
+  if (!Accepts)
+    return true;
+  QualType Mesh = meshTypeOf(T, Access);
+  return !Mesh.isNull() && Accepts(Mesh);
 }
 
 std::string spell(const NamedDecl &D, MeshAccess Access) {
@@ -110,12 +137,13 @@ bool hiddenAt(const NamedDecl &D, const FunctionDecl &FD, const Stmt &At,
 }
 
 /// The locals of \p FD, from \p Cache when it holds them.
-const MeshLocals &localsOf(const FunctionDecl &FD,
-                           const analysis::ApiIndex &Index, MeshLocals *Cache,
-                           MeshLocals &Fresh) {
+MeshLocals &localsOf(const FunctionDecl &FD, const analysis::ApiIndex &Index,
+                     MeshLocals *Cache, MeshLocals &Fresh) {
   MeshLocals &Locals = Cache ? *Cache : Fresh;
   if (Locals.FD != &FD) {
+    std::unique_ptr<MeshLocals> Enclosing = std::move(Locals.Enclosing);
     Locals = MeshLocals();
+    Locals.Enclosing = std::move(Enclosing);
     Locals.FD = &FD;
     if (FD.getBody())
       collectLocals(FD.getBody(), Index, Locals);
@@ -131,15 +159,17 @@ const MeshLocals &localsOf(const FunctionDecl &FD,
 /// class whose fields `this` gives access to, if any.
 const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
                               const analysis::ApiIndex &Index,
-                              const MeshLocals &Locals,
-                              const CXXRecordDecl *&ThisClass) {
+                              MeshLocals &Locals,
+                              const CXXRecordDecl *&ThisClass,
+                              MeshAcceptor Accepts) {
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   ThisClass = nullptr;
   for (const VarDecl *VD : llvm::reverse(Locals.Vars))
-    if (VD->getIdentifier() && inScopeAt(*VD, At, Locals, SM))
+    if (VD->getIdentifier() && inScopeAt(*VD, At, Locals, SM) &&
+        usable(VD->getType(), Index, Accepts))
       return VD;
   for (const ParmVarDecl *P : llvm::reverse(FD.parameters()))
-    if (P->getIdentifier() && meshAccess(P->getType(), Index) != MeshAccess::None)
+    if (P->getIdentifier() && usable(P->getType(), Index, Accepts))
       return P;
 
   const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
@@ -156,19 +186,21 @@ const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
       CapturesThis = true;
     else if (Capture.capturesVariable())
       if (const auto *VD = dyn_cast<VarDecl>(Capture.getCapturedVar());
-          VD && VD->getIdentifier() &&
-          meshAccess(VD->getType(), Index) != MeshAccess::None)
+          VD && VD->getIdentifier() && usable(VD->getType(), Index, Accepts))
         Captured = VD; // The last one listed, as the nearest.
   }
-  const LambdaExpr *Lambda = analysis::lambdaExprOf(*Closure);
+  const LambdaExpr *Lambda = analysis::lambdaExprOf(*Closure, Index);
   const CXXRecordDecl *OuterThis = nullptr;
   const VarDecl *Outer = nullptr;
   if (Lambda) {
     const auto &Enclosing = *cast<FunctionDecl>(Closure->getDeclContext());
-    MeshLocals OuterLocals;
-    Outer = meshVariableAt(Enclosing, *Lambda, Index,
-                           localsOf(Enclosing, Index, nullptr, OuterLocals),
-                           OuterThis);
+    if (!Locals.Enclosing)
+      Locals.Enclosing = std::make_unique<MeshLocals>();
+    MeshLocals Unused;
+    Outer = meshVariableAt(
+        Enclosing, *Lambda, Index,
+        localsOf(Enclosing, Index, Locals.Enclosing.get(), Unused), OuterThis,
+        Accepts);
   }
   if (Closure->getLambdaCaptureDefault() != LCD_None) {
     CapturesThis = true; // Naming a field captures `this` too.
@@ -185,14 +217,16 @@ const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
 std::optional<std::string>
 meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
                       llvm::ArrayRef<const VarDecl *> DTensorVars,
-                      const analysis::ApiIndex &Index, MeshLocals *Cache) {
+                      const analysis::ApiIndex &Index, MeshLocals *Cache,
+                      MeshAcceptor Accepts) {
   MeshLocals Fresh;
-  const MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
+  MeshLocals &Locals = localsOf(FD, Index, Cache, Fresh);
   const SourceManager &SM = FD.getASTContext().getSourceManager();
   const CXXRecordDecl *ThisClass = nullptr;
   // A hidden name would make the fix-it name something else: no fix-it then
   // (the note says what to pass).
-  if (const VarDecl *VD = meshVariableAt(FD, At, Index, Locals, ThisClass))
+  if (const VarDecl *VD =
+          meshVariableAt(FD, At, Index, Locals, ThisClass, Accepts))
     return hiddenAt(*VD, FD, At, Locals, SM)
                ? std::nullopt
                : std::optional<std::string>(
@@ -201,7 +235,7 @@ meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
   if (ThisClass)
     for (const FieldDecl *Field : ThisClass->fields())
       if (MeshAccess Access = meshAccess(Field->getType(), Index);
-          Access != MeshAccess::None && Field->getIdentifier()) {
+          usable(Field->getType(), Index, Accepts) && Field->getIdentifier()) {
         std::string Spelled = spell(*Field, Access);
         if (!hiddenAt(*Field, FD, At, Locals, SM))
           return Spelled;
@@ -214,6 +248,18 @@ meshExpressionInScope(const FunctionDecl &FD, const Stmt &At,
   const std::string &MeshOf = Index.model().MeshOfFunction;
   if (MeshOf.empty())
     return std::nullopt;
+  if (Accepts) {
+    // `*mesh_of(x)`: only if mesh_of is declared and gives an accepted mesh.
+    llvm::SmallVector<const FunctionDecl *, 2> Fns =
+        functionsNamed(FD.getASTContext(), MeshOf);
+    if (llvm::none_of(Fns, [&](const FunctionDecl *F) {
+          QualType R = F->getReturnType();
+          QualType Mesh = R->isPointerType() ? R->getPointeeType()
+                                             : meshTypeOf(R, MeshAccess::Deref);
+          return !Mesh.isNull() && Accepts(Mesh);
+        }))
+      return std::nullopt;
+  }
   // DTensorVars come nearest first; parameters are always in scope.
   for (const VarDecl *VD : DTensorVars)
     if (VD->getIdentifier() &&

@@ -8,7 +8,9 @@
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -38,16 +40,25 @@ struct MeshLocals {
   llvm::DenseMap<const clang::IdentifierInfo *,
                  llvm::SmallVector<const clang::VarDecl *, 1>>
       ByName;
+  /// In a lambda: the enclosing function's locals, kept across the lambdas
+  /// of one function (each would walk the whole enclosing body again).
+  std::unique_ptr<MeshLocals> Enclosing;
 };
+
+/// Whether the function a fix-it calls takes a mesh of this type.
+using MeshAcceptor = llvm::function_ref<bool(clang::QualType)>;
 
 /// \p DTensorVars: nearest first. \p Cache, when given, keeps the function's
 /// DeviceMesh locals between calls for the same \p FD (without it every call
-/// walks the body).
+/// walks the body). \p Accepts, when given, must accept the mesh's type (the
+/// value the expression denotes): the API model may name mesh types that
+/// the called function does not take.
 std::optional<std::string>
 meshExpressionInScope(const clang::FunctionDecl &FD, const clang::Stmt &At,
                       llvm::ArrayRef<const clang::VarDecl *> DTensorVars,
                       const analysis::ApiIndex &Index,
-                      MeshLocals *Cache = nullptr);
+                      MeshLocals *Cache = nullptr,
+                      MeshAcceptor Accepts = nullptr);
 
 /// The statement that declares the local \p VD of \p FD, or null; \p Cache
 /// as for meshExpressionInScope.

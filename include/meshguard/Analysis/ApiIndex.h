@@ -2,7 +2,9 @@
 //
 // Answers "what does the model say about this FunctionDecl / this type" once
 // per declaration and caches the answer. One index lives for one translation
-// unit (the caches are keyed by AST node).
+// unit (the caches are keyed by AST node), so it also keeps the per-TU memo
+// of what lambdas capture (LambdaCaptures.h), which every analysis of a
+// lambda asks for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +17,17 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include <memory>
 
 namespace meshguard {
 namespace analysis {
 
+class LambdaCaptureMemo;
+
 class ApiIndex {
 public:
   explicit ApiIndex(ApiModel Model);
+  ~ApiIndex();
 
   const ApiModel &model() const { return Model; }
 
@@ -70,6 +76,12 @@ public:
   std::vector<llvm::StringRef> meshCollectiveNames() const;
   std::vector<llvm::StringRef> processGroupCollectiveNames() const;
 
+  /// The lambdas of this TU and the tensors they capture, found once per
+  /// enclosing function for all of its lambdas.
+  LambdaCaptureMemo &lambdaCaptures() const;
+  /// Drops the memo (its keys die with the AST).
+  void forgetLambdaCaptures() const;
+
 private:
   struct DeclFacts {
     const SourceEntry *Source = nullptr;
@@ -102,6 +114,7 @@ private:
   llvm::StringSet<> TensorNames, ContainerNames, MeshNames, OpNamespaces;
   mutable llvm::DenseMap<const clang::FunctionDecl *, DeclFacts> DeclCache;
   mutable llvm::DenseMap<const clang::Type *, TypeKind> TypeCache;
+  mutable std::unique_ptr<LambdaCaptureMemo> Captures;
 };
 
 } // namespace analysis

@@ -31,6 +31,8 @@ struct SourceEntry {
   /// Fully qualified name, e.g. "meshguard::to_local" or "torch::randn".
   std::string Function;
   SourceKind Kind;
+  /// "file:line:col" of the entry in a user file; empty when built in.
+  std::string Where = {};
 };
 
 /// A collective that finds its DeviceMesh by looking at its tensor arguments.
@@ -45,6 +47,8 @@ struct MeshCollectiveEntry {
   /// The mesh-explicit replacement, e.g. "meshguard::guarded::broadcast_". It
   /// takes the same arguments with a DeviceMesh inserted after TensorArg.
   std::string Guarded;
+  /// "file:line:col" of the entry in a user file; empty when built in.
+  std::string Where = {};
 };
 
 /// A raw c10d process-group collective: it must be given local tensors.
@@ -54,6 +58,8 @@ struct ProcessGroupCollectiveEntry {
   /// Indices of the parameters that hold tensors.
   std::vector<unsigned> TensorArgs;
   std::string OpName;
+  /// "file:line:col" of the entry in a user file; empty when built in.
+  std::string Where = {};
 };
 
 /// The whole model. Every list extends the built-in defaults when a user file
