@@ -23,11 +23,13 @@ static const DeclContext *scopeOf(const NamedDecl *D) {
   return nullptr;
 }
 
-bool declaresName(const ASTContext &Ctx, llvm::StringRef QualifiedName) {
+llvm::SmallVector<const NamedDecl *, 2>
+lookupQualified(const ASTContext &Ctx, llvm::StringRef QualifiedName) {
   llvm::SmallVector<llvm::StringRef, 4> Parts;
   QualifiedName.split(Parts, "::");
   llvm::SmallVector<const DeclContext *, 2> Scopes = {
       Ctx.getTranslationUnitDecl()};
+  llvm::SmallVector<const NamedDecl *, 2> Found;
   for (size_t I = 0; I < Parts.size(); ++I) {
     // get(), not find(): in clangd the name may live in the preamble only,
     // which get() consults.
@@ -37,15 +39,19 @@ bool declaresName(const ASTContext &Ctx, llvm::StringRef QualifiedName) {
     for (const DeclContext *DC : Scopes)
       for (const NamedDecl *D : DC->lookup(Name)) {
         if (Last)
-          return true;
-        if (const DeclContext *Scope = scopeOf(D))
+          Found.push_back(D);
+        else if (const DeclContext *Scope = scopeOf(D))
           Next.push_back(Scope);
       }
     if (Next.empty())
-      return false;
+      break;
     Scopes = std::move(Next);
   }
-  return false;
+  return Found;
+}
+
+bool declaresName(const ASTContext &Ctx, llvm::StringRef QualifiedName) {
+  return !lookupQualified(Ctx, QualifiedName).empty();
 }
 
 bool declaresAnyOf(const ASTContext &Ctx,

@@ -1,6 +1,7 @@
 //===--- NamedFunctions.cpp - What a function named by the model accepts --===//
 
 #include "NamedFunctions.h"
+#include "meshguard/Analysis/DeclaredNames.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 
@@ -12,30 +13,11 @@ namespace tidy {
 llvm::SmallVector<const FunctionDecl *, 2>
 functionsNamed(ASTContext &Ctx, llvm::StringRef QualifiedName) {
   llvm::SmallVector<const FunctionDecl *, 2> Found;
-  llvm::SmallVector<llvm::StringRef, 4> Parts;
-  QualifiedName.split(Parts, "::");
-  if (Parts.empty() || Parts.back().empty())
-    return Found;
-  DeclContext *DC = Ctx.getTranslationUnitDecl();
-  for (size_t I = 0; I + 1 < Parts.size(); ++I) {
-    DeclContext *Next = nullptr;
-    for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Parts[I]))) {
-      if (auto *NS = dyn_cast<NamespaceDecl>(D))
-        Next = NS;
-      else if (auto *RD = dyn_cast<CXXRecordDecl>(D); RD && RD->getDefinition())
-        Next = RD->getDefinition();
-      if (Next)
-        break;
-    }
-    if (!Next)
-      return Found;
-    DC = Next;
-  }
-  for (NamedDecl *D : DC->lookup(&Ctx.Idents.get(Parts.back()))) {
+  for (const NamedDecl *D : analysis::lookupQualified(Ctx, QualifiedName)) {
     D = D->getUnderlyingDecl(); // Through using-declarations.
-    if (auto *FTD = dyn_cast<FunctionTemplateDecl>(D))
+    if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(D))
       D = FTD->getTemplatedDecl();
-    if (auto *FD = dyn_cast<FunctionDecl>(D))
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
       Found.push_back(FD);
   }
   return Found;

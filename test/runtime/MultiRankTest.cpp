@@ -183,20 +183,28 @@ TEST(Launcher, TimeoutKillsAndNamesRanks) {
   EXPECT_THAT(out, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
 }
 
-// A master port taken by someone else between the launcher's choice and
-// rank 0's bind: the launcher restarts every rank on a new port.
-TEST(Launcher, RetriesWhenThePortIsTaken) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
+// A socket on a loopback port the OS picks, listening but never accepting:
+// what a port held by someone else looks like to the ranks.
+static void listen_on_loopback(int backlog, int* fd, int* port) {
+  *fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(*fd, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 1), 0);
+  ASSERT_EQ(::bind(*fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(*fd, backlog), 0);
   socklen_t len = sizeof addr;
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const int port = ntohs(addr.sin_port);
+  ASSERT_EQ(::getsockname(*fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  *port = ntohs(addr.sin_port);
+}
+
+// A master port taken by someone else between the launcher's choice and
+// rank 0's bind: the launcher restarts every rank on a new port.
+TEST(Launcher, RetriesWhenThePortIsTaken) {
+  int fd = -1;
+  int port = 0;
+  ASSERT_NO_FATAL_FAILURE(listen_on_loopback(1, &fd, &port));
   auto r = launch(2, "Mesh.OneDimensional", 120, "MESHGUARD_LAUNCH_FIRST_PORT=" + std::to_string(port));
   ::close(fd);
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -208,17 +216,10 @@ TEST(Launcher, RetriesWhenThePortIsTaken) {
 // rank used to block in the TCPStore constructor forever. One rank alone,
 // bounded by `timeout` in case it still hangs.
 TEST(MultiRank, Rendezvous_SilentMasterPort) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 16), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const std::string port = std::to_string(ntohs(addr.sin_port));
+  int fd = -1;
+  int port_number = 0;
+  ASSERT_NO_FATAL_FAILURE(listen_on_loopback(16, &fd, &port_number));
+  const std::string port = std::to_string(port_number);
   const std::string cmd = "RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port +
                           " MESHGUARD_TIMEOUT_S=2 timeout -k 5 60 " MESHGUARD_RANK_TESTS
                           " --gtest_filter=Rendezvous.SilentMasterPort 2>&1";

@@ -12,10 +12,17 @@
 
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace meshguard {
 namespace analysis {
+
+/// What name lookup from the translation unit finds for \p QualifiedName,
+/// under the rules of declaresName (the declarations as found, using
+/// declarations included).
+llvm::SmallVector<const clang::NamedDecl *, 2>
+lookupQualified(const clang::ASTContext &Ctx, llvm::StringRef QualifiedName);
 
 /// Whether name lookup from the translation unit finds \p QualifiedName
 /// ("meshguard::dist::broadcast_", "c10d::ProcessGroup::broadcast"): each
