@@ -2,7 +2,7 @@
 
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/Provenance.h"
-#include "meshguard/Analysis/VariableWrites.h"
+#include "VariableWrites.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/ParentMap.h"

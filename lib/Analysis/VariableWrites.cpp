@@ -1,6 +1,6 @@
 //===--- VariableWrites.cpp - How a body changes some local variables -----===//
 
-#include "meshguard/Analysis/VariableWrites.h"
+#include "VariableWrites.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/RecursiveASTVisitor.h"
