@@ -6,7 +6,8 @@ set -euo pipefail
 
 # What each package is for:
 #   LLVM/Clang 19: the analysis, the clang-tidy module and the tools link them;
-#     clang-tidy-19 hosts the -load plugin; llvm-19-tools gives lit and FileCheck.
+#     clang-tidy-19 hosts the -load plugin; llvm-19-tools gives lit and FileCheck;
+#     clang-format-19 keeps the analysis and tidy sources in LLVM style (make lint).
 #   libcadical-dev: the CDCL SAT solver behind the analysis's queries.
 #   gRPC/protobuf/absl: Debian's clangd archives reference them at link time.
 #   libtorch-dev: the runtime (libtorch 1.13.1 with c10d and Gloo).
@@ -15,7 +16,7 @@ set -euo pipefail
 #   gnuplot-nox: the demo's loss plot (SVG).
 PACKAGES=(
   cmake ninja-build ccache python3 python3-yaml git g++ lld-19
-  llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clangd-19 llvm-19-tools
+  llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clang-format-19 clangd-19 llvm-19-tools
   libcadical-dev libgrpc++-dev libprotobuf-dev libabsl-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libtorch-dev libgloo-dev
