@@ -17,6 +17,9 @@ const char *const DTensorMakers[] = {
     "meshguard::distribute_tensor",
     "meshguard::from_local",
     "meshguard::redistribute",
+    // The DTensor factories (include/meshguard/runtime/Factories.h).
+    "meshguard::ones", "meshguard::zeros", "meshguard::empty",
+    "meshguard::full", "meshguard::rand", "meshguard::randn",
     // The CollectiveGuard returns DTensors (plain inputs are promoted).
     "meshguard::CollectiveGuard::sanitize_args",
 };
