@@ -68,7 +68,8 @@ void expect_debug_error(const std::function<void()>& run, const std::vector<std:
 }
 
 // Mode off: an error within the mesh timeout. A rank left waiting gets the
-// runtime's CollectiveTimeoutError, which points at the debug mode.
+// runtime's CollectiveTimeoutError, which points at the debug mode (or, if
+// its peer timed out first and left, the closed connection).
 void expect_bounded_error(const std::function<void()>& run, bool timeout_expected) {
   const auto start = Clock::now();
   try {
@@ -79,7 +80,10 @@ void expect_bounded_error(const std::function<void()>& run, bool timeout_expecte
     EXPECT_THAT(e.what(), HasSubstr("MESHGUARD_DEBUG_COLLECTIVES=1"));
     std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
   } catch (const std::exception& e) {
-    EXPECT_FALSE(timeout_expected) << e.what();
+    // The first rank to time out leaves, so a slower one may see that first.
+    if (timeout_expected) {
+      EXPECT_THAT(e.what(), HasSubstr("by peer"));
+    }
     std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
   }
   EXPECT_LT(seconds_since(start), env_seconds("MESHGUARD_TIMEOUT_S") + 10.0);
