@@ -134,6 +134,14 @@ DEBUG_COLLECTIVES_TEST(DifferentOps)
 DEBUG_COLLECTIVES_TEST(SkippedCollective)
 DEBUG_COLLECTIVES_TEST(DifferentShapes)
 
+// On 4 ranks (rank 0 against three): the mode's errors only.
+TEST(MultiRank4, Debug_DifferentOps_ModeOn) {
+  expect_ranks_pass(4, "Debug.DifferentOps", "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");
+}
+TEST(MultiRank4, Debug_SkippedCollective_ModeOn) {
+  expect_ranks_pass(4, "Debug.SkippedCollective", "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");
+}
+
 // One rank starts with another WORLD_SIZE (2 vs 3 either way, and 2 vs 1
 // on rank 1): both ranks name both values at once, no "Socket Timeout".
 TEST(MultiRank2, Rendezvous_WorldSizeDisagreesOnRank1) {
