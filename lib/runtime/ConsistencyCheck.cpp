@@ -144,7 +144,7 @@ std::string rank_label(const Channel& ch, int64_t j) {
 [[noreturn]] void fail_missing(Channel& ch, const std::string& mine, const std::string& why) {
   std::ostringstream os;
   os << "collective #" << ch.seq << " of " << group_name(ch) << " did not start on every rank within "
-     << ch.timeout.count() / 1000.0 << " s (MESHGUARD_DEBUG_COLLECTIVES; MESHGUARD_DEBUG_TIMEOUT_S sets the wait):\n";
+     << std::chrono::duration<double>(ch.timeout).count() << " s (MESHGUARD_DEBUG_COLLECTIVES; MESHGUARD_DEBUG_TIMEOUT_S sets the wait):\n";
   for (size_t j = 0; j < ch.ranks.size(); ++j) {
     const auto jj = static_cast<int64_t>(j);
     os << "  " << rank_label(ch, jj) << ": ";
@@ -160,7 +160,7 @@ std::string rank_label(const Channel& ch, int64_t j) {
         theirs = text(ch.store->get(key(ch.seq, jj)));
       }
     } catch (const std::exception&) {
-      // The store itself is gone (its server, global rank 0, ended).
+      arrived = false; // the store itself is gone (its server, global rank 0, ended)
     }
     if (arrived) {
       os << theirs << "\n";

@@ -21,25 +21,29 @@ std::mutex failure_mu;
 std::string* last_failure = new std::string(); // leaked: read during exit
 std::terminate_handler previous = nullptr;
 
+std::string what_of(const std::exception_ptr& ep) {
+  try {
+    std::rethrow_exception(ep);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return std::string();
+  }
+}
+
 void on_terminate() {
-  if (std::exception_ptr ep = std::current_exception()) {
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      if (what.find(kLongerMessage) != std::string::npos) {
-        {
-          std::lock_guard<std::mutex> lock(failure_mu);
-          *last_failure = what;
-        }
-        failures.fetch_add(1);
-        // Park this (Gloo transport) thread: returning from a terminate
-        // handler is not allowed, and ending the thread would terminate.
-        for (;;) {
-          std::this_thread::sleep_for(std::chrono::hours(24));
-        }
-      }
-    } catch (...) {
+  const std::exception_ptr ep = std::current_exception();
+  const std::string what = ep ? what_of(ep) : std::string();
+  if (what.find(kLongerMessage) != std::string::npos) {
+    {
+      std::lock_guard<std::mutex> lock(failure_mu);
+      *last_failure = what;
+    }
+    failures.fetch_add(1);
+    // Park this (Gloo transport) thread: returning from a terminate handler
+    // is not allowed, and ending the thread would terminate.
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::hours(24));
     }
   }
   if (previous != nullptr) {

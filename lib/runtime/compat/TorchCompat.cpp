@@ -277,7 +277,7 @@ void wait(const Group& pg, const c10::intrusive_ptr<c10d::Work>& work, bool cuda
       if (what.find("imed out") != std::string::npos) {
         // Work::wait's "Operation timed out!" or Gloo's own recv timeout.
         std::ostringstream os;
-        os << op << ": the collective did not complete within " << timeout.count() / 1000.0
+        os << op << ": the collective did not complete within " << std::chrono::duration<double>(timeout).count()
            << " s (MESHGUARD_TIMEOUT_S; " << what.substr(0, what.find('\n'))
            << "): a rank of the group did not call it, called another collective, or is stuck in other work. "
               "Run every rank with MESHGUARD_DEBUG_COLLECTIVES=1 to see what each rank called, and where.";
