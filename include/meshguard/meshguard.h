@@ -2,10 +2,12 @@
 
 // The meshguard runtime: a C++ DTensor for libtorch. Link meshguard::runtime.
 
+#include <meshguard/runtime/CallSite.h>
 #include <meshguard/runtime/CollectiveGuard.h>
 #include <meshguard/runtime/Collectives.h>
 #include <meshguard/runtime/DTensor.h>
 #include <meshguard/runtime/DTensorImpl.h>
+#include <meshguard/runtime/DebugCollectives.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Errors.h>
 #include <meshguard/runtime/Factories.h>

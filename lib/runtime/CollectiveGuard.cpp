@@ -7,6 +7,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 
 namespace meshguard {
@@ -97,20 +98,34 @@ std::vector<at::Tensor> CollectiveGuard::sanitize_args(const std::vector<at::Ten
   return promote(args, mesh_, Promotion::kReplicate, ReduceOp::SUM, 0);
 }
 
-void CollectiveGuard::broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim) const {
+void CollectiveGuard::broadcast_(
+    const std::vector<at::Tensor>& tensors,
+    int64_t src,
+    int64_t mesh_dim,
+    CallSite where) const {
+  detail::UserCall call("guarded::broadcast_", where, [&] { return detail::describe_operands(tensors); });
   check_args(tensors, "c10d.broadcast_.default");
   check_mesh_dim(mesh_, mesh_dim);
   // The broadcast makes the replicas agree, so a replica check is moot.
   detail::broadcast_on(mesh_, promote(tensors, mesh_, Promotion::kReplicateUnchecked, ReduceOp::SUM, mesh_dim), src, mesh_dim);
 }
 
-void CollectiveGuard::all_reduce_(const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim) const {
+void CollectiveGuard::all_reduce_(
+    const std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    int64_t mesh_dim,
+    CallSite where) const {
+  detail::UserCall call("guarded::all_reduce_", where, [&] { return detail::describe_operands(tensors); });
   check_args(tensors, "c10d.allreduce_.default");
   check_mesh_dim(mesh_, mesh_dim);
   detail::all_reduce_on(mesh_, promote(tensors, mesh_, Promotion::kPartial, op, mesh_dim), op, mesh_dim);
 }
 
-std::vector<at::Tensor> CollectiveGuard::all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim) const {
+std::vector<at::Tensor> CollectiveGuard::all_gather(
+    const std::vector<at::Tensor>& tensors,
+    int64_t mesh_dim,
+    CallSite where) const {
+  detail::UserCall call("guarded::all_gather", where, [&] { return detail::describe_operands(tensors); });
   check_args(tensors, "c10d.allgather_.default");
   check_mesh_dim(mesh_, mesh_dim);
   return detail::all_gather_on(mesh_, promote(tensors, mesh_, Promotion::kReplicate, ReduceOp::SUM, mesh_dim), mesh_dim);
@@ -120,7 +135,9 @@ std::vector<at::Tensor> CollectiveGuard::reduce_scatter(
     const std::vector<at::Tensor>& tensors,
     ReduceOp op,
     int64_t scatter_dim,
-    int64_t mesh_dim) const {
+    int64_t mesh_dim,
+    CallSite where) const {
+  detail::UserCall call("guarded::reduce_scatter", where, [&] { return detail::describe_operands(tensors); });
   check_args(tensors, "c10d.reduce_scatter_.default");
   check_mesh_dim(mesh_, mesh_dim);
   return detail::reduce_scatter_on(
@@ -129,16 +146,30 @@ std::vector<at::Tensor> CollectiveGuard::reduce_scatter(
 
 namespace guarded {
 
-void broadcast_(const std::vector<at::Tensor>& tensors, const DeviceMesh& mesh, int64_t src, int64_t mesh_dim) {
-  CollectiveGuard(mesh).broadcast_(tensors, src, mesh_dim);
+void broadcast_(
+    const std::vector<at::Tensor>& tensors,
+    const DeviceMesh& mesh,
+    int64_t src,
+    int64_t mesh_dim,
+    CallSite where) {
+  CollectiveGuard(mesh).broadcast_(tensors, src, mesh_dim, where);
 }
 
-void all_reduce_(const std::vector<at::Tensor>& tensors, const DeviceMesh& mesh, ReduceOp op, int64_t mesh_dim) {
-  CollectiveGuard(mesh).all_reduce_(tensors, op, mesh_dim);
+void all_reduce_(
+    const std::vector<at::Tensor>& tensors,
+    const DeviceMesh& mesh,
+    ReduceOp op,
+    int64_t mesh_dim,
+    CallSite where) {
+  CollectiveGuard(mesh).all_reduce_(tensors, op, mesh_dim, where);
 }
 
-std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, const DeviceMesh& mesh, int64_t mesh_dim) {
-  return CollectiveGuard(mesh).all_gather(tensors, mesh_dim);
+std::vector<at::Tensor> all_gather(
+    const std::vector<at::Tensor>& tensors,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    CallSite where) {
+  return CollectiveGuard(mesh).all_gather(tensors, mesh_dim, where);
 }
 
 std::vector<at::Tensor> reduce_scatter(
@@ -146,8 +177,9 @@ std::vector<at::Tensor> reduce_scatter(
     const DeviceMesh& mesh,
     ReduceOp op,
     int64_t scatter_dim,
-    int64_t mesh_dim) {
-  return CollectiveGuard(mesh).reduce_scatter(tensors, op, scatter_dim, mesh_dim);
+    int64_t mesh_dim,
+    CallSite where) {
+  return CollectiveGuard(mesh).reduce_scatter(tensors, op, scatter_dim, mesh_dim, where);
 }
 
 } // namespace guarded

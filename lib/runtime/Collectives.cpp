@@ -10,6 +10,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 #include "compat/TorchCompat.h"
 
@@ -229,15 +230,18 @@ std::vector<at::Tensor> reduce_scatter_on(
 
 namespace dist {
 
-void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim) {
+void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim, CallSite where) {
+  detail::UserCall call("dist::broadcast_", where, [&] { return detail::describe_operands(tensors); });
   detail::broadcast_on(inferred_mesh(tensors, kBroadcast), tensors, src, mesh_dim);
 }
 
-void all_reduce_(const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim) {
+void all_reduce_(const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim, CallSite where) {
+  detail::UserCall call("dist::all_reduce_", where, [&] { return detail::describe_operands(tensors); });
   detail::all_reduce_on(inferred_mesh(tensors, kAllReduce), tensors, op, mesh_dim);
 }
 
-std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim) {
+std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim, CallSite where) {
+  detail::UserCall call("dist::all_gather", where, [&] { return detail::describe_operands(tensors); });
   return detail::all_gather_on(inferred_mesh(tensors, kAllGather), tensors, mesh_dim);
 }
 
@@ -245,7 +249,9 @@ std::vector<at::Tensor> reduce_scatter(
     const std::vector<at::Tensor>& tensors,
     ReduceOp op,
     int64_t scatter_dim,
-    int64_t mesh_dim) {
+    int64_t mesh_dim,
+    CallSite where) {
+  detail::UserCall call("dist::reduce_scatter", where, [&] { return detail::describe_operands(tensors); });
   return detail::reduce_scatter_on(inferred_mesh(tensors, kReduceScatter), tensors, op, scatter_dim, mesh_dim);
 }
 

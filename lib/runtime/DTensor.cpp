@@ -13,6 +13,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 #include "compat/TorchCompat.h"
 
@@ -235,7 +236,8 @@ void set_replica_check(bool enabled) {
   replica_check_state.store(enabled ? 1 : 0);
 }
 
-void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::string& what) {
+void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::string& what, CallSite where) {
+  detail::UserCall call("check_replicas", where, [&] { return what + " on " + mesh.to_string(); });
   // Checksums in double: the plain and a position-weighted sum of the
   // finite values, and the same of the non-finite ones' kinds (NaN 1, +inf
   // 2, -inf 3), so equal NaNs agree and NaNs elsewhere do not.
@@ -281,7 +283,16 @@ void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::
   }
 }
 
-at::Tensor distribute_tensor(const at::Tensor& full, const DeviceMesh& mesh, const Placements& placements_in) {
+at::Tensor distribute_tensor(
+    const at::Tensor& full,
+    const DeviceMesh& mesh,
+    const Placements& placements_in,
+    CallSite where) {
+  detail::UserCall call("distribute_tensor", where, [&] {
+    std::ostringstream os;
+    os << "to " << to_string(placements_in) << ", " << full.sizes() << " on " << mesh.to_string();
+    return os.str();
+  });
   if (!full.defined()) {
     throw PlacementError("distribute_tensor: the tensor is undefined");
   }
@@ -330,7 +341,11 @@ at::Tensor from_local(
     const DeviceMesh& mesh,
     const Placements& placements_in,
     bool run_check,
-    const std::optional<std::vector<int64_t>>& shape) {
+    const std::optional<std::vector<int64_t>>& shape,
+    CallSite where) {
+  detail::UserCall call("from_local(run_check=true)", where, [&] {
+    return to_string(placements_in) + " on " + mesh.to_string();
+  });
   if (!local.defined()) {
     throw PlacementError("from_local: the tensor is undefined");
   }
@@ -387,6 +402,7 @@ at::Tensor to_local(
 }
 
 at::Tensor full_tensor(const at::Tensor& dtensor, const char* file, int line) {
+  detail::UserCall call("full_tensor", CallSite{file, line}, [&] { return detail::describe_operands({dtensor}); });
   auto* impl = require_dtensor(dtensor, "full_tensor");
   Placements all_replicate(impl->spec().mesh.ndim(), Replicate{});
   at::Tensor replicated = redistribute(dtensor, all_replicate);

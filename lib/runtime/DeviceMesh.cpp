@@ -11,11 +11,13 @@
 
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 #include "LaunchEnvironment.h"
 #include "MeshIndex.h"
 #include "Rendezvous.h"
 #include "SigPipe.h"
+#include "TransportFailure.h"
 #include "compat/TorchCompat.h"
 
 namespace meshguard {
@@ -97,6 +99,9 @@ std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> make_groups(
         s.device_type == "cuda"
             ? compat::make_nccl_group(group_store, group_rank, group_size, s.timeout)
             : compat::make_gloo_group(group_store, group_rank, group_size, s.timeout, gloo_hostname));
+    // Keys of their own, so that the mode can be switched on at any time.
+    detail::register_debug_channel(groups.back().get(), compat::make_prefix_store("debug/" + prefix.str(), store),
+                                   ranks_along(s, d), s.timeout);
   }
   return groups;
 }
@@ -129,6 +134,10 @@ DeviceMesh::DeviceMesh(
     compat::require_cuda("DeviceMesh(\"cuda\")");
     s->device_index = compat::current_cuda_device();
   }
+  for (const auto& group : dim_groups) {
+    detail::forget_debug_channel(group.get());
+  }
+  detail::catch_transport_failures_once();
   s->groups = std::move(dim_groups);
   s->timeout = detail::resolve_timeout({});
   state_ = std::move(s);
@@ -238,6 +247,7 @@ DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t>
   s->timeout = timeout;
   s->device_index = rv.device_index;
   detail::ignore_sigpipe_once();
+  detail::catch_transport_failures_once();
   s->groups = make_groups(*s, rv.store, rv.gloo_hostname);
   // Gloo connects pairs lazily on one side: without a barrier a fast rank
   // could finish and exit while a slow peer is still connecting to it.

@@ -22,6 +22,7 @@
 
 #include <meshguard/runtime/DTensorImpl.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 #include "ops/Propagator.h"
 #include "ops/RuleTable.h"
@@ -355,6 +356,9 @@ const RuleLookup& rule_for(const c10::OperatorHandle& op) {
 }
 
 void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  // An operator has no caller's line: an outer entry point's wins, else the
+  // fingerprint names the operator (its redistributions are collectives).
+  detail::UserCall call(op.operator_name().name.c_str(), CallSite{});
   const auto num_args = op.schema().arguments().size();
   const auto args_begin = stack->size() - num_args;
 

@@ -14,6 +14,8 @@
 #include <meshguard/runtime/DTensor.h>
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
+
 namespace meshguard {
 
 namespace {
@@ -83,7 +85,12 @@ void distribute_recursive(
 
 } // namespace
 
-void distribute_module(torch::nn::Module& module, const DeviceMesh& mesh, const PartitionFn& partition_fn) {
+void distribute_module(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    const PartitionFn& partition_fn,
+    CallSite where) {
+  detail::UserCall call("distribute_module", where, [&] { return "on " + mesh.to_string(); });
   distribute_recursive(module, "", mesh, partition_fn);
 }
 

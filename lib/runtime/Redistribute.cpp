@@ -9,6 +9,7 @@
 #include <meshguard/runtime/DTensor.h>
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 #include "compat/TorchCompat.h"
 
@@ -306,7 +307,10 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
 
 } // namespace
 
-at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements) {
+at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements, CallSite where) {
+  detail::UserCall call("redistribute", where, [&] {
+    return detail::describe_operands({dtensor}) + " -> " + to_string(placements);
+  });
   auto* impl = get_dtensor_impl(dtensor);
   if (impl == nullptr) {
     throw PlacementError(

@@ -131,9 +131,10 @@ TEST(Rendezvous, SilentMasterPort) {
   EXPECT_LT(seconds_since(start), timeout_s + 10.0);
 }
 
-// Without the size check the rank with the smaller buffer aborts (Gloo
-// cannot report it) and the other one's error says what to do. Its driver
-// expects rank 0's SIGABRT and rank 1's message.
+// Without the size check, by default: the rank with the smaller buffer
+// (rank 0) used to abort inside Gloo; now it gets a catchable
+// CollectiveMismatchError naming both byte counts, and rank 1 an error
+// pointing at MESHGUARD_CHECK_SIZES. Both must pass.
 TEST(Fault, UncheckedSizesDifferHint) {
   ASSERT_EQ(std::getenv("MESHGUARD_CHECK_SIZES"), nullptr);
   auto mesh = world_mesh();
@@ -141,7 +142,13 @@ TEST(Fault, UncheckedSizesDifferHint) {
   try {
     dist::all_reduce_({dt}, ReduceOp::SUM);
     ADD_FAILURE() << "expected an error";
+  } catch (const CollectiveMismatchError& e) {
+    EXPECT_EQ(rank(), 0) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("all_reduce: the ranks of the group passed tensors of different sizes"));
+    EXPECT_THAT(e.what(), HasSubstr("-byte receive buffer"));
+    std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
   } catch (const std::exception& e) {
+    EXPECT_NE(rank(), 0) << e.what();
     EXPECT_THAT(e.what(), HasSubstr("MESHGUARD_CHECK_SIZES=1"));
     std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
   }

@@ -14,6 +14,7 @@
 
 #include <ATen/Tensor.h>
 
+#include <meshguard/runtime/CallSite.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
 
@@ -49,17 +50,27 @@ class CollectiveGuard {
     return std::forward<Fn>(fn)(sanitize_args(args), mesh_);
   }
 
-  void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim = 0) const;
+  // `where`: the caller's line, for the collective-consistency mode.
+  void broadcast_(
+      const std::vector<at::Tensor>& tensors,
+      int64_t src,
+      int64_t mesh_dim = 0,
+      CallSite where = CallSite::here()) const;
   void all_reduce_(
       const std::vector<at::Tensor>& tensors,
       ReduceOp op = ReduceOp::SUM,
-      int64_t mesh_dim = 0) const;
-  std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim = 0) const;
+      int64_t mesh_dim = 0,
+      CallSite where = CallSite::here()) const;
+  std::vector<at::Tensor> all_gather(
+      const std::vector<at::Tensor>& tensors,
+      int64_t mesh_dim = 0,
+      CallSite where = CallSite::here()) const;
   std::vector<at::Tensor> reduce_scatter(
       const std::vector<at::Tensor>& tensors,
       ReduceOp op = ReduceOp::SUM,
       int64_t scatter_dim = 0,
-      int64_t mesh_dim = 0) const;
+      int64_t mesh_dim = 0,
+      CallSite where = CallSite::here()) const;
 
  private:
   void check_args(const std::vector<at::Tensor>& args, const char* op_name) const;
@@ -75,22 +86,26 @@ void broadcast_(
     const std::vector<at::Tensor>& tensors,
     const DeviceMesh& mesh,
     int64_t src,
-    int64_t mesh_dim = 0);
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 void all_reduce_(
     const std::vector<at::Tensor>& tensors,
     const DeviceMesh& mesh,
     ReduceOp op = ReduceOp::SUM,
-    int64_t mesh_dim = 0);
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 std::vector<at::Tensor> all_gather(
     const std::vector<at::Tensor>& tensors,
     const DeviceMesh& mesh,
-    int64_t mesh_dim = 0);
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 std::vector<at::Tensor> reduce_scatter(
     const std::vector<at::Tensor>& tensors,
     const DeviceMesh& mesh,
     ReduceOp op = ReduceOp::SUM,
     int64_t scatter_dim = 0,
-    int64_t mesh_dim = 0);
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 
 } // namespace guarded
 } // namespace meshguard

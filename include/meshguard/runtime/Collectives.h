@@ -25,6 +25,7 @@
 
 #include <ATen/Tensor.h>
 
+#include <meshguard/runtime/CallSite.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
 
@@ -44,20 +45,31 @@ std::string explain_missing_mesh(
 
 namespace dist {
 
-void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim = 0);
+// `where` (never written by callers) is the caller's line, for the
+// collective-consistency mode (DebugCollectives.h).
+void broadcast_(
+    const std::vector<at::Tensor>& tensors,
+    int64_t src,
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 
 void all_reduce_(
     const std::vector<at::Tensor>& tensors,
     ReduceOp op = ReduceOp::SUM,
-    int64_t mesh_dim = 0);
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 
-std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim = 0);
+std::vector<at::Tensor> all_gather(
+    const std::vector<at::Tensor>& tensors,
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 
 std::vector<at::Tensor> reduce_scatter(
     const std::vector<at::Tensor>& tensors,
     ReduceOp op = ReduceOp::SUM,
     int64_t scatter_dim = 0,
-    int64_t mesh_dim = 0);
+    int64_t mesh_dim = 0,
+    CallSite where = CallSite::here());
 
 } // namespace dist
 } // namespace meshguard

@@ -12,6 +12,7 @@
 
 #include <ATen/Tensor.h>
 
+#include <meshguard/runtime/CallSite.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
 
@@ -20,10 +21,13 @@ namespace meshguard {
 // Splits `full` (the same value on every rank; rank 0's copy wins, as in
 // PyTorch) over `mesh` by `placements` (Shard(-1) is the last dim). A
 // non-leaf tensor that requires grad is refused, as in PyTorch. Collective.
+// (`where`, on every collective entry point, is the caller's line for the
+// collective-consistency mode, DebugCollectives.h; callers never write it.)
 at::Tensor distribute_tensor(
     const at::Tensor& full,
     const DeviceMesh& mesh,
-    const Placements& placements);
+    const Placements& placements,
+    CallSite where = CallSite::here());
 
 // Wraps this rank's `local` shard. The global shape assumes even shards
 // unless `shape` gives it. run_check (collective) verifies that every rank's
@@ -34,7 +38,8 @@ at::Tensor from_local(
     const DeviceMesh& mesh,
     const Placements& placements,
     bool run_check = false,
-    const std::optional<std::vector<int64_t>>& shape = std::nullopt);
+    const std::optional<std::vector<int64_t>>& shape = std::nullopt,
+    CallSite where = CallSite::here());
 
 // This rank's local tensor (a view of it; differentiable). The call site is
 // remembered on the result so that a later "found no DeviceMesh" error can
@@ -61,7 +66,10 @@ at::Tensor full_tensor(
 
 // The same global value with new placements (collective). See
 // docs/runtime/redistribute.md for the supported transitions.
-at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements);
+at::Tensor redistribute(
+    const at::Tensor& dtensor,
+    const Placements& placements,
+    CallSite where = CallSite::here());
 
 bool is_dtensor(const at::Tensor& t);
 // The mesh of a DTensor; nullopt for a plain tensor.
@@ -80,6 +88,10 @@ void set_replica_check(bool enabled);
 // Verifies that `local` holds the same values on every rank of `mesh`
 // (checksum all-gather) and throws ReplicaMismatchError naming the ranks
 // that differ. Collective.
-void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::string& what);
+void check_replicas(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    const std::string& what,
+    CallSite where = CallSite::here());
 
 } // namespace meshguard

@@ -48,7 +48,17 @@ class ReplicaMismatchError : public Error {
 
 // Ranks called one collective with tensors that do not match (a different
 // number of elements); what() names the sizes where this rank can see them.
+// In the collective-consistency mode also: ranks called different
+// collectives, or from different lines; what() lists each rank's call.
 class CollectiveMismatchError : public Error {
+ public:
+  using Error::Error;
+};
+
+// In the collective-consistency mode (DebugCollectives.h): a rank of the
+// group did not reach a collective within the debug timeout; what() names
+// it with its last collective, and what the other ranks called where.
+class CollectiveTimeoutError : public Error {
  public:
   using Error::Error;
 };

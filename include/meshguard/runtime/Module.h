@@ -14,6 +14,7 @@
 #include <ATen/Tensor.h>
 #include <torch/nn/module.h>
 
+#include <meshguard/runtime/CallSite.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
 
@@ -31,7 +32,8 @@ using PartitionFn = std::function<Placements(
 void distribute_module(
     torch::nn::Module& module,
     const DeviceMesh& mesh,
-    const PartitionFn& partition_fn = nullptr);
+    const PartitionFn& partition_fn = nullptr,
+    CallSite where = CallSite::here());
 
 // Throws NotDistributedError listing every parameter that is still a plain
 // tensor.
