@@ -11,12 +11,12 @@
 
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "RankDependence.h"
+#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Basic/SourceManager.h"
-#include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -77,7 +77,11 @@ DivergenceMemo::performed(const FunctionDecl &FD) {
     callsIn(Def->getBody(), Calls);
     for (const CallExpr *Call : Calls)
       if (std::optional<CollectiveCall> C = collective(*Call)) {
-        Found = CollectiveCall{nullptr, FD.getQualifiedNameAsString(), Def,
+        Found = CollectiveCall{nullptr,
+                               isLambdaCallOperator(Def)
+                                   ? std::string("lambda")
+                                   : FD.getQualifiedNameAsString(),
+                               Def,
                                C->Inner ? C->Inner : C->Call,
                                C->Inner ? C->InnerName : C->Name};
         break;
@@ -148,6 +152,10 @@ bool hasErrors(const Stmt *S) {
   return llvm::any_of(S->children(), hasErrors);
 }
 
+/// Control dependencies cost a post-dominance frontier per block: implicit
+/// flows are followed in functions up to this size only.
+constexpr unsigned MaxBlocksForImplicitFlow = 400;
+
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
@@ -207,11 +215,35 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
                                         B.Collective.Call->getBeginLoc());
   });
 
+  ControlDependencyCalculator Deps(Cfg.get());
+  // Transitive control dependencies of a block, nearest first.
+  llvm::DenseMap<const CFGBlock *, llvm::SmallVector<CFGBlock *, 8>> DepCache;
+  auto ControllingBlocks =
+      [&](CFGBlock *B) -> const llvm::SmallVector<CFGBlock *, 8> & {
+    auto It = DepCache.find(B);
+    if (It != DepCache.end())
+      return It->second;
+    llvm::SmallVector<CFGBlock *, 8> Work(Deps.getControlDependencies(B).begin(),
+                                         Deps.getControlDependencies(B).end());
+    llvm::SmallPtrSet<CFGBlock *, 16> Seen(Work.begin(), Work.end());
+    for (unsigned I = 0; I < Work.size(); ++I)
+      for (CFGBlock *Next : Deps.getControlDependencies(Work[I]))
+        if (Seen.insert(Next).second)
+          Work.push_back(Next);
+    return DepCache[B] = std::move(Work);
+  };
+
   // Rank dependence of the locals at the end of each block, to a fixpoint.
   RankDependenceTU &Facts = Memo.rankFacts();
   std::vector<RankVars> Out(Cfg->getNumBlockIDs());
   std::vector<bool> Done(Cfg->getNumBlockIDs(), false);
-  llvm::ReversePostOrderTraversal<const CFG *> RPO(Cfg.get());
+  // Clang builds the CFG backwards: descending block IDs approximate the
+  // program order. (Not a post-order walk: pruned edges such as the back
+  // edge of `do ... while (0)` are null successors.)
+  std::vector<const CFGBlock *> RPO(Cfg->begin(), Cfg->end());
+  llvm::sort(RPO, [](const CFGBlock *A, const CFGBlock *B) {
+    return A->getBlockID() > B->getBlockID();
+  });
   std::int32_t Visits = 0;
   for (bool Changed = true; Changed;) {
     Changed = false;
@@ -227,9 +259,20 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
         if (P && Done[P->getBlockID()])
           for (const auto &[V, O] : Out[P->getBlockID()])
             In.try_emplace(V, O);
+      // Implicit flow: what a block assigns under a rank-dependent
+      // condition is rank-dependent (`if (rank < rem) n += 1;`).
+      const Expr *Implicit = nullptr;
+      if (Cfg->getNumBlockIDs() <= MaxBlocksForImplicitFlow)
+        for (CFGBlock *Dep : ControllingBlocks(const_cast<CFGBlock *>(B)))
+          if (Done[Dep->getBlockID()])
+            if (const auto *Cond =
+                    dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()))
+              if ((Implicit =
+                       Facts.origin(Cond, Out[Dep->getBlockID()], &FD)))
+                break;
       for (const CFGElement &E : *B)
         if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
-          Facts.transfer(S->getStmt(), In, &FD);
+          Facts.transfer(S->getStmt(), In, &FD, Implicit);
       unsigned ID = B->getBlockID();
       bool Same = Done[ID] && In.size() == Out[ID].size() &&
                   llvm::all_of(In, [&](const auto &KV) {
@@ -252,25 +295,13 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
     return Facts.origin(Cond, Out[B->getBlockID()], &FD);
   };
 
-  ControlDependencyCalculator Deps(Cfg.get());
   llvm::DenseSet<const CallExpr *> Reported;
   // A branch whose sides communicate differently is reported once.
   llvm::DenseSet<const Stmt *> Mismatched;
   for (const Site &S : Sites) {
     if (Reported.contains(S.Collective.Call))
       continue;
-    // Transitive control dependencies, nearest first.
-    llvm::SmallVector<CFGBlock *, 8> Work(
-        Deps.getControlDependencies(S.Block).begin(),
-        Deps.getControlDependencies(S.Block).end());
-    llvm::SmallPtrSet<CFGBlock *, 16> Seen(Work.begin(), Work.end());
-    for (unsigned I = 0; I < Work.size(); ++I) {
-      CFGBlock *Dep = Work[I];
-      for (CFGBlock *Next : Deps.getControlDependencies(Dep))
-        if (Seen.insert(Next).second)
-          Work.push_back(Next);
-    }
-    for (CFGBlock *Dep : Work) {
+    for (CFGBlock *Dep : ControllingBlocks(S.Block)) {
       const Expr *Origin = RankCondition(Dep);
       if (!Origin)
         continue;

@@ -129,11 +129,17 @@ static void namedVariables(const Stmt *S,
 }
 
 void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
-                                const FunctionDecl *Fn) const {
+                                const FunctionDecl *Fn,
+                                const Expr *Implicit) const {
+  auto Origin = [&](const Expr *E) -> const Expr * {
+    if (const Expr *O = origin(E, Vars, Fn))
+      return O;
+    return Implicit;
+  };
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D)) {
-        if (const Expr *O = origin(V->getInit(), Vars, Fn))
+        if (const Expr *O = Origin(V->getInit()))
           Vars[V] = O;
         else
           Vars.erase(V);
@@ -147,7 +153,7 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
     const VarDecl *V = writtenVariable(LHS, Whole);
     if (!V || !isLocalOf(V, Fn))
       return;
-    if (const Expr *O = origin(RHS, Vars, Fn))
+    if (const Expr *O = Origin(RHS))
       Vars[V] = O;
     else if (Plain && Whole)
       Vars.erase(V);

@@ -43,9 +43,12 @@ public:
   /// argument.
   void seedParameters(const clang::FunctionDecl &FD, RankVars &Into) const;
   /// Applies one CFG statement to \p Vars (assignments, uniform-making
-  /// collectives, mutating calls with rank-dependent arguments).
+  /// collectives, mutating calls with rank-dependent arguments). \p Implicit
+  /// is the origin of a rank-dependent condition the statement runs under:
+  /// what it assigns is then rank-dependent too.
   void transfer(const clang::Stmt *S, RankVars &Vars,
-                const clang::FunctionDecl *Fn) const;
+                const clang::FunctionDecl *Fn,
+                const clang::Expr *Implicit = nullptr) const;
 
 private:
   void summarise();
