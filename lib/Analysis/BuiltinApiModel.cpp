@@ -112,9 +112,9 @@ const char *const RankSourceNames[] = {
 const char *const RankEnvironmentNames[] = {"RANK", "LOCAL_RANK", "GROUP_RANK"};
 
 const char *const UniformOpNames[] = {
-    "c10d.broadcast_.default", "c10d.allreduce_.default",
+    "c10d.broadcast_.default",           "c10d.allreduce_.default",
     "c10d.allreduce_coalesced_.default", "c10d.allgather_.default",
-    "c10d._allgather_base_.default", "meshguard::full_tensor"};
+    "c10d._allgather_base_.default",     "meshguard::full_tensor"};
 
 } // namespace
 

@@ -51,7 +51,8 @@ DivergenceMemo::~DivergenceMemo() = default;
 
 /// Calls in \p S in evaluation order (arguments before the call), lambda
 /// bodies excluded.
-static void callsIn(const Stmt *S, llvm::SmallVectorImpl<const CallExpr *> &Out) {
+static void callsIn(const Stmt *S,
+                    llvm::SmallVectorImpl<const CallExpr *> &Out) {
   if (!S || isa<LambdaExpr>(S))
     return;
   for (const Stmt *Child : S->children())
@@ -81,8 +82,7 @@ DivergenceMemo::performed(const FunctionDecl &FD) {
                                isLambdaCallOperator(Def)
                                    ? std::string("lambda")
                                    : FD.getQualifiedNameAsString(),
-                               Def,
-                               C->Inner ? C->Inner : C->Call,
+                               Def, C->Inner ? C->Inner : C->Call,
                                C->Inner ? C->InnerName : C->Name};
         break;
       }
@@ -90,8 +90,7 @@ DivergenceMemo::performed(const FunctionDecl &FD) {
   return Performs[Key] = Found;
 }
 
-std::optional<CollectiveCall>
-DivergenceMemo::collective(const CallExpr &Call) {
+std::optional<CollectiveCall> DivergenceMemo::collective(const CallExpr &Call) {
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (!Callee)
     return std::nullopt;
@@ -127,8 +126,8 @@ bool contains(const Stmt *Outer, const Stmt *Inner, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   L = SM.getExpansionLoc(L);
   return !SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(R.getBegin())) &&
-         !SM.isBeforeInTranslationUnit(SM.getExpansionRange(R.getEnd()).getEnd(),
-                                       L);
+         !SM.isBeforeInTranslationUnit(
+             SM.getExpansionRange(R.getEnd()).getEnd(), L);
 }
 
 /// The first jump out of \p S (return, break, continue, throw, goto).
@@ -223,8 +222,9 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
     auto It = DepCache.find(B);
     if (It != DepCache.end())
       return It->second;
-    llvm::SmallVector<CFGBlock *, 8> Work(Deps.getControlDependencies(B).begin(),
-                                         Deps.getControlDependencies(B).end());
+    llvm::SmallVector<CFGBlock *, 8> Work(
+        Deps.getControlDependencies(B).begin(),
+        Deps.getControlDependencies(B).end());
     llvm::SmallPtrSet<CFGBlock *, 16> Seen(Work.begin(), Work.end());
     for (unsigned I = 0; I < Work.size(); ++I)
       for (CFGBlock *Next : Deps.getControlDependencies(Work[I]))
@@ -267,8 +267,7 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
           if (Done[Dep->getBlockID()])
             if (const auto *Cond =
                     dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()))
-              if ((Implicit =
-                       Facts.origin(Cond, Out[Dep->getBlockID()], &FD)))
+              if ((Implicit = Facts.origin(Cond, Out[Dep->getBlockID()], &FD)))
                 break;
       for (const CFGElement &E : *B)
         if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())

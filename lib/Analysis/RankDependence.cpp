@@ -230,7 +230,8 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
     }
   }
   if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && Fn)
-    Changed |= mark(Summary, Fn->getCanonicalDecl(), Origin(Ret->getRetValue()));
+    Changed |=
+        mark(Summary, Fn->getCanonicalDecl(), Origin(Ret->getRetValue()));
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr) {
@@ -247,8 +248,8 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
           if (const Expr *O = Origin(Arg)) {
             bool Whole = true;
             Changed |= mark(
-                Summary, writtenVariable(MC->getImplicitObjectArgument(), Whole),
-                O);
+                Summary,
+                writtenVariable(MC->getImplicitObjectArgument(), Whole), O);
           }
   }
   for (const Stmt *Child : S->children())

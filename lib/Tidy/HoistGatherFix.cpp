@@ -57,7 +57,8 @@ SmallVector<FixItHint, 2> hoistGather(const DivergentCollective &D,
   const auto *If = dyn_cast_or_null<IfStmt>(D.Branch);
   if (D.Shape != DivergenceShape::InBranch || D.Collective.Helper || !If ||
       If->getElse() || If->getInit() || If->getConditionVariable() ||
-      If->isConstexpr() || If->getCond()->HasSideEffects(Ctx))
+      If->isConstexpr() ||
+      If->getCond()->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))
     return {};
   const auto *Block = dyn_cast<CompoundStmt>(If->getThen());
   if (!Block)
@@ -66,8 +67,9 @@ SmallVector<FixItHint, 2> hoistGather(const DivergentCollective &D,
   llvm::SmallPtrSet<const VarDecl *, 8> Before;
   for (const Stmt *S : Block->body()) {
     const auto *DS = dyn_cast<DeclStmt>(S);
-    const VarDecl *V =
-        DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+    const VarDecl *V = DS && DS->isSingleDecl()
+                           ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                           : nullptr;
     if (V && V->getInit() &&
         V->getInit()->IgnoreImplicit()->IgnoreParens() ==
             D.Collective.Call->IgnoreImplicit()) {
@@ -99,8 +101,7 @@ SmallVector<FixItHint, 2> hoistGather(const DivergentCollective &D,
       CharSourceRange::getTokenRange(Decl->getSourceRange()), SM,
       Ctx.getLangOpts());
   bool Invalid = false;
-  StringRef Text =
-      Lexer::getSourceText(Range, SM, Ctx.getLangOpts(), &Invalid);
+  StringRef Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts(), &Invalid);
   if (Range.isInvalid() || Invalid || Text.empty())
     return {};
   // Remove the declaration with its own line when it stands alone on it:

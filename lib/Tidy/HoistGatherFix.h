@@ -1,8 +1,9 @@
 //===--- HoistGatherFix.h - Move a gather out of a rank branch --*- C++ -*-===//
 //
-// The checkpoint shape `if (rank == 0) { auto full = full_tensor(w); save(full); }`
-// is fixed by hoisting the declaration that gathers above the `if`: every
-// rank then takes part in the collective and rank 0 alone still writes.
+// The checkpoint shape `if (rank == 0) { auto full = full_tensor(w);
+// save(full); }` is fixed by hoisting the declaration that gathers above the
+// `if`: every rank then takes part in the collective and rank 0 alone still
+// writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,7 @@ namespace tidy {
 /// that is not safe: the collective must initialise a variable declared
 /// directly in the then-block of an `if` without `else`, its operands must
 /// come from outside the `if` and not be touched before it in the block,
-/// the condition must have no side effects, nothing of it may be in a macro,
+/// the condition must have no side effects (calls of accessors are fine), nothing of it may be in a macro,
 /// and the variable's name must be free in the function.
 llvm::SmallVector<clang::FixItHint, 2>
 hoistGather(const analysis::DivergentCollective &D,

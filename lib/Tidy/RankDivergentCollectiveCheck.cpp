@@ -1,4 +1,5 @@
-//===--- RankDivergentCollectiveCheck.cpp - dtensor-rank-divergent-collective ===//
+//===--- RankDivergentCollectiveCheck.cpp - dtensor-rank-divergent-collective
+//===//
 
 #include "RankDivergentCollectiveCheck.h"
 #include "HoistGatherFix.h"
@@ -12,7 +13,8 @@ using namespace meshguard::analysis;
 namespace meshguard {
 namespace tidy {
 
-std::vector<StringRef> RankDivergentCollectiveCheck::interestingCallees() const {
+std::vector<StringRef>
+RankDivergentCollectiveCheck::interestingCallees() const {
   return Index->allCollectiveNames();
 }
 
@@ -70,10 +72,10 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
   if (!ReportedAt.insert(Loc).second)
     return;
   // "collective 'x'" or "'helper' (it performs the collective 'x')".
-  std::string What =
-      C.Helper ? "'" + C.Name + "', which performs the collective '" +
-                     C.InnerName + "',"
-               : "collective '" + C.Name + "'";
+  std::string What = C.Helper
+                         ? "'" + C.Name + "', which performs the collective '" +
+                               C.InnerName + "',"
+                         : "collective '" + C.Name + "'";
   switch (D.Shape) {
   case DivergenceShape::InBranch: {
     auto Diag = diag(Loc, "%0 runs only on the ranks where a rank-dependent "

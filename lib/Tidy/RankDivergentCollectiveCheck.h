@@ -1,4 +1,5 @@
-//===--- RankDivergentCollectiveCheck.h - dtensor-rank-divergent-collective -*- C++ -*-===//
+//===--- RankDivergentCollectiveCheck.h - dtensor-rank-divergent-collective -*-
+//C++ -*-===//
 
 #ifndef MESHGUARD_TIDY_RANKDIVERGENTCOLLECTIVECHECK_H
 #define MESHGUARD_TIDY_RANKDIVERGENTCOLLECTIVECHECK_H

@@ -1,4 +1,5 @@
-//===--- DivergentCollectives.h - Collectives not every rank reaches -*- C++ -*-===//
+//===--- DivergentCollectives.h - Collectives not every rank reaches -*- C++
+//-*-===//
 //
 // Finds collectives (explicit, implicit, or a call of a helper of this TU
 // that performs one) whose execution is control-dependent on a condition
