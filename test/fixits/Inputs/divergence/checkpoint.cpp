@@ -1,8 +1,8 @@
 // A program for the divergence fix-it round trip
 // (test/fixits/divergence-round-trip.test): rank 0 writes checkpoints of a
 // weight sharded over the ranks, gathering it inside `if (rank == 0)`. The
-// other ranks never join the all-gathers: unfixed, the job hangs (the launcher's
-// timeout ends it). Fixed by `meshguard-tidy -fix` (the gathers hoisted above
+// other ranks never join the all-gathers: unfixed, rank 0 waits for them (here
+// rank 1 exits and Gloo reports the closed connection). Fixed by `meshguard-tidy -fix` (the gathers hoisted above
 // the ifs), rank 0 prints
 //   checkpoint rows 4 sum 28.0
 //   replicated sum 28.0
