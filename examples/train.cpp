@@ -11,7 +11,9 @@
 //   3. the result of to_local() handed to a collective (the logged loss);
 //   4. a DTensor handed to a raw c10d process group (the checkpoint broadcast);
 //   5. a model only partly distributed (the output head, added later, was
-//      never given to distribute_module: its gradients are plain).
+//      never given to distribute_module: its gradients are plain);
+//   6. a rank-0-only checkpoint that gathers a sharded tensor inside
+//      `if (rank == 0)`: the other ranks never join the all-gather (a hang).
 // `make demo` runs it, runs meshguard-tidy on it, applies the fix-its to a
 // copy, and trains with the fixed copy.
 
@@ -161,6 +163,14 @@ int main() {
   at::Tensor w1 = meshguard::redistribute(model->fc1->weight, {meshguard::Replicate{}});
   std::vector<at::Tensor> checkpoint{w1};
   mesh.get_group(0)->broadcast(checkpoint)->wait();
+
+  // Rank 0 writes the first layer, kept sharded by rows, as one tensor.
+  auto w1_rows = meshguard::redistribute(model->fc1->weight, {meshguard::Shard{0}});
+  if (rank == 0) {
+    auto full_w1 = meshguard::full_tensor(w1_rows);
+    std::printf("checkpoint: fc1.weight %lldx%lld\n", static_cast<long long>(full_w1.size(0)),
+                static_cast<long long>(full_w1.size(1)));
+  }
 
   if (rank == 0)
     std::printf("done: %d steps, ms/step=%.3f\n", kSteps, ms);

@@ -18,6 +18,17 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
     CollectiveByName[E.Function] = &E;
   for (const ProcessGroupCollectiveEntry &E : Model.ProcessGroupCollectives)
     PGByName[E.Function] = &E;
+  for (const MeshCollectiveEntry &E : Model.MeshCollectives)
+    if (!E.Guarded.empty())
+      GuardedNames.insert(E.Guarded);
+  for (const ImplicitCollectiveEntry &E : Model.ImplicitCollectives)
+    ImplicitByName[E.Function] = &E;
+  for (const std::string &N : Model.RankSources)
+    RankSourceNames.insert(N);
+  for (const std::string &N : Model.RankEnvironment)
+    RankEnvNames.insert(N);
+  for (const std::string &N : Model.UniformOps)
+    UniformOps.insert(N);
   for (const std::string &N : Model.TensorTypes)
     TensorNames.insert(N);
   for (const std::string &N : Model.TensorContainers)
@@ -66,6 +77,10 @@ const ApiIndex::DeclFacts &ApiIndex::facts(const FunctionDecl *FD) const {
       F.IsMeshOf = true;
     if (Name == "meshguard::is_dtensor")
       F.IsDTensorTest = true;
+    F.IsGuarded |= GuardedNames.contains(Name);
+    F.IsRankSource |= RankSourceNames.contains(Name);
+    if (!F.Implicit)
+      F.Implicit = ImplicitByName.lookup(Name);
   };
   const FunctionDecl *Pattern = FD;
   if (const FunctionDecl *T = FD->getTemplateInstantiationPattern())
@@ -101,6 +116,62 @@ ApiIndex::meshCollective(const FunctionDecl *FD) const {
 const ProcessGroupCollectiveEntry *
 ApiIndex::processGroupCollective(const FunctionDecl *FD) const {
   return FD ? facts(FD).PGCollective : nullptr;
+}
+
+CollectiveKind ApiIndex::collectiveKind(const FunctionDecl *FD) const {
+  if (!FD)
+    return CollectiveKind::None;
+  const DeclFacts &F = facts(FD);
+  if (F.Collective)
+    return CollectiveKind::MeshInferred;
+  if (F.IsGuarded)
+    return CollectiveKind::Guarded;
+  if (F.PGCollective)
+    return CollectiveKind::ProcessGroup;
+  if (F.Implicit)
+    return CollectiveKind::Implicit;
+  return CollectiveKind::None;
+}
+
+const ImplicitCollectiveEntry *
+ApiIndex::implicitCollective(const FunctionDecl *FD) const {
+  return FD ? facts(FD).Implicit : nullptr;
+}
+
+bool ApiIndex::makesUniform(const FunctionDecl *FD) const {
+  if (!FD)
+    return false;
+  const DeclFacts &F = facts(FD);
+  if (F.Collective)
+    return UniformOps.contains(F.Collective->OpName);
+  if (F.PGCollective)
+    return UniformOps.contains(F.PGCollective->OpName);
+  if (F.Implicit)
+    return UniformOps.contains(F.Implicit->Function);
+  if (F.IsGuarded)
+    for (const MeshCollectiveEntry &E : Model.MeshCollectives)
+      if (E.Guarded == FD->getQualifiedNameAsString())
+        return UniformOps.contains(E.OpName);
+  return false;
+}
+
+bool ApiIndex::isRankSource(const FunctionDecl *FD) const {
+  return FD && facts(FD).IsRankSource;
+}
+
+bool ApiIndex::isRankEnvironment(llvm::StringRef Variable) const {
+  return RankEnvNames.contains(Variable);
+}
+
+std::vector<llvm::StringRef> ApiIndex::allCollectiveNames() const {
+  std::vector<llvm::StringRef> Names = meshCollectiveNames();
+  for (llvm::StringRef N : processGroupCollectiveNames())
+    Names.push_back(N);
+  for (const auto &E : GuardedNames)
+    Names.push_back(E.getKey());
+  for (const ImplicitCollectiveEntry &E : Model.ImplicitCollectives)
+    Names.emplace_back(E.Function);
+  return Names;
 }
 
 bool ApiIndex::isOpFunction(const FunctionDecl *FD) const {

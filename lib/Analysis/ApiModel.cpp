@@ -20,6 +20,10 @@ void ApiModel::append(const ApiModel &Other) {
   appendAll(Sources, Other.Sources);
   appendAll(MeshCollectives, Other.MeshCollectives);
   appendAll(ProcessGroupCollectives, Other.ProcessGroupCollectives);
+  appendAll(ImplicitCollectives, Other.ImplicitCollectives);
+  appendAll(RankSources, Other.RankSources);
+  appendAll(RankEnvironment, Other.RankEnvironment);
+  appendAll(UniformOps, Other.UniformOps);
 }
 
 } // namespace analysis

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "meshguard/Analysis/ApiModel.h"
+#include <iterator>
 
 namespace meshguard {
 namespace analysis {
@@ -90,6 +91,34 @@ const PGRow ProcessGroupRows[] = {
     {"c10d::ops::reduce_scatter", {1, 2}, "c10d.reduce_scatter_.default"},
 };
 
+// Calls that communicate without being named as collectives: every rank of
+// the mesh must reach them (dtensor-rank-divergent-collective).
+const ImplicitCollectiveEntry ImplicitCollectiveRows[] = {
+    {"meshguard::full_tensor"},
+    {"meshguard::redistribute"},
+    {"meshguard::distribute_tensor"},
+    {"meshguard::from_local", /*run_check*/ 3},
+    {"meshguard::distribute_module"},
+    {"meshguard::check_replicas"},
+    {"meshguard::CollectiveGuard::broadcast_"},
+};
+
+const char *const RankSourceNames[] = {
+    "meshguard::DeviceMesh::get_rank",
+    "meshguard::DeviceMesh::get_local_rank",
+    "meshguard::DeviceMesh::coordinate",
+    "c10d::ProcessGroup::getRank",
+    "c10d::Backend::getRank",
+};
+
+// What torchrun sets per process.
+const char *const RankEnvironmentNames[] = {"RANK", "LOCAL_RANK", "GROUP_RANK"};
+
+const char *const UniformOpNames[] = {
+    "c10d.broadcast_.default",           "c10d.allreduce_.default",
+    "c10d.allreduce_coalesced_.default", "c10d.allgather_.default",
+    "c10d._allgather_base_.default",     "meshguard::full_tensor"};
+
 } // namespace
 
 ApiModel ApiModel::builtin() {
@@ -109,6 +138,12 @@ ApiModel ApiModel::builtin() {
   for (const PGRow &Row : ProcessGroupRows)
     M.ProcessGroupCollectives.push_back(
         {Row.Name, Row.TensorArgs, Row.OpName});
+  M.ImplicitCollectives.assign(std::begin(ImplicitCollectiveRows),
+                               std::end(ImplicitCollectiveRows));
+  M.RankSources.assign(std::begin(RankSourceNames), std::end(RankSourceNames));
+  M.RankEnvironment.assign(std::begin(RankEnvironmentNames),
+                           std::end(RankEnvironmentNames));
+  M.UniformOps.assign(std::begin(UniformOpNames), std::end(UniformOpNames));
   return M;
 }
 

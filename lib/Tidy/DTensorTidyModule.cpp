@@ -3,6 +3,7 @@
 #include "CollectiveWithoutMeshCheck.h"
 #include "MixedTensorOpCheck.h"
 #include "ProcessGroupMisuseCheck.h"
+#include "RankDivergentCollectiveCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -18,6 +19,8 @@ public:
     CheckFactories.registerCheck<ProcessGroupMisuseCheck>(
         "dtensor-process-group-misuse");
     CheckFactories.registerCheck<MixedTensorOpCheck>("dtensor-mixed-tensor-op");
+    CheckFactories.registerCheck<RankDivergentCollectiveCheck>(
+        "dtensor-rank-divergent-collective");
   }
 };
 

@@ -24,6 +24,19 @@ namespace analysis {
 
 class LambdaCaptureMemo;
 
+/// How a call communicates with the other ranks.
+enum class CollectiveKind {
+  None,
+  /// meshguard::dist::* (finds its mesh in its tensors).
+  MeshInferred,
+  /// meshguard::guarded::* (the mesh is an argument).
+  Guarded,
+  /// A raw c10d process-group collective.
+  ProcessGroup,
+  /// full_tensor, redistribute, ...: communicates without the name.
+  Implicit,
+};
+
 class ApiIndex {
 public:
   explicit ApiIndex(ApiModel Model);
@@ -37,6 +50,20 @@ public:
   meshCollective(const clang::FunctionDecl *FD) const;
   const ProcessGroupCollectiveEntry *
   processGroupCollective(const clang::FunctionDecl *FD) const;
+  /// What kind of collective a call to \p FD is (None for other functions).
+  CollectiveKind collectiveKind(const clang::FunctionDecl *FD) const;
+  /// The implicit-collective entry of \p FD, if the model lists it.
+  const ImplicitCollectiveEntry *
+  implicitCollective(const clang::FunctionDecl *FD) const;
+  /// True when the tensors given to a call of \p FD hold the same value on
+  /// every rank afterwards (all-reduce, broadcast, all-gather).
+  bool makesUniform(const clang::FunctionDecl *FD) const;
+  /// True for a rank or coordinate accessor (the result differs per rank).
+  bool isRankSource(const clang::FunctionDecl *FD) const;
+  /// True for an environment variable that differs per rank ("RANK").
+  bool isRankEnvironment(llvm::StringRef Variable) const;
+  /// Names of every collective, explicit and implicit, for AST matchers.
+  std::vector<llvm::StringRef> allCollectiveNames() const;
   /// True for a free function in an op namespace (see ApiModel::OpNamespaces).
   bool isOpFunction(const clang::FunctionDecl *FD) const;
   bool isMeshOf(const clang::FunctionDecl *FD) const;
@@ -90,6 +117,9 @@ private:
     bool IsOp = false;
     bool IsMeshOf = false;
     bool IsDTensorTest = false;
+    bool IsGuarded = false;
+    bool IsRankSource = false;
+    const ImplicitCollectiveEntry *Implicit = nullptr;
   };
   const DeclFacts &facts(const clang::FunctionDecl *FD) const;
   enum TypeKind : unsigned {
@@ -111,6 +141,8 @@ private:
   llvm::StringMap<const SourceEntry *> SourceByName;
   llvm::StringMap<const MeshCollectiveEntry *> CollectiveByName;
   llvm::StringMap<const ProcessGroupCollectiveEntry *> PGByName;
+  llvm::StringMap<const ImplicitCollectiveEntry *> ImplicitByName;
+  llvm::StringSet<> GuardedNames, RankSourceNames, RankEnvNames, UniformOps;
   llvm::StringSet<> TensorNames, ContainerNames, MeshNames, OpNamespaces;
   mutable llvm::DenseMap<const clang::FunctionDecl *, DeclFacts> DeclCache;
   mutable llvm::DenseMap<const clang::Type *, TypeKind> TypeCache;

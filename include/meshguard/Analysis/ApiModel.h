@@ -62,6 +62,15 @@ struct ProcessGroupCollectiveEntry {
   std::string Where = {};
 };
 
+/// A call that communicates although it is not named as a collective
+/// (full_tensor, redistribute, ...): every rank of the mesh must make it.
+struct ImplicitCollectiveEntry {
+  std::string Function;
+  /// When set, the call communicates only if this argument is given and is
+  /// not the constant false (from_local's run_check).
+  int FlagArg = -1;
+};
+
 /// The whole model. Every list extends the built-in defaults when a user file
 /// is loaded; names are fully qualified without leading "::".
 struct ApiModel {
@@ -80,6 +89,16 @@ struct ApiModel {
   std::vector<SourceEntry> Sources;
   std::vector<MeshCollectiveEntry> MeshCollectives;
   std::vector<ProcessGroupCollectiveEntry> ProcessGroupCollectives;
+  /// Calls that communicate implicitly (dtensor-rank-divergent-collective).
+  std::vector<ImplicitCollectiveEntry> ImplicitCollectives;
+  /// Functions whose result differs per rank: rank and coordinate accessors.
+  std::vector<std::string> RankSources;
+  /// Environment variables that differ per rank (read with getenv).
+  std::vector<std::string> RankEnvironment;
+  /// Collectives (by OpName, or by function name for implicit ones) after
+  /// which their tensors, and what they return, hold the same value on every
+  /// rank of the group.
+  std::vector<std::string> UniformOps;
 
   /// The meshguard runtime, libtorch factories and c10d.
   static ApiModel builtin();

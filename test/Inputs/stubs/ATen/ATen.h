@@ -72,6 +72,7 @@ public:
   Tensor &operator*=(const Tensor &Other);
   Tensor &operator*=(const Scalar &Other);
   const Tensor &grad() const;
+  template <typename T> T item() const;
 
 private:
   c10::TensorImpl *Impl = nullptr;

@@ -13,6 +13,9 @@ class DeviceMesh {
 public:
   DeviceMesh(std::string DeviceType, std::vector<int64_t> Mesh);
   int64_t size(int64_t MeshDim = 0) const;
+  int64_t get_rank() const;
+  const std::vector<int64_t> &coordinate() const;
+  int64_t get_local_rank(int64_t Dim) const;
 };
 struct Shard {
   int64_t dim;
@@ -41,6 +44,8 @@ at::Tensor redistribute(const at::Tensor &Tensor,
 bool is_dtensor(const at::Tensor &Tensor);
 std::optional<DeviceMesh> mesh_of(const at::Tensor &Tensor);
 void distribute_module(torch::nn::Module &Module, const DeviceMesh &Mesh);
+void check_replicas(const at::Tensor &Local, const DeviceMesh &Mesh,
+                    const std::string &What);
 
 class CollectiveGuard {
 public:

@@ -26,6 +26,7 @@ Tensor tensor(double Value, TensorOptions Options = {});
 Tensor scalar_tensor(const at::Scalar &S, TensorOptions Options = {});
 Tensor from_blob(void *Data, at::IntArrayRef Size, TensorOptions Options = {});
 Tensor zeros_like(const Tensor &T);
+void save(const Tensor &T, const std::string &Path);
 
 // torch/ordered_dict.h: what named_parameters() returns; iterating gives
 // items (a key and a tensor).

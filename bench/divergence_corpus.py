@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Precision and recall of dtensor-rank-divergent-collective on a corpus.
+
+    bench/divergence_corpus.py BUILD_DIR [--verbose]
+
+bench/divergence-corpus/bad/*.cpp are training-code shapes that hang (a
+collective that not every rank reaches); each line that should be reported
+ends with the comment `EXPECT-DIVERGENCE`. good/*.cpp are their correct
+twins and must stay silent. Every file is checked with meshguard-tidy
+against the stub headers (test/Inputs/stubs). A warning on an expected line
+is a true positive, a warning anywhere else a false positive, an expected
+line without a warning a false negative. Prints the counts, precision and
+recall (per line and per file).
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, ".."))
+CORPUS = os.path.join(HERE, "divergence-corpus")
+STUBS = os.path.join(ROOT, "test", "Inputs", "stubs")
+CHECK = "dtensor-rank-divergent-collective"
+
+
+def warned_lines(tidy, path):
+    proc = subprocess.run(
+        [tidy, "--config={}", "-checks=-*," + CHECK, path, "--",
+         "-std=c++17", "-I" + STUBS],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if "error:" in proc.stdout:
+        sys.exit("%s does not compile:\n%s" % (path, proc.stdout))
+    pattern = re.compile(r"^%s:(\d+):\d+: warning: .*\[%s\]$" %
+                         (re.escape(path), CHECK), re.M)
+    return {int(m.group(1)) for m in pattern.finditer(proc.stdout)}
+
+
+def expected_lines(path):
+    with open(path) as f:
+        return {i for i, line in enumerate(f, 1) if "EXPECT-DIVERGENCE" in line}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    tidy = os.path.join(args.build, "bin", "meshguard-tidy")
+    tp = fp = fn = 0
+    files = {"bad": [0, 0], "good": [0, 0]}  # [flagged, total]
+    for kind in ("bad", "good"):
+        for path in sorted(glob.glob(os.path.join(CORPUS, kind, "*.cpp"))):
+            want = expected_lines(path)
+            if kind == "bad" and not want:
+                sys.exit("%s marks no EXPECT-DIVERGENCE line" % path)
+            got = warned_lines(tidy, path)
+            tp += len(want & got)
+            fp += len(got - want)
+            fn += len(want - got)
+            files[kind][0] += bool(got)
+            files[kind][1] += 1
+            if args.verbose or got != want:
+                print("%-5s %-40s expected %s, reported %s" %
+                      (kind, os.path.basename(path), sorted(want), sorted(got)))
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    print("lines: %d true positives, %d false positives, %d false negatives"
+          % (tp, fp, fn))
+    print("precision %.3f, recall %.3f" % (precision, recall))
+    print("files: %d/%d bad files reported, %d/%d good files reported"
+          % (files["bad"][0], files["bad"][1], files["good"][0],
+             files["good"][1]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+//===--- DivergentCollectives.h - Collectives not every rank reaches -*- C++
+//-*-===//
+//
+// Finds collectives (explicit, implicit, or a call of a helper of this TU
+// that performs one) whose execution is control-dependent on a condition
+// that differs per rank: inside `if (rank == 0)`, in a loop whose trip count
+// is rank-dependent, or after a rank-dependent early exit. A branch whose two
+// sides run the same collective sequence is balanced and not reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_DIVERGENTCOLLECTIVES_H
+#define MESHGUARD_ANALYSIS_DIVERGENTCOLLECTIVES_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+class RankDependenceTU;
+
+/// A call that communicates: a collective itself, or a call of a function
+/// of this TU that performs one (\c Inner is then the collective inside).
+struct CollectiveCall {
+  const clang::CallExpr *Call = nullptr;
+  /// What every rank must call, e.g. "meshguard::full_tensor".
+  std::string Name;
+  /// For a helper: the helper and the collective it performs.
+  const clang::FunctionDecl *Helper = nullptr;
+  const clang::CallExpr *Inner = nullptr;
+  std::string InnerName;
+};
+
+enum class DivergenceShape {
+  /// Inside one side of a rank-dependent branch.
+  InBranch,
+  /// Both sides communicate, in a different order or number.
+  DifferentSequences,
+  /// In a loop whose trip count is rank-dependent.
+  LoopTripCount,
+  /// After a rank-dependent return/break/continue/throw.
+  AfterEarlyExit,
+};
+
+struct DivergentCollective {
+  CollectiveCall Collective;
+  DivergenceShape Shape = DivergenceShape::InBranch;
+  /// The statement whose rank-dependent condition decides (if, loop, ?:).
+  const clang::Stmt *Branch = nullptr;
+  const clang::Expr *Condition = nullptr;
+  /// Where the rank-dependent value in the condition comes from.
+  const clang::Expr *RankOrigin = nullptr;
+  /// The early exit, for AfterEarlyExit.
+  const clang::Stmt *Exit = nullptr;
+  /// The two sides' collective sequences, for DifferentSequences.
+  std::string ThenSequence, ElseSequence;
+};
+
+struct DivergenceScan {
+  AnalysisResult Result;
+  std::vector<DivergentCollective> Sites;
+};
+
+/// Per-TU facts shared by every function of the TU: which fields, variables,
+/// parameters and helper results are rank-dependent (flow-insensitively),
+/// and which helpers perform a collective. Build one per TU; it must not
+/// outlive the AST.
+class DivergenceMemo {
+public:
+  DivergenceMemo(clang::ASTContext &Ctx, const ApiIndex &Index);
+  ~DivergenceMemo();
+  clang::ASTContext &context() const { return Ctx; }
+  RankDependenceTU &rankFacts() { return *Facts; }
+
+  /// The collective \p Call is or performs, if any.
+  std::optional<CollectiveCall> collective(const clang::CallExpr &Call);
+  /// Collective names in evaluation order inside \p S (lambda bodies, which
+  /// run when called, excluded).
+  std::vector<std::string> sequence(const clang::Stmt *S);
+
+private:
+  /// The first collective \p FD's body performs (itself or in a helper).
+  const std::optional<CollectiveCall> &performed(const clang::FunctionDecl &FD);
+
+  clang::ASTContext &Ctx;
+  const ApiIndex &Index;
+  std::unique_ptr<RankDependenceTU> Facts;
+  llvm::DenseMap<const clang::FunctionDecl *, std::optional<CollectiveCall>>
+      Performs;
+};
+
+/// Analyses one function.
+DivergenceScan findDivergentCollectives(const clang::FunctionDecl &FD,
+                                        DivergenceMemo &Memo,
+                                        const ApiIndex &Index,
+                                        const AnalysisLimits &Limits);
+
+/// Whether \p Call communicates: a collective of the model; from_local
+/// only with run_check set.
+bool isCollectiveCall(const clang::CallExpr &Call, const ApiIndex &Index,
+                      clang::ASTContext &Ctx);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_DIVERGENTCOLLECTIVES_H

@@ -1,0 +1,302 @@
+//===--- RankDependence.cpp - Values that differ per rank -----------------===//
+
+#include "RankDependence.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+RankDependenceTU::RankDependenceTU(ASTContext &Ctx, const ApiIndex &Index)
+    : Ctx(Ctx), Index(Index) {
+  summarise();
+}
+
+bool RankDependenceTU::isLocalOf(const VarDecl *V,
+                                 const FunctionDecl *Fn) const {
+  return Fn && V->isLocalVarDeclOrParm() && !V->isStaticLocal() &&
+         V->getParentFunctionOrMethod() == Fn;
+}
+
+const Expr *RankDependenceTU::sourceCall(const CallExpr &Call) const {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee)
+    return nullptr;
+  if (Index.isRankSource(Callee))
+    return &Call;
+  const IdentifierInfo *Id = Callee->getIdentifier();
+  if (Id && (Id->getName() == "getenv" || Id->getName() == "secure_getenv") &&
+      Call.getNumArgs() == 1)
+    if (const auto *Lit =
+            dyn_cast<StringLiteral>(Call.getArg(0)->IgnoreParenImpCasts()))
+      if (Index.isRankEnvironment(Lit->getString()))
+        return &Call;
+  return nullptr;
+}
+
+const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
+                                     const FunctionDecl *Fn) const {
+  if (!E || isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E))
+    return nullptr;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V)
+      return nullptr;
+    if (!Summarising && isLocalOf(V, Fn))
+      return Locals.lookup(V);
+    return Summary.lookup(V);
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (const Expr *O = Summary.lookup(ME->getMemberDecl()))
+      return O;
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (const Expr *S = sourceCall(*Call))
+      return S;
+    if (const FunctionDecl *Callee = Call->getDirectCallee()) {
+      // What all-reduce, broadcast or full_tensor return is the same on
+      // every rank (not what redistribute or from_local return: shards).
+      if (Index.makesUniform(Callee))
+        return nullptr;
+      if (Summary.lookup(Callee->getCanonicalDecl()))
+        return Call;
+    }
+  }
+  for (const Stmt *Child : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+      if (const Expr *O = origin(CE, Locals, Fn))
+        return O;
+  return nullptr;
+}
+
+/// The variable written by an assignment to \p LHS (its base for `a[i]`,
+/// `s.f`, `*p`), and whether the write replaces its whole value.
+static const VarDecl *writtenVariable(const Expr *LHS, bool &Whole) {
+  Whole = true;
+  while (LHS) {
+    LHS = LHS->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(LHS))
+      return dyn_cast<VarDecl>(DRE->getDecl());
+    Whole = false;
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS))
+      LHS = AS->getBase();
+    else if (const auto *ME = dyn_cast<MemberExpr>(LHS))
+      LHS = ME->getBase();
+    else if (const auto *UO = dyn_cast<UnaryOperator>(LHS))
+      LHS = UO->getSubExpr();
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(LHS);
+             Op && Op->getNumArgs() > 0)
+      LHS = Op->getArg(0);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The assignment \p S performs, if any: target and value.
+static bool asAssignment(const Stmt *S, const Expr *&LHS, const Expr *&RHS,
+                         bool &Plain) {
+  if (const auto *BO = dyn_cast<BinaryOperator>(S);
+      BO && BO->isAssignmentOp()) {
+    LHS = BO->getLHS();
+    RHS = BO->getRHS();
+    Plain = BO->getOpcode() == BO_Assign;
+    return true;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+    LHS = Op->getArg(0);
+    RHS = Op->getArg(1);
+    Plain = Op->getOperator() == OO_Equal;
+    return true;
+  }
+  return false;
+}
+
+/// Local variables named in \p E (the tensors a collective is given).
+static void namedVariables(const Stmt *S,
+                           llvm::SmallVectorImpl<const VarDecl *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      Out.push_back(V);
+  for (const Stmt *Child : S->children())
+    namedVariables(Child, Out);
+}
+
+void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
+                                const FunctionDecl *Fn,
+                                const Expr *Implicit) const {
+  auto Origin = [&](const Expr *E) -> const Expr * {
+    if (const Expr *O = origin(E, Vars, Fn))
+      return O;
+    return Implicit;
+  };
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D)) {
+        if (const Expr *O = Origin(V->getInit()))
+          Vars[V] = O;
+        else
+          Vars.erase(V);
+      }
+    return;
+  }
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  bool Plain = false;
+  if (asAssignment(S, LHS, RHS, Plain)) {
+    bool Whole = true;
+    const VarDecl *V = writtenVariable(LHS, Whole);
+    if (!V || !isLocalOf(V, Fn))
+      return;
+    if (const Expr *O = Origin(RHS))
+      Vars[V] = O;
+    else if (Plain && Whole)
+      Vars.erase(V);
+    return;
+  }
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (Callee && Index.makesUniform(Callee)) {
+    // After an all-reduce or broadcast its tensors agree on every rank.
+    llvm::SmallVector<const VarDecl *, 4> Named;
+    for (const Expr *Arg : Call->arguments())
+      namedVariables(Arg, Named);
+    for (const VarDecl *V : Named)
+      Vars.erase(V);
+    return;
+  }
+  // v.push_back(rank): a container filled with rank-dependent values.
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || MD->isConst())
+      return;
+    for (const Expr *Arg : MC->arguments())
+      if (const Expr *O = origin(Arg, Vars, Fn)) {
+        bool Whole = true;
+        if (const VarDecl *V =
+                writtenVariable(MC->getImplicitObjectArgument(), Whole))
+          if (isLocalOf(V, Fn))
+            Vars[V] = O;
+        return;
+      }
+  }
+}
+
+void RankDependenceTU::seedParameters(const FunctionDecl &FD,
+                                      RankVars &Into) const {
+  for (const ParmVarDecl *P : FD.parameters())
+    if (const Expr *O = Summary.lookup(P))
+      Into[P] = O;
+}
+
+bool RankDependenceTU::mark(llvm::DenseMap<const void *, const Expr *> &M,
+                            const void *Key, const Expr *Origin) {
+  if (!Key || !Origin)
+    return false;
+  return M.try_emplace(Key, Origin).second;
+}
+
+void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
+                            bool &Changed) {
+  if (!S)
+    return;
+  static const RankVars NoLocals;
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+    scan(Lambda->getBody(), Lambda->getCallOperator(), Changed);
+    return;
+  }
+  auto Origin = [&](const Expr *E) { return origin(E, NoLocals, Fn); };
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        Changed |= mark(Summary, V, Origin(V->getInit()));
+  }
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  bool Plain = false;
+  if (asAssignment(S, LHS, RHS, Plain)) {
+    if (const Expr *O = Origin(RHS)) {
+      const Expr *Target = LHS->IgnoreParenImpCasts();
+      if (const auto *ME = dyn_cast<MemberExpr>(Target))
+        Changed |= mark(Summary, ME->getMemberDecl(), O);
+      bool Whole = true;
+      Changed |= mark(Summary, writtenVariable(LHS, Whole), O);
+    }
+  }
+  if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && Fn)
+    Changed |=
+        mark(Summary, Fn->getCanonicalDecl(), Origin(Ret->getRetValue()));
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr) {
+      unsigned Shift =
+          isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Def) ? 1 : 0;
+      for (unsigned I = Shift; I < Call->getNumArgs(); ++I)
+        if (I - Shift < Def->getNumParams())
+          Changed |= mark(Summary, Def->getParamDecl(I - Shift),
+                          Origin(Call->getArg(I)));
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && !MD->isConst())
+        for (const Expr *Arg : MC->arguments())
+          if (const Expr *O = Origin(Arg)) {
+            bool Whole = true;
+            Changed |= mark(
+                Summary,
+                writtenVariable(MC->getImplicitObjectArgument(), Whole), O);
+          }
+  }
+  for (const Stmt *Child : S->children())
+    scan(Child, Fn, Changed);
+}
+
+void RankDependenceTU::summarise() {
+  // Only the main file's functions: the summary is what this TU computes
+  // from ranks; library headers do not (their accessors are modelled).
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallVector<const FunctionDecl *, 64> Functions;
+  llvm::SmallVector<const DeclContext *, 16> Work = {
+      Ctx.getTranslationUnitDecl()};
+  while (!Work.empty()) {
+    const DeclContext *DC = Work.pop_back_val();
+    for (const Decl *D : DC->decls()) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+        continue;
+      if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D)) {
+        for (const FunctionDecl *Spec : FT->specializations())
+          Functions.push_back(Spec);
+        D = FT->getTemplatedDecl();
+      }
+      if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
+        if (FD->doesThisDeclarationHaveABody())
+          Functions.push_back(FD);
+      } else if (isa<NamespaceDecl, LinkageSpecDecl, CXXRecordDecl>(D)) {
+        Work.push_back(cast<DeclContext>(D));
+      }
+    }
+  }
+  Summarising = true;
+  bool Changed = true;
+  // Each round marks at least one more declaration; a few suffice in
+  // practice, the bound keeps pathological TUs cheap.
+  for (unsigned Round = 0; Changed && Round < 16; ++Round) {
+    Changed = false;
+    for (const FunctionDecl *FD : Functions) {
+      if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          if (const FieldDecl *F = Init->getMember())
+            Changed |= mark(Summary, F, origin(Init->getInit(), {}, FD));
+      scan(FD->getBody(), FD, Changed);
+    }
+  }
+  Summarising = false;
+}
+
+} // namespace analysis
+} // namespace meshguard

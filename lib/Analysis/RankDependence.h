@@ -1,0 +1,73 @@
+//===--- RankDependence.h - Values that differ per rank ---------*- C++ -*-===//
+//
+// A value is rank-dependent when it comes from a rank or coordinate accessor
+// (mesh.get_rank(), pg->getRank()), from getenv("RANK") / LOCAL_RANK, or is
+// computed from such a value. The result of a collective that makes its
+// tensors agree (all-reduce, broadcast, all-gather) is uniform again.
+//
+// Two layers: a flow-insensitive TU summary (fields, parameters given a
+// rank-dependent argument somewhere, helpers returning one, and captured or
+// global variables) and, per function, a flow-sensitive gen/kill analysis of
+// its local variables over the CFG (an all-reduce makes a metric uniform
+// again only after it ran). A single bit per variable needs no value model
+// or SAT solver, so this is a plain may-analysis rather than a FlowSensitive
+// model: cheaper, and sound for "may differ per rank" (joins are unions).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_LIB_ANALYSIS_RANKDEPENDENCE_H
+#define MESHGUARD_LIB_ANALYSIS_RANKDEPENDENCE_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace meshguard {
+namespace analysis {
+
+/// Rank-dependent variables and where their value comes from.
+using RankVars = llvm::DenseMap<const clang::VarDecl *, const clang::Expr *>;
+
+class RankDependenceTU {
+public:
+  RankDependenceTU(clang::ASTContext &Ctx, const ApiIndex &Index);
+
+  /// Where \p E's rank-dependent value comes from, or null when uniform.
+  /// Local variables of \p Fn are looked up in \p Locals; everything else
+  /// in the TU summary.
+  const clang::Expr *origin(const clang::Expr *E, const RankVars &Locals,
+                            const clang::FunctionDecl *Fn) const;
+  /// Parameters of \p FD that some call of the TU gives a rank-dependent
+  /// argument.
+  void seedParameters(const clang::FunctionDecl &FD, RankVars &Into) const;
+  /// Applies one CFG statement to \p Vars (assignments, uniform-making
+  /// collectives, mutating calls with rank-dependent arguments). \p Implicit
+  /// is the origin of a rank-dependent condition the statement runs under:
+  /// what it assigns is then rank-dependent too.
+  void transfer(const clang::Stmt *S, RankVars &Vars,
+                const clang::FunctionDecl *Fn,
+                const clang::Expr *Implicit = nullptr) const;
+
+private:
+  void summarise();
+  void scan(const clang::Stmt *S, const clang::FunctionDecl *Fn, bool &Changed);
+  bool mark(llvm::DenseMap<const void *, const clang::Expr *> &M,
+            const void *Key, const clang::Expr *Origin);
+  const clang::Expr *sourceCall(const clang::CallExpr &Call) const;
+  bool isLocalOf(const clang::VarDecl *V, const clang::FunctionDecl *Fn) const;
+
+  clang::ASTContext &Ctx;
+  const ApiIndex &Index;
+  /// VarDecls (captured, global, parameters), FieldDecls and FunctionDecls
+  /// (their results): rank-dependent somewhere in the TU.
+  llvm::DenseMap<const void *, const clang::Expr *> Summary;
+  /// While summarising, locals are looked up flow-insensitively too.
+  bool Summarising = false;
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_LIB_ANALYSIS_RANKDEPENDENCE_H

@@ -1,0 +1,126 @@
+//===--- RankDivergentCollectiveCheck.cpp - dtensor-rank-divergent-collective
+//===//
+
+#include "RankDivergentCollectiveCheck.h"
+#include "HoistGatherFix.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+std::vector<StringRef>
+RankDivergentCollectiveCheck::interestingCallees() const {
+  return Index->allCollectiveNames();
+}
+
+void RankDivergentCollectiveCheck::onEndOfTranslationUnit() {
+  Memo.reset(); // Its keys die with the AST.
+  ReportedAt.clear();
+  DTensorCheckBase::onEndOfTranslationUnit();
+}
+
+void RankDivergentCollectiveCheck::analyse(const FunctionDecl &FD,
+                                           ASTContext &Ctx) {
+  if (!Memo || &Memo->context() != &Ctx)
+    Memo = std::make_unique<DivergenceMemo>(Ctx, *Index);
+  DivergenceScan Scan =
+      findDivergentCollectives(FD, *Memo, *Index, Analysis.Limits);
+  if (!finished(FD, Scan.Result, "collectives that not every rank reaches"))
+    return;
+  for (const DivergentCollective &D : Scan.Sites)
+    report(D, FD, Ctx);
+}
+
+/// The source text of \p E, shortened for a message.
+static std::string shortText(const Expr &E, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E.getSourceRange()), SM,
+      Ctx.getLangOpts());
+  StringRef Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts());
+  std::string Out = Text.str();
+  if (Out.empty() || Out.size() > 48)
+    return "this expression";
+  return "'" + Out + "'";
+}
+
+static StringRef exitName(const Stmt *Exit) {
+  if (isa_and_nonnull<ReturnStmt>(Exit))
+    return "return";
+  if (isa_and_nonnull<BreakStmt>(Exit))
+    return "break";
+  if (isa_and_nonnull<ContinueStmt>(Exit))
+    return "continue";
+  if (isa_and_nonnull<CXXThrowExpr>(Exit))
+    return "throw";
+  if (isa_and_nonnull<GotoStmt>(Exit))
+    return "goto";
+  return "exit";
+}
+
+void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
+                                          const FunctionDecl &FD,
+                                          ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CollectiveCall &C = D.Collective;
+  SourceLocation Loc = SM.getExpansionLoc(C.Call->getBeginLoc());
+  if (!ReportedAt.insert(Loc).second)
+    return;
+  // "collective 'x'" or "'helper' (it performs the collective 'x')".
+  std::string What = C.Helper
+                         ? "'" + C.Name + "', which performs the collective '" +
+                               C.InnerName + "',"
+                         : "collective '" + C.Name + "'";
+  switch (D.Shape) {
+  case DivergenceShape::InBranch: {
+    auto Diag = diag(Loc, "%0 runs only on the ranks where a rank-dependent "
+                          "condition holds: the other ranks never call it and "
+                          "the job hangs")
+                << What;
+    for (const FixItHint &Fix : hoistGather(D, FD, Ctx))
+      Diag << Fix;
+    break;
+  }
+  case DivergenceShape::DifferentSequences:
+    diag(Loc, "the sides of a rank-dependent branch run different "
+              "collectives (%0; other side: %1): ranks on different sides "
+              "mismatch and the job hangs")
+        << D.ThenSequence << D.ElseSequence;
+    break;
+  case DivergenceShape::LoopTripCount:
+    diag(Loc, "%0 runs in a loop whose trip count differs per rank: the ranks "
+              "call it a different number of times and the job hangs")
+        << What;
+    break;
+  case DivergenceShape::AfterEarlyExit:
+    diag(Loc, "%0 is skipped by the ranks that leave early through a "
+              "rank-dependent '%1': the other ranks wait for them and the job "
+              "hangs")
+        << What << exitName(D.Exit);
+    break;
+  }
+  if (D.Condition)
+    diag(D.Condition->getBeginLoc(),
+         D.Shape == DivergenceShape::LoopTripCount
+             ? "the loop condition depends on the rank"
+             : "this condition depends on the rank",
+         DiagnosticIDs::Note);
+  if (D.RankOrigin)
+    diag(D.RankOrigin->getBeginLoc(),
+         "the rank-dependent value comes from %0 here", DiagnosticIDs::Note)
+        << shortText(*D.RankOrigin, Ctx);
+  if (D.Exit)
+    diag(D.Exit->getBeginLoc(), "some ranks leave here", DiagnosticIDs::Note);
+  if (C.Helper && C.Inner)
+    diag(C.Inner->getBeginLoc(), "'%0' performs the collective '%1' here",
+         DiagnosticIDs::Note)
+        << C.Name << C.InnerName;
+}
+
+} // namespace tidy
+} // namespace meshguard
