@@ -101,6 +101,9 @@ const ImplicitCollectiveEntry ImplicitCollectiveRows[] = {
     {"meshguard::distribute_module"},
     {"meshguard::check_replicas"},
     {"meshguard::CollectiveGuard::broadcast_"},
+    // Random DTensor factories broadcast their seed from rank 0.
+    {"meshguard::rand"},
+    {"meshguard::randn"},
 };
 
 const char *const RankSourceNames[] = {
