@@ -12,5 +12,7 @@
 #include <meshguard/runtime/Errors.h>
 #include <meshguard/runtime/Factories.h>
 #include <meshguard/runtime/Module.h>
+#include <meshguard/runtime/FullyShard.h>
+#include <meshguard/runtime/Parallelize.h>
 #include <meshguard/runtime/Placement.h>
 #include <meshguard/runtime/ShardingRules.h>

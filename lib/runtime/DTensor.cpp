@@ -60,15 +60,27 @@ DTensorSpec make_spec(const at::Tensor& local, const DeviceMesh& mesh, const Pla
 }
 
 struct FromLocalFn : public torch::autograd::Function<FromLocalFn> {
-  static at::Tensor forward(torch::autograd::AutogradContext*, const at::Tensor& local, DTensorSpec spec) {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& local, DTensorSpec spec) {
+    ctx->saved_data["placements"] = detail::encode_placements(spec.placements);
     return make_dtensor(local.detach(), std::move(spec));
   }
+  // As PyTorch's: the gradient is first laid out as the DTensor was made
+  // (e.g. a Partial gradient of a Replicate input is all-reduced), so that
+  // its local tensor is the local input's gradient; where it was made
+  // Partial, the gradient is Replicate (PyTorch's is_backward rule).
   static torch::autograd::variable_list backward(
-      torch::autograd::AutogradContext*,
+      torch::autograd::AutogradContext* ctx,
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (auto* impl = get_dtensor_impl(g)) {
-      g = impl->local();
+      Placements made = detail::decode_placements(ctx->saved_data["placements"].toIntVector());
+      const Placements& now = impl->spec().placements;
+      for (size_t d = 0; d < made.size(); ++d) {
+        if (is_partial(made[d]) && !(now[d] == made[d])) {
+          made[d] = Replicate{};
+        }
+      }
+      g = now == made ? impl->local() : detail::redistribute_local(impl->local(), impl->spec(), made);
     }
     return {g, at::Tensor()};
   }

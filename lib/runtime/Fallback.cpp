@@ -302,10 +302,18 @@ void run_with_rule(
     std::vector<at::Tensor> outs;
     {
       at::AutoDispatchBelowADInplaceOrView guard;
-      outs = decision->run_local(locals, local_shapes);
+      std::vector<ops::Shape> input_shapes;
+      for (const auto& o : call.operands) {
+        input_shapes.push_back(o.shape);
+      }
+      ops::LocalContext ctx{&local_shapes, &input_shapes, &decision->input_targets, &mesh, args};
+      outs = decision->run_local(locals, ctx);
     }
     for (auto& t : outs) {
       for (const auto& in : locals) {
+        if (written >= 0) {
+          break; // an in-place op returns its self
+        }
         if (t.unsafeGetTensorImpl() == in.unsafeGetTensorImpl()) {
           t = t.alias(); // a view op's result must be a new tensor, even when nothing changed
         }

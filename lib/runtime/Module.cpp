@@ -85,6 +85,15 @@ void distribute_recursive(
 
 } // namespace
 
+namespace detail {
+
+void replace_parameter(torch::nn::Module& module, const std::string& name, const at::Tensor& value) {
+  ParameterAccess::of(module)[name] = value;
+  rebind_member(module, name, value);
+}
+
+} // namespace detail
+
 void distribute_module(
     torch::nn::Module& module,
     const DeviceMesh& mesh,

@@ -174,12 +174,12 @@ RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg)
   if (dtype_arg < call.num_args && !call.arg(dtype_arg).isNone()) {
     dtype = call.arg(dtype_arg).toScalarType();
   }
-  r.run_local = [zeros, dtype](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {
+  r.run_local = [zeros, dtype](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
     auto options = locals[0].options();
     if (dtype) {
       options = options.dtype(*dtype);
     }
-    return std::vector<at::Tensor>{zeros ? at::zeros(shapes[0], options) : at::empty(shapes[0], options)};
+    return std::vector<at::Tensor>{zeros ? at::zeros((*ctx.output_shapes)[0], options) : at::empty((*ctx.output_shapes)[0], options)};
   };
   return r;
 }

@@ -4,6 +4,8 @@
 
 #include <meshguard/runtime/ShardingRules.h>
 
+#include "Internal.h"
+
 namespace meshguard {
 namespace ops {
 
@@ -15,6 +17,19 @@ Placement aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t o
   return Shard{d};
 }
 
+int64_t shard_offset(int64_t size, int64_t dim, const Placements& placements, const DeviceMesh& mesh) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (is_shard(placements[i], dim)) {
+      const int64_t k = mesh.size(static_cast<int64_t>(i));
+      const int64_t c = mesh.coordinate()[i];
+      offset += detail::chunk_offset(size, k, c);
+      size = detail::chunk_length(size, k, c);
+    }
+  }
+  return offset;
+}
+
 const RuleTable& rule_table() {
   static const RuleTable* table = [] {
     auto* t = new RuleTable();
@@ -22,6 +37,7 @@ const RuleTable& rule_table() {
     add_matrix_rules(*t);
     add_reduction_rules(*t);
     add_view_rules(*t);
+    add_nn_rules(*t);
     return t;
   }();
   return *table;

@@ -22,6 +22,7 @@ void add_pointwise_rules(RuleTable& table);
 void add_matrix_rules(RuleTable& table);
 void add_reduction_rules(RuleTable& table);
 void add_view_rules(RuleTable& table);
+void add_nn_rules(RuleTable& table);
 
 } // namespace ops
 } // namespace meshguard

@@ -17,6 +17,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
 
 namespace meshguard {
@@ -49,19 +50,36 @@ struct Strategy {
   std::vector<Placement> outputs;
 };
 
+// What a rule's local runner may read besides the local operands: the
+// outputs' local shapes and, for ops whose local computation depends on
+// where the shard lies (a row-sharded embedding masks other ranks' rows),
+// the mesh and the operands' global shapes and (decided) placements.
+struct LocalContext {
+  const std::vector<Shape>* output_shapes = nullptr; // local, per output
+  const std::vector<Shape>* input_shapes = nullptr; // global, per operand
+  const std::vector<Placements>* input_placements = nullptr; // decided, per operand
+  const DeviceMesh* mesh = nullptr;
+  // The op's arguments, DTensor operands replaced by their local tensors.
+  const c10::IValue* args = nullptr;
+};
+
+// The start of this rank's block of a tensor's dim `dim` (global size
+// `size`) under `placements` (nested torch.chunk over the mesh dims).
+int64_t shard_offset(int64_t size, int64_t dim, const Placements& placements, const DeviceMesh& mesh);
+
 struct RuleResult {
   std::vector<Strategy> strategies; // in order of preference on equal cost
   std::vector<Shape> output_shapes; // global, one per tensor output
   // Runs the op on the local (redistributed) operands in place of the op
   // itself: for ops whose size arguments must become local sizes (views).
-  // Gets the local operands and the local output shapes.
-  std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&, const std::vector<Shape>&)> run_local;
+  // Gets the local operands and the context (local output shapes, ...).
+  std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&, const LocalContext&)> run_local;
 };
 
 using RuleFn = std::function<RuleResult(const CallInfo&)>;
 
 struct RuleEntry {
-  std::string family; // "pointwise", "matrix", "reduction", "view"
+  std::string family; // "pointwise", "matrix", "reduction", "view", "nn"
   std::string strategies; // for the docs: "S(0)×R → S(0); ..."
   RuleFn rule;
 };

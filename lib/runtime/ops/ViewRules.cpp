@@ -88,15 +88,31 @@ RuleResult reshape_rule(const CallInfo& call, const std::vector<int64_t>& size_a
           pout *= out[j++];
         }
       }
-      const bool one_to_one = i - gi == 1 && j - gj == 1;
-      if (one_to_one || (divisible(in[gi], k) && divisible(out[gj], k))) {
-        dim_map[gi] = static_cast<int64_t>(gj);
+      // Size-1 dims carry no elements: the group's outermost dims are its
+      // first dims longer than 1 (a [1, n] -> [n] view keeps a shard of n).
+      size_t fi = gi, fj = gj;
+      while (fi + 1 < i && in[fi] == 1) {
+        ++fi;
+      }
+      while (fj + 1 < j && out[fj] == 1) {
+        ++fj;
+      }
+      size_t long_in = 0, long_out = 0;
+      for (size_t a = gi; a < i; ++a) {
+        long_in += in[a] != 1;
+      }
+      for (size_t b = gj; b < j; ++b) {
+        long_out += out[b] != 1;
+      }
+      const bool one_to_one = long_in <= 1 && long_out <= 1;
+      if (one_to_one || (divisible(in[fi], k) && divisible(out[fj], k))) {
+        dim_map[fi] = static_cast<int64_t>(fj);
       }
     }
   }
   RuleResult r = map_rule(call, dim_map, out);
-  r.run_local = [use_view](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {
-    return std::vector<at::Tensor>{use_view ? locals[0].view(shapes[0]) : locals[0].reshape(shapes[0])};
+  r.run_local = [use_view](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+    return std::vector<at::Tensor>{use_view ? locals[0].view((*ctx.output_shapes)[0]) : locals[0].reshape((*ctx.output_shapes)[0])};
   };
   return r;
 }
@@ -129,7 +145,7 @@ RuleResult squeeze_rule(const CallInfo& call, std::vector<bool> squeeze) {
     }
   }
   RuleResult r = map_rule(call, dim_map, out);
-  r.run_local = [dropped](const std::vector<at::Tensor>& locals, const std::vector<Shape>&) {
+  r.run_local = [dropped](const std::vector<at::Tensor>& locals, const LocalContext&) {
     at::Tensor t = locals[0];
     for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) {
       t = t.squeeze(*it);
@@ -154,8 +170,8 @@ RuleResult expand_rule(const CallInfo& call, const std::vector<int64_t>& size_ar
     }
   }
   RuleResult r = map_rule(call, dim_map, out);
-  r.run_local = [](const std::vector<at::Tensor>& locals, const std::vector<Shape>& shapes) {
-    return std::vector<at::Tensor>{locals[0].expand(shapes[0])};
+  r.run_local = [](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+    return std::vector<at::Tensor>{locals[0].expand((*ctx.output_shapes)[0])};
   };
   return r;
 }

@@ -1,0 +1,197 @@
+// parallelize_module and the tensor-parallel styles' layouts.
+
+#include <meshguard/runtime/Parallelize.h>
+
+#include <sstream>
+
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+
+#include <meshguard/runtime/DTensor.h>
+#include <meshguard/runtime/Errors.h>
+#include <meshguard/runtime/Module.h>
+
+#include "Internal.h"
+
+namespace meshguard {
+
+namespace {
+
+// The style applied to a module, kept on the module itself as a child
+// without parameters (C++ modules have no attribute dictionary), so that
+// it lives and dies with the module.
+struct AppliedStyleImpl : torch::nn::Module {
+  AppliedStyleImpl(ParallelStyle s, DeviceMesh m, bool embedding)
+      : style(std::move(s)), mesh(std::move(m)), is_embedding(embedding) {}
+  ParallelStyle style;
+  DeviceMesh mesh;
+  bool is_embedding;
+};
+
+constexpr const char* kStyleChild = "meshguard_parallel_style";
+
+const AppliedStyleImpl* applied_style(const torch::nn::Module& module) {
+  for (const auto& child : module.named_children()) {
+    if (child.key() == kStyleChild) {
+      return dynamic_cast<const AppliedStyleImpl*>(child.value().get());
+    }
+  }
+  return nullptr;
+}
+
+const char* style_name(const ParallelStyle& style) {
+  return std::holds_alternative<ColwiseParallel>(style) ? "ColwiseParallel" : "RowwiseParallel";
+}
+
+// The layouts a style computes with, as in PyTorch's style.py.
+struct Layouts {
+  Placement input; // a plain input is read as this
+  Placement desired_input; // the forward computes on this
+  Placement output;
+  bool use_local_output;
+};
+
+Layouts layouts_of(const AppliedStyleImpl& applied) {
+  if (auto* c = std::get_if<ColwiseParallel>(&applied.style)) {
+    return {c->input_layouts.value_or(Replicate{}), Replicate{}, c->output_layouts.value_or(Shard{-1}),
+            c->use_local_output};
+  }
+  const auto& r = std::get<RowwiseParallel>(applied.style);
+  const Placement desired = applied.is_embedding ? Placement(Replicate{}) : Placement(Shard{-1});
+  return {r.input_layouts.value_or(desired), desired, r.output_layouts.value_or(Replicate{}), r.use_local_output};
+}
+
+// Partition: parameter name -> placement on the 1-D mesh.
+Placement param_placement(const ParallelStyle& style, bool embedding, const std::string& name) {
+  const bool colwise = std::holds_alternative<ColwiseParallel>(style);
+  if (embedding) {
+    return colwise ? Placement(Shard{1}) : Placement(Shard{0});
+  }
+  if (colwise) {
+    return Shard{0};
+  }
+  return name == "weight" ? Placement(Shard{1}) : Placement(Replicate{});
+}
+
+struct Target {
+  std::string name;
+  torch::nn::Module* module;
+  ParallelStyle style;
+  bool embedding;
+};
+
+Target resolve(torch::nn::Module& root, const std::string& name, const ParallelStyle& style) {
+  torch::nn::Module* found = nullptr;
+  if (name.empty()) {
+    found = &root;
+  } else {
+    for (const auto& item : root.named_modules("", /*include_self=*/false)) {
+      if (item.key() == name) {
+        found = item.value().get();
+      }
+    }
+  }
+  if (found == nullptr) {
+    std::ostringstream os;
+    os << "parallelize_module: the plan names '" << name << "', which is not a submodule; submodules:";
+    for (const auto& item : root.named_modules("", false)) {
+      os << " " << item.key();
+    }
+    throw PlacementError(os.str());
+  }
+  const bool linear = dynamic_cast<torch::nn::LinearImpl*>(found) != nullptr;
+  const bool embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(found) != nullptr;
+  if (!linear && !embedding) {
+    throw PlacementError("parallelize_module: '" + name + "' is a " + found->name() + "; " + style_name(style) +
+                         " applies to torch::nn::Linear and torch::nn::Embedding only");
+  }
+  for (const auto& p : found->named_parameters(/*recurse=*/false)) {
+    if (is_dtensor(p.value())) {
+      throw PlacementError("parallelize_module: parameter '" + name + (name.empty() ? "" : ".") + p.key() +
+                           "' already is a DTensor (parallelized or distributed twice?)");
+    }
+  }
+  if (applied_style(*found) != nullptr) {
+    throw PlacementError("parallelize_module: '" + name + "' already has a parallel style");
+  }
+  return {name, found, style, embedding};
+}
+
+// PyTorch's Shard(-1) means the last dim of the tensor at hand.
+Placements normalized(const Placement& p, int64_t ndim) {
+  return detail::normalize_placements({p}, ndim);
+}
+
+} // namespace
+
+DeviceMesh mesh_dim_mesh(const DeviceMesh& mesh, int64_t dim) {
+  TORCH_CHECK(dim >= 0 && dim < mesh.ndim(), "mesh_dim_mesh: mesh dim ", dim, " out of range for ", mesh);
+  return DeviceMesh(mesh.device_type(), {mesh.size(dim)}, mesh.group_ranks(dim), {mesh.get_group(dim)},
+                    mesh.get_rank());
+}
+
+void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const ParallelizePlan& plan) {
+  if (mesh.ndim() != 1) {
+    throw PlacementError("parallelize_module: tensor parallelism runs on a 1-D mesh, got " + mesh.to_string() +
+                         "; pass mesh_dim_mesh(mesh, dim) for one of its dimensions");
+  }
+  // Every entry is checked before any parameter changes.
+  std::vector<Target> targets;
+  for (const auto& entry : plan) {
+    targets.push_back(resolve(module, entry.first, entry.second));
+    for (size_t i = 0; i + 1 < targets.size(); ++i) {
+      if (targets[i].module == targets.back().module) {
+        throw PlacementError("parallelize_module: the plan names '" + entry.first + "' twice");
+      }
+    }
+  }
+  for (const auto& t : targets) {
+    distribute_module(*t.module, mesh, [&t](const std::string& name, const at::Tensor&, const DeviceMesh&) {
+      return Placements{param_placement(t.style, t.embedding, name)};
+    });
+    t.module->register_module(kStyleChild, std::make_shared<AppliedStyleImpl>(t.style, mesh, t.embedding));
+  }
+}
+
+void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const ParallelStyle& style) {
+  parallelize_module(module, mesh, ParallelizePlan{{"", style}});
+}
+
+at::Tensor parallel_input(const torch::nn::Module& module, const at::Tensor& input) {
+  const AppliedStyleImpl* applied = applied_style(module);
+  if (applied == nullptr) {
+    return input;
+  }
+  const Layouts l = layouts_of(*applied);
+  const int64_t ndim = input.dim();
+  at::Tensor dt = input;
+  if (!is_dtensor(input)) {
+    dt = from_local(input, applied->mesh, normalized(l.input, ndim));
+  } else if (*mesh_of(input) != applied->mesh) {
+    throw MeshMismatchError("parallel_input: the input lives on " + mesh_of(input)->to_string() + ", the " +
+                            style_name(applied->style) + " module on " + applied->mesh.to_string());
+  }
+  const Placements desired = normalized(l.desired_input, ndim);
+  if (!(*placements_of(dt) == desired)) {
+    dt = redistribute(dt, desired);
+  }
+  return dt;
+}
+
+at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& output) {
+  const AppliedStyleImpl* applied = applied_style(module);
+  if (applied == nullptr) {
+    return output;
+  }
+  const Layouts l = layouts_of(*applied);
+  TORCH_CHECK(is_dtensor(output), "parallel_output: the ", style_name(applied->style),
+              " module's forward returned a plain tensor");
+  at::Tensor out = output;
+  const Placements wanted = normalized(l.output, output.dim());
+  if (!(*placements_of(out) == wanted)) {
+    out = redistribute(out, wanted);
+  }
+  return l.use_local_output ? to_local(out) : out;
+}
+
+} // namespace meshguard

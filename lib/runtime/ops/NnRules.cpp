@@ -1,0 +1,379 @@
+// nn ops that tensor-parallel models need: embedding (row- and column-
+// sharded weights), layer_norm, dropout's bernoulli_, mse_loss and
+// nll_loss (cross_entropy decomposes into log_softmax + nll_loss), each
+// with its backward. Strategies as PyTorch's op strategies; where a local
+// kernel would compute with local sizes (a mean over a shard, a lookup in a
+// block of rows, random numbers for a block) the rule runs its own local
+// computation so that the result equals the op on the full tensors.
+
+#include <map>
+
+#include <ATen/ATen.h>
+#include <ATen/core/Reduction.h>
+
+#include "Internal.h"
+#include "RuleTable.h"
+
+namespace meshguard {
+namespace ops {
+
+namespace {
+
+const Placement R = Replicate{};
+const Placement P = Partial{ReduceOp::SUM};
+Placement S(int64_t d) {
+  return Shard{d};
+}
+
+// The placements of the call's DTensor operands: `by_arg` for the
+// arguments it names, `other` for the rest.
+std::vector<Placement> per_operand(const CallInfo& call, const std::map<size_t, Placement>& by_arg,
+                                   const Placement& other = R) {
+  std::vector<Placement> out;
+  for (const auto& o : call.operands) {
+    auto it = by_arg.find(o.arg_index);
+    out.push_back(it == by_arg.end() ? other : it->second);
+  }
+  return out;
+}
+
+const Operand* operand_at(const CallInfo& call, size_t arg_index) {
+  for (const auto& o : call.operands) {
+    if (o.arg_index == arg_index) {
+      return &o;
+    }
+  }
+  return nullptr;
+}
+
+Shape arg_shape(const CallInfo& call, size_t arg_index) {
+  if (const Operand* o = operand_at(call, arg_index)) {
+    return o->shape;
+  }
+  const c10::IValue& v = call.arg(arg_index);
+  TORCH_CHECK(v.isTensor(), "nn rule: argument ", arg_index, " is not a tensor");
+  return v.toTensor().sizes().vec();
+}
+
+bool sharded_on(const Placements& ps, int64_t dim) {
+  for (const auto& p : ps) {
+    if (is_shard(p, dim)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool any_shard(const Placements& ps) {
+  for (const auto& p : ps) {
+    if (is_shard(p)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (auto v : s) {
+    n *= v;
+  }
+  return n;
+}
+
+// A tensor argument of the call as the local runner sees it (the local
+// tensor of a DTensor operand, a plain scalar-like tensor as it came).
+at::Tensor arg_tensor(const LocalContext& ctx, size_t i) {
+  return ctx.args[i].toTensor();
+}
+
+// ---- embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+RuleResult embedding_rule(const CallInfo& call) {
+  const Shape w = arg_shape(call, 0);
+  const Shape idx = arg_shape(call, 1);
+  TORCH_CHECK(w.size() == 2, "embedding rule: the weight must be 2-D");
+  Shape out = idx;
+  out.push_back(w[1]);
+  const int64_t last = static_cast<int64_t>(idx.size());
+  const bool sparse = call.arg(4).toBool();
+  RuleResult r;
+  if (!sparse) {
+    // Column-wise: every rank looks up its columns of every row.
+    r.strategies.push_back({per_operand(call, {{0, S(1)}, {1, R}}), {S(last)}});
+    // Row-wise: each rank looks up the rows it holds, zeros elsewhere; the
+    // sum over ranks is the lookup (PyTorch's MaskPartial).
+    r.strategies.push_back({per_operand(call, {{0, S(0)}, {1, R}}), {P}});
+    // Linear in the weight.
+    r.strategies.push_back({per_operand(call, {{0, P}, {1, R}}), {P}});
+  }
+  for (int64_t d = 0; d < last; ++d) {
+    r.strategies.push_back({per_operand(call, {{0, R}, {1, S(d)}}), {S(d)}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R}});
+  r.output_shapes = {out};
+  const int64_t rows = w[0];
+  r.run_local = [rows](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+    const at::Tensor weight = arg_tensor(ctx, 0);
+    const at::Tensor indices = arg_tensor(ctx, 1);
+    const int64_t padding_idx = ctx.args[2].toInt();
+    const bool scale = ctx.args[3].toBool();
+    const bool sparse = ctx.args[4].toBool();
+    const Placements& wp = (*ctx.input_placements)[0];
+    if (!sharded_on(wp, 0)) {
+      return std::vector<at::Tensor>{at::embedding(weight, indices, padding_idx, scale, sparse)};
+    }
+    const int64_t offset = shard_offset(rows, 0, wp, *ctx.mesh);
+    const int64_t local_rows = weight.size(0);
+    const at::Tensor outside = indices.lt(offset).logical_or(indices.ge(offset + local_rows));
+    at::Tensor out;
+    if (local_rows == 0) {
+      out = at::zeros((*ctx.output_shapes)[0], weight.options());
+    } else {
+      out = at::embedding(weight, indices.sub(offset).masked_fill(outside, 0));
+      out = out.masked_fill(outside.unsqueeze(-1), 0);
+    }
+    return std::vector<at::Tensor>{out};
+  };
+  return r;
+}
+
+// embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
+// scale_grad_by_freq): a Replicate gradient of a row-wise lookup runs as
+// any all-Replicate op (a Replicate weight gradient; see parallel.md).
+RuleResult embedding_backward_rule(const CallInfo& call) {
+  const Shape grad = arg_shape(call, 0);
+  const Shape idx = arg_shape(call, 1);
+  const int64_t num_weights = call.arg(2).toInt();
+  const int64_t last = static_cast<int64_t>(grad.size()) - 1;
+  RuleResult r;
+  r.strategies.push_back({per_operand(call, {{0, S(last)}, {1, R}}), {S(1)}});
+  for (int64_t d = 0; d < static_cast<int64_t>(idx.size()); ++d) {
+    // Batch-sharded lookups: each rank's rows add up.
+    r.strategies.push_back({per_operand(call, {{0, S(d)}, {1, S(d)}}), {P}});
+  }
+  r.strategies.push_back({per_operand(call, {{0, P}, {1, R}}), {P}});
+  r.strategies.push_back({per_operand(call, {}), {R}});
+  r.output_shapes = {{num_weights, grad.back()}};
+  return r;
+}
+
+// ---- native_layer_norm(input, normalized_shape, weight?, bias?, eps)
+
+RuleResult layer_norm_rule(const CallInfo& call) {
+  const Shape in = arg_shape(call, 0);
+  const auto normalized = call.arg(1).toIntVector();
+  const int64_t batch_dims = static_cast<int64_t>(in.size() - normalized.size());
+  Shape stats(in.begin(), in.begin() + batch_dims);
+  stats.resize(in.size(), 1);
+  RuleResult r;
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    r.strategies.push_back({per_operand(call, {{0, S(d)}}), {S(d), S(d), S(d)}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R, R, R}});
+  r.output_shapes = {in, stats, stats};
+  return r;
+}
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
+// weight?, bias?, output_mask): the affine parameters' gradients sum over
+// the batch dims, so a batch shard leaves partial sums.
+RuleResult layer_norm_backward_rule(const CallInfo& call) {
+  const Shape in = arg_shape(call, 1);
+  const auto normalized = call.arg(2).toIntVector();
+  const int64_t batch_dims = static_cast<int64_t>(in.size() - normalized.size());
+  RuleResult r;
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    r.strategies.push_back({per_operand(call, {{0, S(d)}, {1, S(d)}, {3, S(d)}, {4, S(d)}}), {S(d), P, P}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R, R, R}});
+  const Shape params(normalized.begin(), normalized.end());
+  r.output_shapes = {in, params, params};
+  return r;
+}
+
+// ---- bernoulli_(self, p, generator): dropout's noise on CPU
+
+// Each rank draws the full tensor's numbers with its (seeded alike)
+// generator and keeps its block, so the noise equals one process's draw on
+// the full tensor (as PyTorch's offset-based RNG tracker guarantees).
+RuleResult bernoulli_rule(const CallInfo& call) {
+  const Shape in = arg_shape(call, 0);
+  RuleResult r;
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    r.strategies.push_back({{S(d)}, {S(d)}});
+  }
+  r.strategies.push_back({{R}, {R}});
+  r.output_shapes = {in};
+  r.run_local = [in](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+    at::Tensor self = locals[0];
+    const double p = ctx.args[1].toDouble();
+    c10::optional<at::Generator> gen;
+    if (!ctx.args[2].isNone()) {
+      gen = ctx.args[2].toGenerator();
+    }
+    const Placements& ps = (*ctx.input_placements)[0];
+    if (!any_shard(ps)) {
+      self.bernoulli_(p, gen);
+      return std::vector<at::Tensor>{self};
+    }
+    at::Tensor full = at::empty(in, self.options()).bernoulli_(p, gen);
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (auto* s = std::get_if<Shard>(&ps[i])) {
+        full = detail::chunk_of(full, s->dim, ctx.mesh->size(static_cast<int64_t>(i)), ctx.mesh->coordinate()[i]);
+      }
+    }
+    self.copy_(full);
+    return std::vector<at::Tensor>{self};
+  };
+  return r;
+}
+
+// ---- mse_loss(self, target, reduction) and its backward
+
+// A mean over shards is each shard's sum over the GLOBAL count, a partial
+// sum (exact for uneven and empty shards, unlike the shards' means).
+RuleResult mse_loss_rule(const CallInfo& call) {
+  const Shape a = arg_shape(call, 0);
+  const Shape out_full = at::infer_size(a, arg_shape(call, 1));
+  const int64_t reduction = call.arg(2).toInt();
+  RuleResult r;
+  for (int64_t d = 0; d < static_cast<int64_t>(out_full.size()); ++d) {
+    std::vector<Placement> ins;
+    for (const auto& o : call.operands) {
+      ins.push_back(aligned_shard(o.shape, out_full, d));
+    }
+    r.strategies.push_back({ins, {reduction == at::Reduction::None ? S(d) : P}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R}});
+  r.output_shapes = {reduction == at::Reduction::None ? out_full : Shape{}};
+  const int64_t count = numel(out_full);
+  r.run_local = [reduction, count](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+    const at::Tensor self = arg_tensor(ctx, 0);
+    const at::Tensor target = arg_tensor(ctx, 1);
+    bool sharded = false;
+    for (const auto& ps : *ctx.input_placements) {
+      sharded = sharded || any_shard(ps);
+    }
+    if (reduction == at::Reduction::Mean && sharded) {
+      return std::vector<at::Tensor>{at::mse_loss(self, target, at::Reduction::Sum).div(count)};
+    }
+    return std::vector<at::Tensor>{at::mse_loss(self, target, reduction)};
+  };
+  return r;
+}
+
+// mse_loss_backward(grad_output, self, target, reduction).
+RuleResult mse_loss_backward_rule(const CallInfo& call) {
+  const Shape a = arg_shape(call, 1);
+  const Shape out_full = at::infer_size(a, arg_shape(call, 2));
+  const int64_t reduction = call.arg(3).toInt();
+  RuleResult r;
+  for (int64_t d = 0; d < static_cast<int64_t>(out_full.size()); ++d) {
+    std::vector<Placement> ins;
+    for (const auto& o : call.operands) {
+      ins.push_back(o.arg_index == 0 && reduction != at::Reduction::None ? R : aligned_shard(o.shape, out_full, d));
+    }
+    r.strategies.push_back({ins, {aligned_shard(a, out_full, d)}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R}});
+  r.output_shapes = {a};
+  const int64_t count = numel(out_full);
+  r.run_local = [reduction, count](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+    const at::Tensor grad = arg_tensor(ctx, 0);
+    const at::Tensor self = arg_tensor(ctx, 1);
+    const at::Tensor target = arg_tensor(ctx, 2);
+    bool sharded = false;
+    for (const auto& ps : *ctx.input_placements) {
+      sharded = sharded || any_shard(ps);
+    }
+    if (reduction == at::Reduction::Mean && sharded) {
+      return std::vector<at::Tensor>{at::mse_loss_backward(grad, self, target, at::Reduction::Sum).div(count)};
+    }
+    return std::vector<at::Tensor>{at::mse_loss_backward(grad, self, target, reduction)};
+  };
+  return r;
+}
+
+// ---- nll_loss_forward(self, target, weight?, reduction, ignore_index)
+
+// Batch-sharded: per-sample losses stay sharded, sums are partial sums. A
+// mean divides by the total weight of the whole batch, which no rank has:
+// the operands are gathered (the backward needs no gather: it reads the
+// total weight as an operand).
+RuleResult nll_loss_rule(const CallInfo& call) {
+  const Shape self = arg_shape(call, 0);
+  const int64_t reduction = call.arg(3).toInt();
+  RuleResult r;
+  if (self.size() == 2 && reduction != at::Reduction::Mean) {
+    r.strategies.push_back({per_operand(call, {{0, S(0)}, {1, S(0)}}),
+                            {reduction == at::Reduction::None ? S(0) : P, reduction == at::Reduction::None ? R : P}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R, R}});
+  const bool batched = self.size() == 2 && reduction == at::Reduction::None;
+  r.output_shapes = {batched ? Shape{self[0]} : Shape{}, Shape{}};
+  return r;
+}
+
+// nll_loss_backward(grad_output, self, target, weight?, reduction,
+// ignore_index, total_weight): each sample's gradient needs only its own
+// row, the Replicate total weight and the Replicate (or, unreduced, its
+// own) output gradient.
+RuleResult nll_loss_backward_rule(const CallInfo& call) {
+  const Shape self = arg_shape(call, 1);
+  const int64_t reduction = call.arg(4).toInt();
+  RuleResult r;
+  if (self.size() == 2) {
+    r.strategies.push_back(
+        {per_operand(call, {{0, reduction == at::Reduction::None ? S(0) : R}, {1, S(0)}, {2, S(0)}}), {S(0)}});
+  }
+  r.strategies.push_back({per_operand(call, {}), {R}});
+  r.output_shapes = {self};
+  return r;
+}
+
+} // namespace
+
+void add_nn_rules(RuleTable& table) {
+  table["aten::embedding.default"] = {
+      "nn",
+      "weight×indices: S(1)×R → S(last) (column-wise); S(0)×R → P(sum) (row-wise: each rank looks up its rows, "
+      "zeros elsewhere); P(sum)×R → P(sum); R×S(d) → S(d); R×R → R (sparse: the last two only)",
+      embedding_rule};
+  table["aten::embedding_dense_backward.default"] = {
+      "nn",
+      "grad×indices: S(last)×R → S(1); S(d)×S(d) → P(sum); P(sum)×R → P(sum); R×R → R (the row-wise weight's "
+      "gradient is Replicate)",
+      embedding_backward_rule};
+  table["aten::native_layer_norm.default"] = {
+      "nn", "input S(d) for a batch (not normalized) dim d, weight and bias R → S(d), mean S(d), rstd S(d); R → R",
+      layer_norm_rule};
+  table["aten::native_layer_norm_backward.default"] = {
+      "nn",
+      "grad, input, mean, rstd S(d) for a batch dim d, weight and bias R → grad_input S(d), grad_weight P(sum), "
+      "grad_bias P(sum); R → R",
+      layer_norm_backward_rule};
+  table["aten::bernoulli_.float"] = {
+      "nn", "S(d) → S(d) (every rank draws the full tensor's numbers and keeps its block: one process's noise); R → R",
+      bernoulli_rule};
+  table["aten::mse_loss.default"] = {
+      "nn",
+      "S(d)×S(d) (aligned) → S(d) unreduced, P(sum) for sum and mean (each shard's sum over the global count); "
+      "R×R → R",
+      mse_loss_rule};
+  table["aten::mse_loss_backward.default"] = {
+      "nn", "grad (R when reduced, else aligned)×S(d)×S(d) → S(d) (a mean divides by the global count); R → R",
+      mse_loss_backward_rule};
+  table["aten::nll_loss_forward.default"] = {
+      "nn",
+      "self S(0) [N, C], target S(0), weight R → output S(0) / total_weight R (none), P(sum) / P(sum) (sum); mean: "
+      "R → R (gathered: the mean needs the whole batch's total weight)",
+      nll_loss_rule};
+  table["aten::nll_loss_backward.default"] = {
+      "nn",
+      "grad R (S(0) unreduced), self S(0), target S(0), weight R, total_weight R → S(0); R → R",
+      nll_loss_backward_rule};
+}
+
+} // namespace ops
+} // namespace meshguard

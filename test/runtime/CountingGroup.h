@@ -1,0 +1,76 @@
+#pragma once
+
+// A c10d process group that forwards to a real one and counts the
+// collectives (and their bytes) that meshguard issues through it, for tests
+// and benchmarks that check communication against the analytical minimum.
+
+#include <atomic>
+#include <cstdint>
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <meshguard/runtime/DeviceMesh.h>
+
+namespace meshguard {
+namespace testing {
+
+class CountingGroup : public c10d::ProcessGroup {
+ public:
+  explicit CountingGroup(c10::intrusive_ptr<c10d::ProcessGroup> inner)
+      : c10d::ProcessGroup(inner->getRank(), inner->getSize()), inner_(std::move(inner)) {}
+
+  const std::string getBackendName() const override {
+    return inner_->getBackendName();
+  }
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& t, const c10d::BroadcastOptions& o) override {
+    ++broadcasts;
+    count_bytes(t);
+    return inner_->broadcast(t, o);
+  }
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& t, const c10d::AllreduceOptions& o) override {
+    ++all_reduces;
+    count_bytes(t);
+    return inner_->allreduce(t, o);
+  }
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& out, std::vector<at::Tensor>& in,
+                                           const c10d::AllgatherOptions& o) override {
+    ++all_gathers;
+    count_bytes(in);
+    return inner_->allgather(out, in, o);
+  }
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& o) override {
+    return inner_->barrier(o);
+  }
+
+  int64_t total() const {
+    return broadcasts + all_reduces + all_gathers;
+  }
+  void reset() {
+    broadcasts = all_reduces = all_gathers = bytes = 0;
+  }
+
+  std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0}, bytes{0};
+
+ private:
+  void count_bytes(const std::vector<at::Tensor>& ts) {
+    for (const auto& t : ts) {
+      bytes += static_cast<int64_t>(t.numel() * t.element_size());
+    }
+  }
+  c10::intrusive_ptr<c10d::ProcessGroup> inner_;
+};
+
+// `base` with every mesh dim's group wrapped in a CountingGroup (returned
+// in mesh-dim order).
+inline DeviceMesh counting_mesh(const DeviceMesh& base, std::vector<c10::intrusive_ptr<CountingGroup>>& counters) {
+  std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
+  counters.clear();
+  for (int64_t d = 0; d < base.ndim(); ++d) {
+    counters.push_back(c10::make_intrusive<CountingGroup>(base.get_group(d)));
+    groups.push_back(counters.back());
+  }
+  return DeviceMesh(base.device_type(), base.shape(), base.mesh(), groups, base.get_rank());
+}
+
+} // namespace testing
+} // namespace meshguard
