@@ -9,6 +9,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 #include <meshguard/runtime/Errors.h>
 
+#include "ConsistencyCheck.h"
 #include "Internal.h"
 #include "compat/TorchCompat.h"
 
@@ -115,7 +116,8 @@ at::Tensor full(std::vector<int64_t> size, const c10::Scalar& fill_value, const 
 }
 
 at::Tensor rand(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                at::TensorOptions options) {
+                at::TensorOptions options, CallSite where) {
+  detail::UserCall call("rand", where);
   return make_random("rand", std::move(size), mesh, placements, options,
                      [](const std::vector<int64_t>& s, at::Generator& g, at::TensorOptions o) {
                        return at::rand(s, g, o);
@@ -123,7 +125,8 @@ at::Tensor rand(std::vector<int64_t> size, const DeviceMesh& mesh, const Placeme
 }
 
 at::Tensor randn(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options) {
+                 at::TensorOptions options, CallSite where) {
+  detail::UserCall call("randn", where);
   return make_random("randn", std::move(size), mesh, placements, options,
                      [](const std::vector<int64_t>& s, at::Generator& g, at::TensorOptions o) {
                        return at::randn(s, g, o);

@@ -11,6 +11,7 @@
 #include <c10/core/Scalar.h>
 #include <c10/core/TensorOptions.h>
 
+#include <meshguard/runtime/CallSite.h>
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
 
@@ -29,10 +30,11 @@ at::Tensor full(std::vector<int64_t> size, const c10::Scalar& fill_value, const 
 // every rank draws the global tensor from it and keeps its shard, so
 // Replicate ranks agree and shards are disjoint parts of one draw. (Memory:
 // the global tensor is materialised once per rank; PyTorch's offset-based
-// RNG tracker avoids that, see docs/runtime/dtensor.md.)
+// RNG tracker avoids that, see docs/runtime/dtensor.md.) `where` names the
+// caller's line in the collective-consistency mode (DebugCollectives.h).
 at::Tensor rand(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                at::TensorOptions options = {});
+                at::TensorOptions options = {}, CallSite where = CallSite::here());
 at::Tensor randn(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options = {});
+                 at::TensorOptions options = {}, CallSite where = CallSite::here());
 
 } // namespace meshguard
