@@ -3,7 +3,6 @@
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "ScalarLikeTensors.h"
 #include "clang/AST/ExprCXX.h"
-#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 using namespace clang::dataflow;
@@ -47,17 +46,9 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
   if (MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator()))
     return Out;
   bool IsOp = Index.isOpFunction(FD);
-  // The object of a method: `w.mul(x)`, `w.add_(x)`, and argument 0 of an
-  // operator that is a method (`w += x`).
-  const Expr *Obj = nullptr;
-  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-    Obj = Member->getImplicitObjectArgument();
-  } else if (isa<CXXOperatorCallExpr>(Call) && MD && !MD->isStatic() &&
-             !Args.empty()) {
-    Obj = Args.front();
-    Args = Args.drop_front();
-  }
+  // The object of a method: `w.mul(x)`, `w.add_(x)`, `w += x`.
+  const Expr *Obj = objectArgument(*Call);
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(*Call);
   if (MD && !MD->isStatic()) {
     if (!Obj || !Index.isTensorType(Obj->getType()))
       return Out;
@@ -71,8 +62,9 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
   // `w.view_as(p)`, `w.to(p)`: p gives only a shape or a type; the runtime
   // never sees it as an operand.
   if (MD && MD->getDeclName().isIdentifier() &&
-      llvm::is_contained({"view_as", "reshape_as", "expand_as", "type_as", "to"},
-                         MD->getName()))
+      llvm::is_contained(
+          {"view_as", "reshape_as", "expand_as", "type_as", "to"},
+          MD->getName()))
     return Out;
   for (const Expr *Arg : Args)
     addOperand(Arg, Index, Out);
@@ -83,15 +75,11 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
 
 MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
                          const ApiIndex &Index, const AnalysisLimits &Limits) {
-  MixedOpScan Scan;
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
-  llvm::DenseSet<const CallExpr *> Seen;
-  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
-                   const OriginTable &Origins) {
-    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
-    if (!Call)
-      return;
-    OpOperands Ops = opOperands(Call, Index);
+  auto OnCall = [&](const CallExpr &Call, const Environment &Env,
+                    const OriginTable &Origins,
+                    std::vector<MixedOpSite> &Sites) {
+    OpOperands Ops = opOperands(&Call, Index);
     if (Ops.Operands.size() < 2)
       return;
     std::optional<OperandFact> DT;
@@ -108,14 +96,11 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
     }
     if (!DT || Plain.empty())
       return;
-    Scan.Sites.push_back({Call, *DT, std::move(Plain),
-                          dtensorVariables(TensorVars, Env, Call),
-                          Ops.InPlaceSelf});
+    Sites.push_back({&Call, *DT, std::move(Plain),
+                     dtensorVariables(TensorVars, Env, &Call),
+                     Ops.InPlaceSelf});
   };
-  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
-  if (!Scan.Result.ok())
-    Scan.Sites.clear();
-  return Scan;
+  return scanSites<MixedOpSite>(FD, Ctx, Index, Limits, OnCall);
 }
 
 } // namespace analysis

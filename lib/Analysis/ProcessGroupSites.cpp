@@ -4,7 +4,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include <optional>
 
 using namespace clang;
@@ -33,10 +32,9 @@ std::optional<ElementFact> readElement(const TensorOperand &Elem,
   std::optional<OperandReading> R = readOperand(Elem, Env, Origins);
   if (!R)
     return std::nullopt;
-  bool Surely = surely(*R->AnyDTensor, Env);
-  bool Maybe =
-      !Surely && surely(*R->AllKnown, Env) && possiblyOnAPath(*R->AnyDTensor, Env);
-  return ElementFact{Elem.E, Surely, Maybe};
+  DTensorPresence Presence = dtensorPresence(*R, Env);
+  return ElementFact{Elem.E, Presence == DTensorPresence::Surely,
+                     Presence == DTensorPresence::Maybe};
 }
 
 /// The local container variable \p ContainerExpr names, if its declaration
@@ -64,15 +62,13 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
                                              ASTContext &Ctx,
                                              const ApiIndex &Index,
                                              const AnalysisLimits &Limits) {
-  ProcessGroupScan Scan;
-  llvm::DenseSet<const CallExpr *> Seen;
   // The elements of braced lists that initialise local containers, read
   // where the declaration copies them (later changes to a variable named in
   // the list do not change the copy).
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<ElementFact, 4>>
       DeclElements;
-  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
-                   const OriginTable &Origins) {
+  auto RememberListElements = [&](const CFGElement &Elt, const Environment &Env,
+                                  const OriginTable &Origins) {
     if (auto S = Elt.getAs<CFGStmt>())
       if (const auto *DS = dyn_cast<DeclStmt>(S->getStmt())) {
         for (const Decl *D : DS->decls()) {
@@ -89,11 +85,12 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
             if (std::optional<ElementFact> F = readElement(Elem, Env, Origins))
               Facts.push_back(*F);
         }
-        return;
       }
-    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
-    if (!Call)
-      return;
+  };
+  auto OnCall = [&](const CallExpr &CallRef, const Environment &Env,
+                    const OriginTable &Origins,
+                    std::vector<ProcessGroupSite> &Sites) {
+    const CallExpr *Call = &CallRef;
     const ProcessGroupCollectiveEntry *Entry =
         Index.processGroupCollective(Call->getDirectCallee());
     if (!Entry)
@@ -110,11 +107,11 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
         std::optional<OperandReading> R = readOperand(Op, Env, Origins);
         if (!R)
           continue;
-        bool Surely = surely(*R->AnyDTensor, Env);
-        bool Maybe = !Surely && Env.proves(*R->AllKnown) &&
-                     Env.allows(*R->AnyDTensor);
-        if (!Surely && !Maybe)
+        DTensorPresence Presence = dtensorPresence(*R, Env);
+        if (Presence == DTensorPresence::None)
           continue;
+        bool Surely = Presence == DTensorPresence::Surely;
+        bool Maybe = Presence == DTensorPresence::Maybe;
         Site.Surely |= Surely;
         Site.DTensorOperands.push_back(R->Fact);
         if (!Op.IsContainer && Ops.FromList) {
@@ -133,12 +130,11 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
       }
     }
     if (!Site.DTensorOperands.empty())
-      Scan.Sites.push_back(std::move(Site));
+      Sites.push_back(std::move(Site));
   };
-  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
-  if (!Scan.Result.ok())
-    Scan.Sites.clear();
-  return Scan;
+  return scanSites<ProcessGroupSite>(FD, Ctx, Index, Limits, OnCall,
+                                     /*Summaries=*/nullptr,
+                                     RememberListElements);
 }
 
 } // namespace analysis

@@ -1,6 +1,7 @@
 //===--- DiagnosticText.cpp - Shared wording of dtensor-* notes -----------===//
 
 #include "DiagnosticText.h"
+#include "DiagnosticMessages.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -31,9 +32,9 @@ std::string operandName(const Expr &E, ASTContext &Ctx) {
   if (const auto *Member = dyn_cast<MemberExpr>(W))
     if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
       return Member->getMemberDecl()->getNameAsString();
-  StringRef Text = Lexer::getSourceText(
-      CharSourceRange::getTokenRange(W->getSourceRange()),
-      Ctx.getSourceManager(), Ctx.getLangOpts());
+  StringRef Text =
+      Lexer::getSourceText(CharSourceRange::getTokenRange(W->getSourceRange()),
+                           Ctx.getSourceManager(), Ctx.getLangOpts());
   if (Text.empty())
     return "argument";
   if (Text.size() > 48)
@@ -75,28 +76,23 @@ void noteOperand(clang::tidy::ClangTidyCheck &Check, const OperandFact &Op,
   std::string Name = operandName(*Op.E, Ctx);
   if (const VarDecl *Module =
           Op.IsContainer ? parametersOfLocalModule(*Op.E) : nullptr) {
-    Check.diag(Module->getLocation(),
-               "'%0' holds only plain tensors: module '%1' is created here "
-               "and never passed to meshguard::distribute_module",
+    Check.diag(Module->getLocation(), msg::ModuleNeverDistributed,
                DiagnosticIDs::Note)
         << Name << Module->getName();
     return;
   }
   if (Op.IsContainer) {
-    Check.diag(Op.E->getBeginLoc(), "'%0' holds only plain tensors here",
-               DiagnosticIDs::Note)
+    Check.diag(Op.E->getBeginLoc(), msg::HoldsOnlyPlain, DiagnosticIDs::Note)
         << Name;
     return;
   }
   if (Op.Origin) {
-    Check.diag(Op.Origin->getBeginLoc(),
-               "'%0' is a plain tensor: it comes from %1 here",
+    Check.diag(Op.Origin->getBeginLoc(), msg::PlainComesFrom,
                DiagnosticIDs::Note)
         << Name << originName(*Op.Origin);
     return;
   }
-  Check.diag(Op.E->getBeginLoc(), "'%0' is a plain tensor on every path here",
-             DiagnosticIDs::Note)
+  Check.diag(Op.E->getBeginLoc(), msg::PlainOnEveryPath, DiagnosticIDs::Note)
       << Name;
 }
 

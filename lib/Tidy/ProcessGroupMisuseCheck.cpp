@@ -1,6 +1,7 @@
 //===--- ProcessGroupMisuseCheck.cpp - dtensor-process-group-misuse -------===//
 
 #include "ProcessGroupMisuseCheck.h"
+#include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "EditableSource.h"
 #include "clang/AST/ASTContext.h"
@@ -21,7 +22,8 @@ std::vector<StringRef> ProcessGroupMisuseCheck::interestingCallees() const {
 void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   ProcessGroupScan Scan =
       scanProcessGroupCollectives(FD, Ctx, *Index, Analysis.Limits);
-  if (!finished(FD, Scan.Result, "DTensors passed to process-group collectives"))
+  if (!finished(FD, Scan.Result,
+                "DTensors passed to process-group collectives"))
     return;
   // In source order: an element given to several collectives is wrapped by
   // the fix-it of the first one only.
@@ -29,11 +31,11 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   for (const ProcessGroupSite &Site : Scan.Sites)
     Sites.push_back(&Site);
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::stable_sort(Sites, [&](const ProcessGroupSite *A,
-                               const ProcessGroupSite *B) {
-    return SM.isBeforeInTranslationUnit(A->Call->getBeginLoc(),
-                                        B->Call->getBeginLoc());
-  });
+  llvm::stable_sort(Sites,
+                    [&](const ProcessGroupSite *A, const ProcessGroupSite *B) {
+                      return SM.isBeforeInTranslationUnit(
+                          A->Call->getBeginLoc(), B->Call->getBeginLoc());
+                    });
   WrappedAt.clear();
   for (const ProcessGroupSite *Site : Sites)
     report(*Site, Ctx);
@@ -95,54 +97,33 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
       WrappedAt[E] = &Call;
   {
     auto Warning =
-        Site.Surely
-            ? diag(Call.getBeginLoc(),
-                   "raw process-group collective '%0' is given a DTensor "
-                   "('%1'): c10d collectives work on local tensors; pass "
-                   "meshguard::to_local(...) of it")
-            : diag(Call.getBeginLoc(),
-                   "raw process-group collective '%0' may be given a DTensor "
-                   "('%1') on some path: c10d collectives work on local "
-                   "tensors");
+        Site.Surely ? diag(Call.getBeginLoc(), msg::DTensorToProcessGroup)
+                    : diag(Call.getBeginLoc(), msg::MaybeDTensorToProcessGroup);
     Warning << Site.Entry->OpName << Name;
     for (const FixItHint &Fix : Fixes)
       Warning << Fix;
   }
   for (const OperandFact &Op : Site.DTensorOperands) {
     if (Op.IsContainer) {
-      diag(Op.E->getBeginLoc(), "'%0' %select{may hold|holds}1 a DTensor here",
-           DiagnosticIDs::Note)
+      diag(Op.E->getBeginLoc(), msg::HoldsDTensor, DiagnosticIDs::Note)
           << operandName(*Op.E, Ctx) << Site.Surely;
       continue;
     }
     if (Op.Origin)
-      diag(Op.Origin->getBeginLoc(), "'%0' is a DTensor: it comes from %1 here",
-           DiagnosticIDs::Note)
+      diag(Op.Origin->getBeginLoc(), msg::DTensorComesFrom, DiagnosticIDs::Note)
           << operandName(*Op.E, Ctx) << originName(*Op.Origin);
   }
   for (const CallExpr *Earlier : FixedEarlier)
-    diag(Earlier->getBeginLoc(),
-         "the fix-it of this collective wraps the DTensors given to both in "
-         "meshguard::to_local(...)",
-         DiagnosticIDs::Note);
+    diag(Earlier->getBeginLoc(), msg::SharedElementFix, DiagnosticIDs::Note);
   for (const Expr *E : Unwrappable)
-    diag(E->getBeginLoc(),
-         "'%0' is a DTensor but cannot be rewritten here (macro): wrap it in "
-         "meshguard::to_local(...) by hand",
-         DiagnosticIDs::Note)
+    diag(E->getBeginLoc(), msg::DTensorInMacro, DiagnosticIDs::Note)
         << operandName(*E, Ctx);
   for (const Expr *E : Site.MaybeDTensorElements)
-    diag(E->getBeginLoc(),
-         "'%0' may be a DTensor on some path: no fix-it for it; call "
-         "meshguard::to_local(...) on it where it is one",
-         DiagnosticIDs::Note)
+    diag(E->getBeginLoc(), msg::MaybeDTensorNoFix, DiagnosticIDs::Note)
         << operandName(*E, Ctx);
   for (const MeshCollectiveEntry &Mesh : Index->model().MeshCollectives)
     if (Mesh.OpName == Site.Entry->OpName) {
-      diag(Call.getBeginLoc(),
-           "to keep the tensors distributed, call the mesh-aware collective "
-           "'%0' instead",
-           DiagnosticIDs::Note)
+      diag(Call.getBeginLoc(), msg::UseMeshAwareCollective, DiagnosticIDs::Note)
           << Mesh.Function;
       break;
     }

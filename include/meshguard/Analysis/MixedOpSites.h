@@ -5,6 +5,7 @@
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/SiteScan.h"
 #include <vector>
 
 namespace meshguard {
@@ -25,10 +26,7 @@ struct MixedOpSite {
   const clang::Expr *InPlaceSelf = nullptr;
 };
 
-struct MixedOpScan {
-  AnalysisResult Result;
-  std::vector<MixedOpSite> Sites;
-};
+using MixedOpScan = SiteScan<MixedOpSite>;
 
 MixedOpScan scanMixedOps(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                          const ApiIndex &Index, const AnalysisLimits &Limits);

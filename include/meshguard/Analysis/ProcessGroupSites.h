@@ -11,6 +11,7 @@
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/SiteScan.h"
 #include <vector>
 
 namespace meshguard {
@@ -34,10 +35,7 @@ struct ProcessGroupSite {
   llvm::SmallVector<const clang::Expr *, 2> MaybeDTensorElements;
 };
 
-struct ProcessGroupScan {
-  AnalysisResult Result;
-  std::vector<ProcessGroupSite> Sites;
-};
+using ProcessGroupScan = SiteScan<ProcessGroupSite>;
 
 ProcessGroupScan scanProcessGroupCollectives(const clang::FunctionDecl &FD,
                                              clang::ASTContext &Ctx,
