@@ -1,6 +1,7 @@
 //===--- ProcessGroupSites.cpp - DTensors reaching raw c10d collectives ---===//
 
 #include "meshguard/Analysis/ProcessGroupSites.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseMap.h"
@@ -58,10 +59,37 @@ void addElement(const ElementFact &F, ProcessGroupSite &Site) {
 
 } // namespace
 
+/// The site of a call to a function of this TU that hands \p Arg to the raw
+/// collective \p Sink names, if \p Arg is (maybe) a DTensor there.
+static std::optional<ProcessGroupSite>
+callThrough(const CallExpr &Call, const ProcessGroupSinkFact &Sink,
+            const Expr *Arg, const Environment &Env, const OriginTable &Origins,
+            const ApiIndex &Index) {
+  ProcessGroupSite Site{&Call, Sink.Entry, false, {}, {}, {}, Sink.Collective};
+  auto Add = [&](const std::optional<OperandReading> &R) {
+    if (!R)
+      return;
+    DTensorPresence Presence = dtensorPresence(*R, Env);
+    if (Presence == DTensorPresence::None)
+      return;
+    Site.Surely |= Presence == DTensorPresence::Surely;
+    Site.DTensorOperands.push_back(R->Fact);
+  };
+  if (Sink.IsModule)
+    Add(readModuleOperand(Arg, Env, Index));
+  else
+    for (const TensorOperand &Op : tensorOperands(Arg, Index).Items)
+      Add(readOperand(Op, Env, Origins));
+  if (Site.DTensorOperands.empty())
+    return std::nullopt;
+  return Site;
+}
+
 ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
                                              ASTContext &Ctx,
                                              const ApiIndex &Index,
-                                             const AnalysisLimits &Limits) {
+                                             const AnalysisLimits &Limits,
+                                             SummaryProvider *Summaries) {
   // The elements of braced lists that initialise local containers, read
   // where the declaration copies them (later changes to a variable named in
   // the list do not change the copy).
@@ -93,11 +121,19 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
     const CallExpr *Call = &CallRef;
     const ProcessGroupCollectiveEntry *Entry =
         Index.processGroupCollective(Call->getDirectCallee());
-    if (!Entry)
+    if (!Entry) {
+      if (Summaries)
+        Summaries->forEachProcessGroupSinkArgument(
+            *Call, [&](const ProcessGroupSinkFact &Sink, const Expr *Arg) {
+              if (std::optional<ProcessGroupSite> Site =
+                      callThrough(*Call, Sink, Arg, Env, Origins, Index))
+                Sites.push_back(std::move(*Site));
+            });
       return;
+    }
     // Arguments of an operator call include the object; methods here are
     // named calls, so argument indices are parameter indices.
-    ProcessGroupSite Site{Call, Entry, false, {}, {}, {}};
+    ProcessGroupSite Site{Call, Entry, false, {}, {}, {}, nullptr};
     for (unsigned ArgIndex : Entry->TensorArgs) {
       if (ArgIndex >= Call->getNumArgs())
         continue;
@@ -132,8 +168,7 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
     if (!Site.DTensorOperands.empty())
       Sites.push_back(std::move(Site));
   };
-  return scanSites<ProcessGroupSite>(FD, Ctx, Index, Limits, OnCall,
-                                     /*Summaries=*/nullptr,
+  return scanSites<ProcessGroupSite>(FD, Ctx, Index, Limits, OnCall, Summaries,
                                      RememberListElements);
 }
 

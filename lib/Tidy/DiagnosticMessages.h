@@ -101,6 +101,17 @@ inline constexpr llvm::StringLiteral Configuration =
     "meshguard configuration: %0";
 inline constexpr llvm::StringLiteral NotChecked =
     "%0 was not checked for %1: %2";
+inline constexpr llvm::StringLiteral CallGivesProcessGroupDTensor =
+    "call to %0 gives raw process-group collective '%1' a DTensor "
+    "('%2'): c10d collectives work on local tensors";
+inline constexpr llvm::StringLiteral CallMayGiveProcessGroupDTensor =
+    "call to %0 may give raw process-group collective '%1' a DTensor "
+    "('%2') on some path: c10d collectives work on local tensors";
+inline constexpr llvm::StringLiteral ProcessGroupCollectiveInCallee =
+    "the collective is called here; its tensors come from that "
+    "parameter";
+inline constexpr llvm::StringLiteral ElementComesFrom =
+    "'%0' holds only plain tensors: an element comes from %1 here";
 
 } // namespace msg
 } // namespace tidy

@@ -20,8 +20,10 @@ std::vector<StringRef> ProcessGroupMisuseCheck::interestingCallees() const {
 }
 
 void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  ProcessGroupScan Scan =
-      scanProcessGroupCollectives(FD, Ctx, *Index, Analysis.Limits);
+  if (!Summaries)
+    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+  ProcessGroupScan Scan = scanProcessGroupCollectives(
+      FD, Ctx, *Index, Analysis.Limits, Summaries.get());
   if (!finished(FD, Scan.Result,
                 "DTensors passed to process-group collectives"))
     return;
@@ -38,7 +40,22 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
                     });
   WrappedAt.clear();
   for (const ProcessGroupSite *Site : Sites)
-    report(*Site, Ctx);
+    if (Site->Inner)
+      reportCallThrough(*Site, Ctx);
+    else
+      report(*Site, Ctx);
+}
+
+void ProcessGroupMisuseCheck::reportCallThrough(const ProcessGroupSite &Site,
+                                                ASTContext &Ctx) {
+  const CallExpr &Call = *Site.Call;
+  const OperandFact &First = Site.DTensorOperands.front();
+  diag(Call.getBeginLoc(), Site.Surely ? msg::CallGivesProcessGroupDTensor
+                                       : msg::CallMayGiveProcessGroupDTensor)
+      << Call.getDirectCallee() << Site.Entry->OpName
+      << operandName(*First.E, Ctx);
+  diag(Site.Inner->getBeginLoc(), msg::ProcessGroupCollectiveInCallee,
+       DiagnosticIDs::Note);
 }
 
 /// Replaces \p E with `meshguard::to_local(<E>)`, unless it is in a macro or

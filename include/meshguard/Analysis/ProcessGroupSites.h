@@ -1,4 +1,5 @@
-//===--- ProcessGroupSites.h - DTensors reaching raw c10d collectives -*- C++ -*-===//
+//===--- ProcessGroupSites.h - DTensors reaching raw c10d collectives -*- C++
+//-*-===//
 //
 // Runs the provenance analysis on a function and reports every call to a raw
 // c10d process-group collective that is given a DTensor (surely, or on some
@@ -33,14 +34,23 @@ struct ProcessGroupSite {
   /// Elements of those lists that are DTensors on some path only: they get no
   /// fix-it.
   llvm::SmallVector<const clang::Expr *, 2> MaybeDTensorElements;
+  /// For a call to a function of this TU that hands its argument to a raw
+  /// collective (through a summary): that collective, in the callee.
+  const clang::CallExpr *Inner = nullptr;
 };
+
+class SummaryProvider;
 
 using ProcessGroupScan = SiteScan<ProcessGroupSite>;
 
-ProcessGroupScan scanProcessGroupCollectives(const clang::FunctionDecl &FD,
-                                             clang::ASTContext &Ctx,
-                                             const ApiIndex &Index,
-                                             const AnalysisLimits &Limits);
+/// With \p Summaries, calls to functions of this TU are followed too: an
+/// argument that the callee hands to a raw collective (a tensor, a vector of
+/// tensors, a module whose parameters() it passes) is read at the call.
+ProcessGroupScan
+scanProcessGroupCollectives(const clang::FunctionDecl &FD,
+                            clang::ASTContext &Ctx, const ApiIndex &Index,
+                            const AnalysisLimits &Limits,
+                            SummaryProvider *Summaries = nullptr);
 
 } // namespace analysis
 } // namespace meshguard
