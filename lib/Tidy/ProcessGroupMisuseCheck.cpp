@@ -4,6 +4,7 @@
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "EditableSource.h"
+#include "MeshAwareRewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -112,6 +113,22 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
   else
     for (const Expr *E : Wrapped)
       WrappedAt[E] = &Call;
+  // A vector of DTensors no to_local() can reach (`ps =
+  // model->parameters()`): the mesh-aware collective on it instead.
+  const MeshCollectiveEntry *MeshAware = nullptr;
+  for (const MeshCollectiveEntry &Mesh : Index->model().MeshCollectives)
+    if (Mesh.OpName == Site.Entry->OpName) {
+      MeshAware = &Mesh;
+      break;
+    }
+  if (Site.Surely && Site.WrapInToLocal.empty() &&
+      Site.MaybeDTensorElements.empty() && FixedEarlier.empty() && MeshAware &&
+      llvm::all_of(Site.DTensorOperands, [](const OperandFact &Op) {
+        return Op.IsContainer && Op.P == Provenance::DTensor;
+      }))
+    if (std::optional<FixItHint> Fix =
+            meshAwareRewrite(Call, MeshAware->Function, Ctx))
+      Fixes.push_back(*Fix);
   {
     auto Warning =
         Site.Surely ? diag(Call.getBeginLoc(), msg::DTensorToProcessGroup)
@@ -138,12 +155,9 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
   for (const Expr *E : Site.MaybeDTensorElements)
     diag(E->getBeginLoc(), msg::MaybeDTensorNoFix, DiagnosticIDs::Note)
         << operandName(*E, Ctx);
-  for (const MeshCollectiveEntry &Mesh : Index->model().MeshCollectives)
-    if (Mesh.OpName == Site.Entry->OpName) {
-      diag(Call.getBeginLoc(), msg::UseMeshAwareCollective, DiagnosticIDs::Note)
-          << Mesh.Function;
-      break;
-    }
+  if (MeshAware)
+    diag(Call.getBeginLoc(), msg::UseMeshAwareCollective, DiagnosticIDs::Note)
+        << MeshAware->Function;
 }
 
 } // namespace tidy
