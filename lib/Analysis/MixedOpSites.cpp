@@ -2,6 +2,7 @@
 
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "ScalarLikeTensors.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;
@@ -73,15 +74,46 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
 
 } // namespace
 
+llvm::SmallVector<const Expr *, 4> tensorOpOperands(const CallExpr &Call,
+                                                    const ApiIndex &Index) {
+  OpOperands Ops = opOperands(&Call, Index);
+  if (Ops.Operands.size() < 2)
+    return {};
+  return Ops.Operands;
+}
+
 MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
-                         const ApiIndex &Index, const AnalysisLimits &Limits) {
+                         const ApiIndex &Index, const AnalysisLimits &Limits,
+                         SummaryProvider *Summaries) {
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
   auto OnCall = [&](const CallExpr &Call, const Environment &Env,
                     const OriginTable &Origins,
                     std::vector<MixedOpSite> &Sites) {
     OpOperands Ops = opOperands(&Call, Index);
-    if (Ops.Operands.size() < 2)
+    if (Ops.Operands.size() < 2) {
+      if (Summaries)
+        Summaries->forEachMixedOpSinkArgument(
+            Call, [&](const MixedOpSinkFact &Sink, const Expr *Arg) {
+              std::optional<OperandReading> R =
+                  readOperand({Arg, false}, Env, Origins);
+              if (!R)
+                return;
+              bool Mixes = Sink.AsDTensor
+                               ? R->Fact.P == Provenance::DTensor
+                               : R->Fact.P == Provenance::Plain &&
+                                     !isScalarLikeOperand(
+                                         R->Fact.E, R->Fact.Origin, Index);
+              if (!Mixes)
+                return;
+              MixedOpSite Site{&Call, R->Fact, {}, {}, nullptr, Sink.Op};
+              if (!Sink.AsDTensor) {
+                Site.Plain.push_back(R->Fact);
+                Site.DTensor.E = nullptr;
+              }
+              Sites.push_back(std::move(Site));
+            });
       return;
+    }
     std::optional<OperandFact> DT;
     llvm::SmallVector<OperandFact, 2> Plain;
     for (const Expr *E : Ops.Operands) {
@@ -100,7 +132,7 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
                      dtensorVariables(TensorVars, Env, &Call),
                      Ops.InPlaceSelf});
   };
-  return scanSites<MixedOpSite>(FD, Ctx, Index, Limits, OnCall);
+  return scanSites<MixedOpSite>(FD, Ctx, Index, Limits, OnCall, Summaries);
 }
 
 } // namespace analysis

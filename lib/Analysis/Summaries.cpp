@@ -1,6 +1,8 @@
 //===--- Summaries.cpp - Interprocedural facts for functions in the TU ----===//
 
 #include "meshguard/Analysis/Summaries.h"
+#include "ScalarLikeTensors.h"
+#include "meshguard/Analysis/MixedOpSites.h"
 #include "meshguard/Analysis/OperandFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -189,6 +191,52 @@ SummaryProvider::compute(const FunctionDecl &FD) {
             {P.Index, Site.Collective, Site.Entry});
   };
 
+  // A tensor parameter is a mixed-op sink when "it is a DTensor" implies
+  // "this operand is one" and another operand is surely plain (or the
+  // same with plain and DTensor exchanged). An operand decided anyway is
+  // the callee's own finding.
+  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> MixedSeen;
+  auto addMixedOpSinks = [&](const CallExpr &Call, const Environment &Env,
+                             const OriginTable &Origins) {
+    llvm::SmallVector<const Expr *, 4> Operands = tensorOpOperands(Call, Index);
+    if (Operands.empty())
+      return;
+    llvm::SmallVector<std::optional<OperandReading>, 4> Read;
+    bool AnyPlain = false, AnyDTensor = false;
+    for (const Expr *E : Operands) {
+      Read.push_back(readOperand({E, false}, Env, Origins));
+      if (!Read.back())
+        continue;
+      AnyDTensor |= Read.back()->Fact.P == Provenance::DTensor;
+      AnyPlain |= Read.back()->Fact.P == Provenance::Plain &&
+                  !isScalarLikeOperand(Read.back()->Fact.E,
+                                       Read.back()->Fact.Origin, Index);
+    }
+    if (!AnyPlain && !AnyDTensor)
+      return;
+    Arena &A = Env.arena();
+    for (const std::optional<OperandReading> &R : Read) {
+      if (!R || R->Fact.P == Provenance::DTensor ||
+          R->Fact.P == Provenance::Plain)
+        continue;
+      const Formula &IsDTensor = A.makeAnd(*R->AllKnown, *R->AnyDTensor);
+      const Formula &IsPlain = A.makeAnd(*R->AllKnown, *R->AllPlain);
+      for (const ParamAtoms &P : Params) {
+        const Formula &ParamDTensor = A.makeAnd(*P.Known, A.makeNot(*P.Plain));
+        const Formula &ParamPlain = A.makeAnd(*P.Known, *P.Plain);
+        std::optional<bool> AsDTensor;
+        if (AnyPlain && Env.proves(A.makeImplies(ParamDTensor, IsDTensor)) &&
+            Env.allows(ParamDTensor))
+          AsDTensor = true;
+        else if (AnyDTensor && Env.proves(A.makeImplies(ParamPlain, IsPlain)) &&
+                 Env.allows(ParamPlain))
+          AsDTensor = false;
+        if (AsDTensor && MixedSeen.insert({P.Index, &Call}).second)
+          Summary->MixedOpSinks.push_back({P.Index, &Call, *AsDTensor});
+      }
+    }
+  };
+
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
     auto S = Elt.getAs<CFGStmt>();
@@ -220,6 +268,7 @@ SummaryProvider::compute(const FunctionDecl &FD) {
           });
     if (!Call || Params.empty())
       return;
+    addMixedOpSinks(*Call, Env, Origins);
     forEachCollectiveArgument(
         *Call, [&](const SinkFact &Site, const Expr *Arg) {
           if (const Formula *Target =
@@ -274,6 +323,18 @@ void SummaryProvider::forEachProcessGroupArgument(
     return;
   }
   forEachProcessGroupSinkArgument(Call, Fn);
+}
+
+void SummaryProvider::forEachMixedOpSinkArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const MixedOpSinkFact &, const Expr *)> Fn) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+    return;
+  if (const FunctionSummary *Inner = get(Callee))
+    for (const MixedOpSinkFact &Sink : Inner->MixedOpSinks)
+      if (Sink.Param < Call.getNumArgs())
+        Fn(Sink, Call.getArg(Sink.Param));
 }
 
 void SummaryProvider::forEachProcessGroupSinkArgument(

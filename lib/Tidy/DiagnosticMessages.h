@@ -112,6 +112,13 @@ inline constexpr llvm::StringLiteral ProcessGroupCollectiveInCallee =
     "parameter";
 inline constexpr llvm::StringLiteral ElementComesFrom =
     "'%0' holds only plain tensors: an element comes from %1 here";
+inline constexpr llvm::StringLiteral CallMixesInCallee =
+    "call to %0 makes a tensor op inside it mix %select{the plain tensor|"
+    "the DTensor}2 '%1' with %select{a DTensor|a plain tensor}2: the "
+    "runtime throws 'mixed at::Tensor and DTensor'";
+inline constexpr llvm::StringLiteral MixedOpInCallee =
+    "the tensor op is here; its other operand is %select{a DTensor|a plain "
+    "tensor}0";
 
 } // namespace msg
 } // namespace tidy

@@ -26,12 +26,29 @@ std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
 }
 
 void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  MixedOpScan Scan = scanMixedOps(FD, Ctx, *Index, Analysis.Limits);
+  if (!Summaries)
+    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+  MixedOpScan Scan =
+      scanMixedOps(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
   if (!finished(FD, Scan.Result,
                 "tensor ops mixing DTensors and plain tensors"))
     return;
   for (const MixedOpSite &Site : Scan.Sites)
-    report(FD, Site, Ctx);
+    if (Site.Inner)
+      reportCallThrough(Site, Ctx);
+    else
+      report(FD, Site, Ctx);
+}
+
+void MixedTensorOpCheck::reportCallThrough(const MixedOpSite &Site,
+                                           ASTContext &Ctx) {
+  bool GivesDTensor = Site.DTensor.E != nullptr;
+  const OperandFact &Given = GivesDTensor ? Site.DTensor : Site.Plain.front();
+  diag(Site.Call->getBeginLoc(), msg::CallMixesInCallee)
+      << Site.Call->getDirectCallee() << operandName(*Given.E, Ctx)
+      << GivesDTensor;
+  diag(Site.Inner->getBeginLoc(), msg::MixedOpInCallee, DiagnosticIDs::Note)
+      << GivesDTensor;
 }
 
 /// The variable \p E names, looking through implicit nodes and copies (the

@@ -55,11 +55,21 @@ struct ProcessGroupSinkFact {
   bool IsModule = false;
 };
 
+/// A tensor parameter that alone makes a tensor op inside mix a DTensor with
+/// a plain tensor: given a DTensor (AsDTensor) when the op's other operand is
+/// surely plain, or given a plain tensor when the other is surely a DTensor.
+struct MixedOpSinkFact {
+  unsigned Param;
+  const clang::CallExpr *Op;
+  bool AsDTensor;
+};
+
 struct FunctionSummary {
   Provenance Return = Provenance::Unknown;
   const clang::Expr *ReturnOrigin = nullptr;
   llvm::SmallVector<SinkFact, 2> Sinks;
   llvm::SmallVector<ProcessGroupSinkFact, 1> ProcessGroupSinks;
+  llvm::SmallVector<MixedOpSinkFact, 1> MixedOpSinks;
   /// Module parameters the function surely leaves as they were (neither
   /// distributed nor handed to code that might): callers keep what they knew.
   llvm::SmallVector<unsigned, 2> KeptModules;
@@ -92,6 +102,13 @@ public:
       const clang::CallExpr &Call,
       llvm::function_ref<void(const ProcessGroupSinkFact &,
                               const clang::Expr *)>
+          Fn);
+
+  /// Calls \p Fn with each argument of \p Call that the callee's summary
+  /// names as a mixed-op sink.
+  void forEachMixedOpSinkArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const MixedOpSinkFact &, const clang::Expr *)>
           Fn);
 
 private:
