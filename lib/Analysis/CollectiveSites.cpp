@@ -6,7 +6,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
-#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 using namespace clang::dataflow;
@@ -35,7 +34,6 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
                                SummaryProvider *Summaries, bool WantMaybe) {
-  CollectiveScan Scan;
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
   // Only code that tests is_dtensor() can make a plain collective
   // unreachable; asking the solver elsewhere would cost every site a query
@@ -44,44 +42,42 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
   auto Reachable = [&](const Formula &Plain, const Environment &Env) {
     return !TestsProvenance || Env.allows(Plain);
   };
-  llvm::DenseSet<const CallExpr *> Seen;
-
   // A call to a function of this TU whose parameter alone decides whether a
   // collective inside has a mesh, given a plain (or maybe plain) argument.
   auto CheckCallThrough = [&](const CallExpr *Call, const Environment &Env,
-                              const OriginTable &Origins) {
-    Summaries->forEachSinkArgument(*Call, [&](const SinkFact &Sink,
-                                              const Expr *Arg) {
-      std::optional<OperandReading> R =
-          Sink.IsModule ? readModuleOperand(Arg, Env, Index)
-                        : readOperand({Arg, false}, Env, Origins);
-      if (!R ||
-          (R->Fact.P != Provenance::Plain &&
-           R->Fact.P != Provenance::MaybePlain) ||
-          !Reachable(*R->AllPlain, Env))
-        return;
-      CollectiveSite Site{Call,
-                          Sink.Entry,
-                          Sink.Collective,
-                          R->Fact.P == Provenance::Plain
-                              ? MeshVerdict::NoMesh
-                              : MeshVerdict::MaybeNoMesh,
-                          {R->Fact},
-                          {}};
-      Scan.Sites.push_back(std::move(Site));
-    });
+                              const OriginTable &Origins,
+                              std::vector<CollectiveSite> &Found) {
+    Summaries->forEachSinkArgument(
+        *Call, [&](const SinkFact &Sink, const Expr *Arg) {
+          std::optional<OperandReading> R =
+              Sink.IsModule ? readModuleOperand(Arg, Env, Index)
+                            : readOperand({Arg, false}, Env, Origins);
+          if (!R ||
+              (R->Fact.P != Provenance::Plain &&
+               R->Fact.P != Provenance::MaybePlain) ||
+              !Reachable(*R->AllPlain, Env))
+            return;
+          CollectiveSite Site{Call,
+                              Sink.Entry,
+                              Sink.Collective,
+                              R->Fact.P == Provenance::Plain
+                                  ? MeshVerdict::NoMesh
+                                  : MeshVerdict::MaybeNoMesh,
+                              {R->Fact},
+                              {}};
+          Found.push_back(std::move(Site));
+        });
   };
 
-  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
-                   const OriginTable &Origins) {
-    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
-    if (!Call)
-      return;
+  auto OnCall = [&](const CallExpr &CallRef, const Environment &Env,
+                    const OriginTable &Origins,
+                    std::vector<CollectiveSite> &Found) {
+    const CallExpr *Call = &CallRef;
     const MeshCollectiveEntry *Entry =
         Index.meshCollective(Call->getDirectCallee());
     if (!Entry) {
       if (Summaries)
-        CheckCallThrough(Call, Env, Origins);
+        CheckCallThrough(Call, Env, Origins, Found);
       return;
     }
     if (Entry->TensorArg >= Call->getNumArgs())
@@ -105,13 +101,10 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
     else
       return;
     Site.DTensorVars = dtensorVariables(TensorVars, Env, Call);
-    Scan.Sites.push_back(std::move(Site));
+    Found.push_back(std::move(Site));
   };
 
-  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit, Summaries);
-  if (!Scan.Result.ok())
-    Scan.Sites.clear();
-  return Scan;
+  return scanSites<CollectiveSite>(FD, Ctx, Index, Limits, OnCall, Summaries);
 }
 
 } // namespace analysis

@@ -2,8 +2,8 @@
 
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "ScalarLikeTensors.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
-#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 using namespace clang::dataflow;
@@ -47,17 +47,9 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
   if (MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator()))
     return Out;
   bool IsOp = Index.isOpFunction(FD);
-  // The object of a method: `w.mul(x)`, `w.add_(x)`, and argument 0 of an
-  // operator that is a method (`w += x`).
-  const Expr *Obj = nullptr;
-  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-    Obj = Member->getImplicitObjectArgument();
-  } else if (isa<CXXOperatorCallExpr>(Call) && MD && !MD->isStatic() &&
-             !Args.empty()) {
-    Obj = Args.front();
-    Args = Args.drop_front();
-  }
+  // The object of a method: `w.mul(x)`, `w.add_(x)`, `w += x`.
+  const Expr *Obj = objectArgument(*Call);
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(*Call);
   if (MD && !MD->isStatic()) {
     if (!Obj || !Index.isTensorType(Obj->getType()))
       return Out;
@@ -71,8 +63,9 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
   // `w.view_as(p)`, `w.to(p)`: p gives only a shape or a type; the runtime
   // never sees it as an operand.
   if (MD && MD->getDeclName().isIdentifier() &&
-      llvm::is_contained({"view_as", "reshape_as", "expand_as", "type_as", "to"},
-                         MD->getName()))
+      llvm::is_contained(
+          {"view_as", "reshape_as", "expand_as", "type_as", "to"},
+          MD->getName()))
     return Out;
   for (const Expr *Arg : Args)
     addOperand(Arg, Index, Out);
@@ -81,19 +74,46 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
 
 } // namespace
 
+llvm::SmallVector<const Expr *, 4> tensorOpOperands(const CallExpr &Call,
+                                                    const ApiIndex &Index) {
+  OpOperands Ops = opOperands(&Call, Index);
+  if (Ops.Operands.size() < 2)
+    return {};
+  return Ops.Operands;
+}
+
 MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
-                         const ApiIndex &Index, const AnalysisLimits &Limits) {
-  MixedOpScan Scan;
+                         const ApiIndex &Index, const AnalysisLimits &Limits,
+                         SummaryProvider *Summaries) {
   llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
-  llvm::DenseSet<const CallExpr *> Seen;
-  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
-                   const OriginTable &Origins) {
-    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
-    if (!Call)
+  auto OnCall = [&](const CallExpr &Call, const Environment &Env,
+                    const OriginTable &Origins,
+                    std::vector<MixedOpSite> &Sites) {
+    OpOperands Ops = opOperands(&Call, Index);
+    if (Ops.Operands.size() < 2) {
+      if (Summaries)
+        Summaries->forEachMixedOpSinkArgument(
+            Call, [&](const MixedOpSinkFact &Sink, const Expr *Arg) {
+              std::optional<OperandReading> R =
+                  readOperand({Arg, false}, Env, Origins);
+              if (!R)
+                return;
+              bool Mixes = Sink.AsDTensor
+                               ? R->Fact.P == Provenance::DTensor
+                               : R->Fact.P == Provenance::Plain &&
+                                     !isScalarLikeOperand(
+                                         R->Fact.E, R->Fact.Origin, Index);
+              if (!Mixes)
+                return;
+              MixedOpSite Site{&Call, R->Fact, {}, {}, nullptr, Sink.Op};
+              if (!Sink.AsDTensor) {
+                Site.Plain.push_back(R->Fact);
+                Site.DTensor.E = nullptr;
+              }
+              Sites.push_back(std::move(Site));
+            });
       return;
-    OpOperands Ops = opOperands(Call, Index);
-    if (Ops.Operands.size() < 2)
-      return;
+    }
     std::optional<OperandFact> DT;
     llvm::SmallVector<OperandFact, 2> Plain;
     for (const Expr *E : Ops.Operands) {
@@ -108,14 +128,11 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
     }
     if (!DT || Plain.empty())
       return;
-    Scan.Sites.push_back({Call, *DT, std::move(Plain),
-                          dtensorVariables(TensorVars, Env, Call),
-                          Ops.InPlaceSelf});
+    Sites.push_back({&Call, *DT, std::move(Plain),
+                     dtensorVariables(TensorVars, Env, &Call),
+                     Ops.InPlaceSelf});
   };
-  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
-  if (!Scan.Result.ok())
-    Scan.Sites.clear();
-  return Scan;
+  return scanSites<MixedOpSite>(FD, Ctx, Index, Limits, OnCall, Summaries);
 }
 
 } // namespace analysis

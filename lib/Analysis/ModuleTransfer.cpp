@@ -7,8 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TransferContext.h"
 #include "ModuleConstructors.h"
+#include "TransferContext.h"
+#include "meshguard/Analysis/ModuleNavigation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 

@@ -2,6 +2,7 @@
 
 #include "meshguard/Analysis/OperandFacts.h"
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/ModuleNavigation.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Basic/SourceManager.h"
@@ -21,11 +22,24 @@ std::optional<OperandReading> readOperand(const TensorOperand &Op,
   if (Op.IsContainer) {
     ContainerFacts F = readContainer(*L, Env);
     return OperandReading{{Op.E, true, classify(F, Env), nullptr},
-                          F.AllPlain, F.AnyDTensor, F.AllKnown};
+                          F.AllPlain,
+                          F.AnyDTensor,
+                          F.AllKnown};
   }
   TensorFacts F = readTensor(*L, Env, &Origins);
   return OperandReading{{Op.E, false, classify(F, Env), F.Origin},
-                        F.Plain, &F.isDTensor(Env.arena()), F.Known};
+                        F.Plain,
+                        &F.isDTensor(Env.arena()),
+                        F.Known};
+}
+
+DTensorPresence dtensorPresence(const OperandReading &R,
+                                const Environment &Env) {
+  if (surely(*R.AnyDTensor, Env))
+    return DTensorPresence::Surely;
+  if (surely(*R.AllKnown, Env) && possiblyOnAPath(*R.AnyDTensor, Env))
+    return DTensorPresence::Maybe;
+  return DTensorPresence::None;
 }
 
 std::optional<OperandsReading> readOperands(const TensorOperands &Ops,
@@ -56,7 +70,9 @@ std::optional<OperandReading> readModuleOperand(const Expr *E,
   const Expr *Origin = VD && !isa<ParmVarDecl>(VD) ? VD->getInit() : nullptr;
   Arena &A = Env.arena();
   return OperandReading{{E, false, classify(F, Env), Origin, /*IsModule=*/true},
-                        &A.makeNot(*F.Distributed), F.Distributed, F.Known};
+                        &A.makeNot(*F.Distributed),
+                        F.Distributed,
+                        F.Known};
 }
 
 namespace {
@@ -98,11 +114,13 @@ dtensorVariables(llvm::ArrayRef<const VarDecl *> Vars, const Environment &Env,
     // no location yet) was quadratic too: 27% of a 100k-statement function.
     const SourceManager &SM = Vars.front()->getASTContext().getSourceManager();
     SourceLocation At = SM.getExpansionLoc(Site->getBeginLoc());
-    Vars = Vars.take_front(llvm::partition_point(Vars, [&](const VarDecl *VD) {
-                             return SM.isBeforeInTranslationUnit(
-                                 SM.getExpansionLoc(VD->getLocation()), At);
-                           }) -
-                           Vars.begin());
+    Vars = Vars.take_front(
+        llvm::partition_point(Vars,
+                              [&](const VarDecl *VD) {
+                                return SM.isBeforeInTranslationUnit(
+                                    SM.getExpansionLoc(VD->getLocation()), At);
+                              }) -
+        Vars.begin());
   }
   unsigned Read = 0;
   for (const VarDecl *VD : llvm::reverse(Vars)) {

@@ -1,10 +1,10 @@
 //===--- ProcessGroupSites.cpp - DTensors reaching raw c10d collectives ---===//
 
 #include "meshguard/Analysis/ProcessGroupSites.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include <optional>
 
 using namespace clang;
@@ -33,10 +33,9 @@ std::optional<ElementFact> readElement(const TensorOperand &Elem,
   std::optional<OperandReading> R = readOperand(Elem, Env, Origins);
   if (!R)
     return std::nullopt;
-  bool Surely = surely(*R->AnyDTensor, Env);
-  bool Maybe =
-      !Surely && surely(*R->AllKnown, Env) && possiblyOnAPath(*R->AnyDTensor, Env);
-  return ElementFact{Elem.E, Surely, Maybe};
+  DTensorPresence Presence = dtensorPresence(*R, Env);
+  return ElementFact{Elem.E, Presence == DTensorPresence::Surely,
+                     Presence == DTensorPresence::Maybe};
 }
 
 /// The local container variable \p ContainerExpr names, if its declaration
@@ -60,19 +59,44 @@ void addElement(const ElementFact &F, ProcessGroupSite &Site) {
 
 } // namespace
 
+/// The site of a call to a function of this TU that hands \p Arg to the raw
+/// collective \p Sink names, if \p Arg is (maybe) a DTensor there.
+static std::optional<ProcessGroupSite>
+callThrough(const CallExpr &Call, const ProcessGroupSinkFact &Sink,
+            const Expr *Arg, const Environment &Env, const OriginTable &Origins,
+            const ApiIndex &Index) {
+  ProcessGroupSite Site{&Call, Sink.Entry, false, {}, {}, {}, Sink.Collective};
+  auto Add = [&](const std::optional<OperandReading> &R) {
+    if (!R)
+      return;
+    DTensorPresence Presence = dtensorPresence(*R, Env);
+    if (Presence == DTensorPresence::None)
+      return;
+    Site.Surely |= Presence == DTensorPresence::Surely;
+    Site.DTensorOperands.push_back(R->Fact);
+  };
+  if (Sink.IsModule)
+    Add(readModuleOperand(Arg, Env, Index));
+  else
+    for (const TensorOperand &Op : tensorOperands(Arg, Index).Items)
+      Add(readOperand(Op, Env, Origins));
+  if (Site.DTensorOperands.empty())
+    return std::nullopt;
+  return Site;
+}
+
 ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
                                              ASTContext &Ctx,
                                              const ApiIndex &Index,
-                                             const AnalysisLimits &Limits) {
-  ProcessGroupScan Scan;
-  llvm::DenseSet<const CallExpr *> Seen;
+                                             const AnalysisLimits &Limits,
+                                             SummaryProvider *Summaries) {
   // The elements of braced lists that initialise local containers, read
   // where the declaration copies them (later changes to a variable named in
   // the list do not change the copy).
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<ElementFact, 4>>
       DeclElements;
-  auto Visit = [&](const CFGElement &Elt, const Environment &Env,
-                   const OriginTable &Origins) {
+  auto RememberListElements = [&](const CFGElement &Elt, const Environment &Env,
+                                  const OriginTable &Origins) {
     if (auto S = Elt.getAs<CFGStmt>())
       if (const auto *DS = dyn_cast<DeclStmt>(S->getStmt())) {
         for (const Decl *D : DS->decls()) {
@@ -89,18 +113,27 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
             if (std::optional<ElementFact> F = readElement(Elem, Env, Origins))
               Facts.push_back(*F);
         }
-        return;
       }
-    const CallExpr *Call = firstVisitOfCall(Elt, Seen);
-    if (!Call)
-      return;
+  };
+  auto OnCall = [&](const CallExpr &CallRef, const Environment &Env,
+                    const OriginTable &Origins,
+                    std::vector<ProcessGroupSite> &Sites) {
+    const CallExpr *Call = &CallRef;
     const ProcessGroupCollectiveEntry *Entry =
         Index.processGroupCollective(Call->getDirectCallee());
-    if (!Entry)
+    if (!Entry) {
+      if (Summaries)
+        Summaries->forEachProcessGroupSinkArgument(
+            *Call, [&](const ProcessGroupSinkFact &Sink, const Expr *Arg) {
+              if (std::optional<ProcessGroupSite> Site =
+                      callThrough(*Call, Sink, Arg, Env, Origins, Index))
+                Sites.push_back(std::move(*Site));
+            });
       return;
+    }
     // Arguments of an operator call include the object; methods here are
     // named calls, so argument indices are parameter indices.
-    ProcessGroupSite Site{Call, Entry, false, {}, {}, {}};
+    ProcessGroupSite Site{Call, Entry, false, {}, {}, {}, nullptr};
     for (unsigned ArgIndex : Entry->TensorArgs) {
       if (ArgIndex >= Call->getNumArgs())
         continue;
@@ -110,11 +143,11 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
         std::optional<OperandReading> R = readOperand(Op, Env, Origins);
         if (!R)
           continue;
-        bool Surely = surely(*R->AnyDTensor, Env);
-        bool Maybe = !Surely && Env.proves(*R->AllKnown) &&
-                     Env.allows(*R->AnyDTensor);
-        if (!Surely && !Maybe)
+        DTensorPresence Presence = dtensorPresence(*R, Env);
+        if (Presence == DTensorPresence::None)
           continue;
+        bool Surely = Presence == DTensorPresence::Surely;
+        bool Maybe = Presence == DTensorPresence::Maybe;
         Site.Surely |= Surely;
         Site.DTensorOperands.push_back(R->Fact);
         if (!Op.IsContainer && Ops.FromList) {
@@ -133,12 +166,10 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
       }
     }
     if (!Site.DTensorOperands.empty())
-      Scan.Sites.push_back(std::move(Site));
+      Sites.push_back(std::move(Site));
   };
-  Scan.Result = analyzeFunction(FD, Ctx, Index, Limits, Visit);
-  if (!Scan.Result.ok())
-    Scan.Sites.clear();
-  return Scan;
+  return scanSites<ProcessGroupSite>(FD, Ctx, Index, Limits, OnCall, Summaries,
+                                     RememberListElements);
 }
 
 } // namespace analysis

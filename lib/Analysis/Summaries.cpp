@@ -1,11 +1,13 @@
 //===--- Summaries.cpp - Interprocedural facts for functions in the TU ----===//
 
 #include "meshguard/Analysis/Summaries.h"
+#include "ScalarLikeTensors.h"
+#include "meshguard/Analysis/MixedOpSites.h"
 #include "meshguard/Analysis/OperandFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/Basic/SourceManager.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 using namespace clang::dataflow;
@@ -59,31 +61,92 @@ const Formula *allPlainAndKnown(const Expr *Arg, bool IsModule,
   return R ? &Env.arena().makeAnd(*R->AllPlain, *R->AllKnown) : nullptr;
 }
 
+/// "some tensor \p Arg passes is a DTensor" (or: the module it gives was
+/// distributed), or null when it cannot be read.
+const Formula *anyDTensor(const Expr *Arg, bool IsModule, const ApiIndex &Index,
+                          const Environment &Env, const OriginTable &Origins) {
+  if (IsModule) {
+    std::optional<OperandReading> R = readModuleOperand(Arg, Env, Index);
+    return R ? R->AnyDTensor : nullptr;
+  }
+  TensorOperands Ops = tensorOperands(Arg, Index);
+  Arena &A = Env.arena();
+  const Formula *Any = nullptr;
+  for (const TensorOperand &Op : Ops.Items)
+    if (std::optional<OperandReading> R = readOperand(Op, Env, Origins))
+      Any = Any ? &A.makeOr(*Any, *R->AnyDTensor) : R->AnyDTensor;
+  return Any;
+}
+
+/// "every tensor \p Arg passes is a DTensor" (the module it gives was
+/// distributed), or null when it cannot be read. With a module assumed
+/// distributed, a vector filled from its parameters() in a loop is "every
+/// element a DTensor" but not "some element" (the loop may not run).
+const Formula *everyDTensor(const Expr *Arg, bool IsModule,
+                            const ApiIndex &Index, const Environment &Env,
+                            const OriginTable &Origins) {
+  if (IsModule)
+    return anyDTensor(Arg, IsModule, Index, Env, Origins);
+  TensorOperands Ops = tensorOperands(Arg, Index);
+  Arena &A = Env.arena();
+  const Formula *Every = nullptr;
+  for (const TensorOperand &Op : Ops.Items) {
+    RecordStorageLocation *L = recordLocation(Op.E, Env);
+    if (!L)
+      return nullptr;
+    const Formula *This;
+    if (Op.IsContainer) {
+      ContainerFacts F = readContainer(*L, Env);
+      This = &A.makeAnd(*F.AllDTensor, *F.AllKnown);
+    } else {
+      This = &readTensor(*L, Env, nullptr).isDTensor(A);
+    }
+    Every = Every ? &A.makeAnd(*Every, *This) : This;
+  }
+  return Every;
+}
+
+/// A tensor or container parameter as "it is (holds) a DTensor".
+struct DTensorParam {
+  unsigned Index;
+  const Formula *IsDTensor;
+};
+
 } // namespace
 
 std::unique_ptr<FunctionSummary>
 SummaryProvider::compute(const FunctionDecl &FD) {
   auto Summary = std::make_unique<FunctionSummary>();
   bool ReturnsTensor = Index.isTensorType(FD.getReturnType());
-  llvm::SmallVector<const ParmVarDecl *, 4> TensorParams;
+  llvm::SmallVector<const ParmVarDecl *, 4> TensorParams, ContainerParams;
   for (const ParmVarDecl *P : FD.parameters()) {
     if (Index.isTensorType(P->getType()))
       TensorParams.push_back(P);
+    else if (Index.isTensorContainerType(P->getType()))
+      ContainerParams.push_back(P);
     else if (Index.isModuleType(P->getType()) &&
              !addModuleParameterFacts(FD, *P, *Summary))
       return nullptr;
   }
-  if (!ReturnsTensor && TensorParams.empty())
+  if (!ReturnsTensor && TensorParams.empty() && ContainerParams.empty())
     return Summary;
 
   llvm::SmallVector<ParamAtoms, 4> Params;
+  llvm::SmallVector<DTensorParam, 4> DTensorParams;
   auto OnEntry = [&](const Environment &Env) {
     for (const ParmVarDecl *P : TensorParams)
       if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
               Env.getStorageLocation(*P))) {
         TensorFacts F = readTensor(*L, Env, nullptr);
         Params.push_back({P->getFunctionScopeIndex(), F.Plain, F.Known});
+        DTensorParams.push_back(
+            {P->getFunctionScopeIndex(), &F.isDTensor(Env.arena())});
       }
+    for (const ParmVarDecl *P : ContainerParams)
+      if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
+              Env.getStorageLocation(*P)))
+        DTensorParams.push_back(
+            {P->getFunctionScopeIndex(), readContainer(*L, Env).AnyDTensor});
   };
 
   unsigned Returns = 0;
@@ -97,7 +160,8 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   // collective can be reached with it plain (not behind `if
   // (is_dtensor(g))`).
   auto AddSinks = [&](const Formula &Target, const CallExpr *Collective,
-                      const MeshCollectiveEntry *Entry, const Environment &Env) {
+                      const MeshCollectiveEntry *Entry,
+                      const Environment &Env) {
     if (Env.proves(Target))
       return; // Plain anyway: the direct diagnostic covers it.
     Arena &A = Env.arena();
@@ -107,6 +171,69 @@ SummaryProvider::compute(const FunctionDecl &FD) {
           Env.allows(ParamPlain) &&
           SinkSeen.insert({P.Index, Collective}).second)
         Summary->Sinks.push_back({P.Index, Collective, Entry});
+    }
+  };
+
+  // A parameter is a process-group sink when "the parameter is a DTensor"
+  // implies "the collective is given a DTensor", and can hold there.
+  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> ProcessGroupSinkSeen;
+  auto AddProcessGroupSinks = [&](const Formula &Target,
+                                  const ProcessGroupSinkFact &Site,
+                                  const Environment &Env) {
+    if (Env.proves(Target))
+      return; // A DTensor anyway: the direct diagnostic covers it.
+    Arena &A = Env.arena();
+    for (const DTensorParam &P : DTensorParams)
+      if (Env.proves(A.makeImplies(*P.IsDTensor, Target)) &&
+          Env.allows(*P.IsDTensor) &&
+          ProcessGroupSinkSeen.insert({P.Index, Site.Collective}).second)
+        Summary->ProcessGroupSinks.push_back(
+            {P.Index, Site.Collective, Site.Entry});
+  };
+
+  // A tensor parameter is a mixed-op sink when "it is a DTensor" implies
+  // "this operand is one" and another operand is surely plain (or the
+  // same with plain and DTensor exchanged). An operand decided anyway is
+  // the callee's own finding.
+  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> MixedSeen;
+  auto addMixedOpSinks = [&](const CallExpr &Call, const Environment &Env,
+                             const OriginTable &Origins) {
+    llvm::SmallVector<const Expr *, 4> Operands = tensorOpOperands(Call, Index);
+    if (Operands.empty())
+      return;
+    llvm::SmallVector<std::optional<OperandReading>, 4> Read;
+    bool AnyPlain = false, AnyDTensor = false;
+    for (const Expr *E : Operands) {
+      Read.push_back(readOperand({E, false}, Env, Origins));
+      if (!Read.back())
+        continue;
+      AnyDTensor |= Read.back()->Fact.P == Provenance::DTensor;
+      AnyPlain |= Read.back()->Fact.P == Provenance::Plain &&
+                  !isScalarLikeOperand(Read.back()->Fact.E,
+                                       Read.back()->Fact.Origin, Index);
+    }
+    if (!AnyPlain && !AnyDTensor)
+      return;
+    Arena &A = Env.arena();
+    for (const std::optional<OperandReading> &R : Read) {
+      if (!R || R->Fact.P == Provenance::DTensor ||
+          R->Fact.P == Provenance::Plain)
+        continue;
+      const Formula &IsDTensor = A.makeAnd(*R->AllKnown, *R->AnyDTensor);
+      const Formula &IsPlain = A.makeAnd(*R->AllKnown, *R->AllPlain);
+      for (const ParamAtoms &P : Params) {
+        const Formula &ParamDTensor = A.makeAnd(*P.Known, A.makeNot(*P.Plain));
+        const Formula &ParamPlain = A.makeAnd(*P.Known, *P.Plain);
+        std::optional<bool> AsDTensor;
+        if (AnyPlain && Env.proves(A.makeImplies(ParamDTensor, IsDTensor)) &&
+            Env.allows(ParamDTensor))
+          AsDTensor = true;
+        else if (AnyDTensor && Env.proves(A.makeImplies(ParamPlain, IsPlain)) &&
+                 Env.allows(ParamPlain))
+          AsDTensor = false;
+        if (AsDTensor && MixedSeen.insert({P.Index, &Call}).second)
+          Summary->MixedOpSinks.push_back({P.Index, &Call, *AsDTensor});
+      }
     }
   };
 
@@ -132,13 +259,22 @@ SummaryProvider::compute(const FunctionDecl &FD) {
       return;
     }
     const auto *Call = dyn_cast<CallExpr>(S->getStmt());
+    if (Call && !DTensorParams.empty())
+      forEachProcessGroupArgument(
+          *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
+            if (const Formula *Target =
+                    anyDTensor(Arg, Site.IsModule, Index, Env, Origins))
+              AddProcessGroupSinks(*Target, Site, Env);
+          });
     if (!Call || Params.empty())
       return;
-    forEachCollectiveArgument(*Call, [&](const SinkFact &Site, const Expr *Arg) {
-      if (const Formula *Target =
-              allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
-        AddSinks(*Target, Site.Collective, Site.Entry, Env);
-    });
+    addMixedOpSinks(*Call, Env, Origins);
+    forEachCollectiveArgument(
+        *Call, [&](const SinkFact &Site, const Expr *Arg) {
+          if (const Formula *Target =
+                  allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
+            AddSinks(*Target, Site.Collective, Site.Entry, Env);
+        });
   };
 
   AnalysisResult Result =
@@ -176,6 +312,43 @@ void SummaryProvider::forEachSinkArgument(
         Fn(Sink, Call.getArg(Sink.Param));
 }
 
+void SummaryProvider::forEachProcessGroupArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const ProcessGroupSinkFact &, const Expr *)> Fn) {
+  if (const ProcessGroupCollectiveEntry *Entry =
+          Index.processGroupCollective(Call.getDirectCallee())) {
+    for (unsigned Arg : Entry->TensorArgs)
+      if (Arg < Call.getNumArgs())
+        Fn({Arg, &Call, Entry}, Call.getArg(Arg));
+    return;
+  }
+  forEachProcessGroupSinkArgument(Call, Fn);
+}
+
+void SummaryProvider::forEachMixedOpSinkArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const MixedOpSinkFact &, const Expr *)> Fn) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+    return;
+  if (const FunctionSummary *Inner = get(Callee))
+    for (const MixedOpSinkFact &Sink : Inner->MixedOpSinks)
+      if (Sink.Param < Call.getNumArgs())
+        Fn(Sink, Call.getArg(Sink.Param));
+}
+
+void SummaryProvider::forEachProcessGroupSinkArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const ProcessGroupSinkFact &, const Expr *)> Fn) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+    return;
+  if (const FunctionSummary *Inner = get(Callee))
+    for (const ProcessGroupSinkFact &Sink : Inner->ProcessGroupSinks)
+      if (Sink.Param < Call.getNumArgs())
+        Fn(Sink, Call.getArg(Sink.Param));
+}
+
 // A module parameter is analysed twice, assuming it was never distributed
 // and assuming it was, with literal facts: a symbolic "distributed" atom
 // would not survive the widening at loop heads, and gradient-sync loops are
@@ -185,41 +358,62 @@ bool SummaryProvider::addModuleParameterFacts(const FunctionDecl &FD,
                                               const ParmVarDecl &P,
                                               FunctionSummary &Summary) {
   PlainCollectives WhenPlain, WhenDistributed;
+  DTensorProcessGroupCalls RawWhenPlain, RawWhenDistributed;
   bool Kept = false;
-  if (!collectivesWithModule(FD, P, /*Distributed=*/false, WhenPlain, &Kept) ||
+  if (!collectivesWithModule(FD, P, /*Distributed=*/false, WhenPlain,
+                             RawWhenPlain, &Kept) ||
       !collectivesWithModule(FD, P, /*Distributed=*/true, WhenDistributed,
-                             nullptr))
+                             RawWhenDistributed, nullptr))
     return false;
   unsigned Param = P.getFunctionScopeIndex();
   for (const auto &[Collective, Entry] : WhenPlain)
     if (!WhenDistributed.count(Collective))
       Summary.Sinks.push_back({Param, Collective, Entry, /*IsModule=*/true});
+  // Given DTensors only when the module was distributed (in source order).
+  llvm::SmallVector<ProcessGroupSinkFact, 2> Raw;
+  for (const auto &[Collective, Entry] : RawWhenDistributed)
+    if (!RawWhenPlain.count(Collective))
+      Raw.push_back({Param, Collective, Entry, /*IsModule=*/true});
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::sort(Raw,
+             [&](const ProcessGroupSinkFact &A, const ProcessGroupSinkFact &B) {
+               return SM.isBeforeInTranslationUnit(A.Collective->getBeginLoc(),
+                                                   B.Collective->getBeginLoc());
+             });
+  Summary.ProcessGroupSinks.append(Raw.begin(), Raw.end());
   if (Kept)
     Summary.KeptModules.push_back(Param);
   return true;
 }
 
-bool SummaryProvider::collectivesWithModule(const FunctionDecl &FD,
-                                            const ParmVarDecl &P,
-                                            bool Distributed,
-                                            PlainCollectives &Plain,
-                                            bool *Kept) {
+bool SummaryProvider::collectivesWithModule(
+    const FunctionDecl &FD, const ParmVarDecl &P, bool Distributed,
+    PlainCollectives &Plain, DTensorProcessGroupCalls &DTensorCalls,
+    bool *Kept) {
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
     auto S = Elt.getAs<CFGStmt>();
     const auto *Call = S ? dyn_cast<CallExpr>(S->getStmt()) : nullptr;
     if (!Call)
       return;
-    forEachCollectiveArgument(*Call, [&](const SinkFact &Site, const Expr *Arg) {
-      const Formula *Target =
-          allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins);
-      if (Target && surely(*Target, Env))
-        Plain.insert({Site.Collective, Site.Entry});
-    });
+    forEachCollectiveArgument(
+        *Call, [&](const SinkFact &Site, const Expr *Arg) {
+          const Formula *Target =
+              allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins);
+          if (Target && surely(*Target, Env))
+            Plain.insert({Site.Collective, Site.Entry});
+        });
+    forEachProcessGroupArgument(
+        *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
+          const Formula *Target =
+              everyDTensor(Arg, Site.IsModule, Index, Env, Origins);
+          if (Target && surely(*Target, Env))
+            DTensorCalls.insert({Site.Collective, Site.Entry});
+        });
   };
   auto Assume = [&](Environment &Env) {
-    if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
-            Env.getStorageLocation(P)))
+    if (auto *L =
+            dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(P)))
       writeModule(*L, Distributed, Env);
   };
   // Kept: still surely not distributed wherever the function returns.

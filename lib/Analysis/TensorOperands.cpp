@@ -83,6 +83,16 @@ llvm::ArrayRef<const Expr *> parameterArguments(const CallExpr &Call) {
   return Args;
 }
 
+const Expr *objectArgument(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return Member->getImplicitObjectArgument();
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
+  if (isa<CXXOperatorCallExpr>(Call) && MD && !MD->isStatic() &&
+      Call.getNumArgs() > 0)
+    return Call.getArg(0);
+  return nullptr;
+}
+
 const Expr *copySource(const Expr *E) {
   const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
   const CXXConstructorDecl *Ctor =

@@ -1,11 +1,14 @@
-//===--- CollectiveWithoutMeshCheck.cpp - dtensor-collective-without-mesh --===//
+//===--- CollectiveWithoutMeshCheck.cpp - dtensor-collective-without-mesh
+//--===//
 
 #include "CollectiveWithoutMeshCheck.h"
+#include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "DistributeModuleFix.h"
 #include "EditableSource.h"
 #include "MeshInScope.h"
 #include "NamedFunctions.h"
+#include "meshguard/Analysis/ModuleNavigation.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -84,14 +87,10 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
   if (Site.Verdict == MeshVerdict::MaybeNoMesh) {
     if (!StrictMode)
       return;
-    diag(Call.getBeginLoc(),
-         "collective '%0' may have no DeviceMesh: on some path every tensor "
-         "argument is a plain at::Tensor")
-        << Entry.OpName;
+    diag(Call.getBeginLoc(), msg::MaybeNoMesh) << Entry.OpName;
     for (const OperandFact &Op : Site.Operands)
       if (Op.P == Provenance::MaybePlain)
-        diag(Op.E->getBeginLoc(), "'%0' may be a plain tensor here",
-             DiagnosticIDs::Note)
+        diag(Op.E->getBeginLoc(), msg::MaybePlainOperand, DiagnosticIDs::Note)
             << operandName(*Op.E, Ctx);
     return;
   }
@@ -111,19 +110,14 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
                                               *Index, &MeshCache, Accepts);
   // The parameters of a module never distributed: distributing the module
   // is the fix (once per module), not a guarded collective.
-  const VarDecl *Module = Site.Operands.size() == 1 &&
-                                  Site.Operands.front().IsContainer
-                              ? parametersOfLocalModule(*Site.Operands.front().E)
-                              : nullptr;
+  const VarDecl *Module =
+      Site.Operands.size() == 1 && Site.Operands.front().IsContainer
+          ? parametersOfLocalModule(*Site.Operands.front().E)
+          : nullptr;
   std::optional<FixItHint> ModuleFix =
       Module ? distributeOnce(FD, *Module) : std::nullopt;
   {
-    auto Warning =
-        diag(Call.getBeginLoc(),
-             "collective '%0' has no DeviceMesh: every tensor argument is a "
-             "plain at::Tensor, so the runtime will throw 'found no DeviceMesh "
-             "from dtensor args for %0'")
-        << Entry.OpName;
+    auto Warning = diag(Call.getBeginLoc(), msg::NoMesh) << Entry.OpName;
     if (ModuleFix)
       Warning << *ModuleFix;
     else if (Mesh && !(Module && FixedModules.contains(Module)))
@@ -133,18 +127,10 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
   for (const OperandFact &Op : Site.Operands)
     noteOperand(*this, Op, Ctx);
   if (!Mesh && Guarded.empty())
-    diag(Call.getBeginLoc(),
-         "make one tensor argument a DTensor (meshguard::distribute_tensor, "
-         "meshguard::from_local)%select{|; the mesh-explicit form '%1' that "
-         "the API model names is not declared in this translation unit}0",
-         DiagnosticIDs::Note)
+    diag(Call.getBeginLoc(), msg::MakeOneDTensor, DiagnosticIDs::Note)
         << !Entry.Guarded.empty() << Entry.Guarded;
   else if (!Mesh)
-    diag(Call.getBeginLoc(),
-         "no meshguard::DeviceMesh is in scope: pass one explicitly with "
-         "'%0(tensors, mesh, ...)', or make one tensor argument a DTensor "
-         "(meshguard::distribute_tensor, meshguard::from_local)",
-         DiagnosticIDs::Note)
+    diag(Call.getBeginLoc(), msg::NoMeshInScope, DiagnosticIDs::Note)
         << Entry.Guarded;
 }
 
@@ -161,22 +147,14 @@ void CollectiveWithoutMeshCheck::reportThroughCall(const FunctionDecl &FD,
   }
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (Site.Verdict == MeshVerdict::NoMesh)
-    diag(Call.getBeginLoc(),
-         "call to %0 reaches collective '%1' with no DeviceMesh: argument '%2' "
-         "is a plain at::Tensor, so the runtime will throw 'found no "
-         "DeviceMesh from dtensor args for %1'")
+    diag(Call.getBeginLoc(), msg::CallReachesNoMesh)
         << Callee << Site.Entry->OpName << operandName(*Arg.E, Ctx);
   else
-    diag(Call.getBeginLoc(),
-         "call to %0 may reach collective '%1' with no DeviceMesh: argument "
-         "'%2' is a plain at::Tensor on some path")
+    diag(Call.getBeginLoc(), msg::CallMayReachNoMesh)
         << Callee << Site.Entry->OpName << operandName(*Arg.E, Ctx);
   if (Arg.Origin)
     noteOperand(*this, Arg, Ctx);
-  diag(Site.Inner->getBeginLoc(),
-       "the collective is called here; its tensor arguments come only from "
-       "that parameter",
-       DiagnosticIDs::Note);
+  diag(Site.Inner->getBeginLoc(), msg::CollectiveInCallee, DiagnosticIDs::Note);
 }
 
 void CollectiveWithoutMeshCheck::reportUndistributedModule(
@@ -184,31 +162,22 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
   const CallExpr &Call = *Site.Call;
   const OperandFact &Arg = Site.Operands.front();
   const VarDecl *Module = moduleVariable(Arg.E, *Index);
-  std::string Name = Module ? Module->getNameAsString() : operandName(*Arg.E, Ctx);
+  std::string Name =
+      Module ? Module->getNameAsString() : operandName(*Arg.E, Ctx);
   std::optional<FixItHint> Fix;
   if (Module && Site.Verdict == MeshVerdict::NoMesh)
     Fix = distributeOnce(FD, *Module);
   {
-    auto Warning =
-        diag(Call.getBeginLoc(),
-             "call to %0 reaches collective '%1' with no DeviceMesh: module "
-             "'%2' %select{was never|may not have been}3 passed to "
-             "meshguard::distribute_module, so its parameters are plain "
-             "tensors and the runtime will throw 'found no DeviceMesh from "
-             "dtensor args for %1'")
-        << Call.getDirectCallee() << Site.Entry->OpName << Name
-        << (Site.Verdict != MeshVerdict::NoMesh);
+    auto Warning = diag(Call.getBeginLoc(), msg::CallReachesUndistributedModule)
+                   << Call.getDirectCallee() << Site.Entry->OpName << Name
+                   << (Site.Verdict != MeshVerdict::NoMesh);
     if (Fix)
       Warning << *Fix;
   }
   if (Module && !isa<ParmVarDecl>(Module))
-    diag(Module->getLocation(),
-         "'%0' is created here; distribute it with "
-         "'meshguard::distribute_module(%1, mesh)' before training",
-         DiagnosticIDs::Note)
+    diag(Module->getLocation(), msg::ModuleCreatedHere, DiagnosticIDs::Note)
         << Name << distributeModuleArgument(*Module, *Index);
-  diag(Site.Inner->getBeginLoc(),
-       "the collective is called here on tensors of the module's parameters()",
+  diag(Site.Inner->getBeginLoc(), msg::CollectiveOnModuleParameters,
        DiagnosticIDs::Note);
 }
 

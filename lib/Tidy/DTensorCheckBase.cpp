@@ -2,6 +2,7 @@
 
 #include "DTensorCheckBase.h"
 #include "ApiModelChecks.h"
+#include "DiagnosticMessages.h"
 #include "meshguard/Analysis/DeclaredNames.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/ASTLambda.h"
@@ -67,10 +68,9 @@ bool DTensorCheckBase::isInterestingCallee(const FunctionDecl &FD) const {
     return It->second;
   bool Found = CalleeNames.contains(FD.getQualifiedNameAsString());
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD); MD && !Found)
-    Found = llvm::any_of(MD->overridden_methods(),
-                         [&](const CXXMethodDecl *O) {
-                           return isInterestingCallee(*O);
-                         });
+    Found = llvm::any_of(MD->overridden_methods(), [&](const CXXMethodDecl *O) {
+      return isInterestingCallee(*O);
+    });
   CalleeCache[Key] = Found;
   return Found;
 }
@@ -147,7 +147,7 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
   if (RepeatConfigProblemsInMainFile && Sources)
     for (const ConfigReporter::Problem &P : Config.Problems)
       diag(Sources->getLocForStartOfFile(Sources->getMainFileID()),
-           "meshguard configuration: %0", P.Level)
+           msg::Configuration, P.Level)
           << P.Text;
   if (!Analysis.PrintStats)
     return;
@@ -184,7 +184,7 @@ bool DTensorCheckBase::finished(const FunctionDecl &FD,
   if (!Analysis.ReportSkipped || Result.Outcome == AnalysisOutcome::NoCFG ||
       Result.Outcome == AnalysisOutcome::HasErrors)
     return false;
-  diag(FD.getLocation(), "%0 was not checked for %1: %2", DiagnosticIDs::Remark)
+  diag(FD.getLocation(), msg::NotChecked, DiagnosticIDs::Remark)
       << &FD << What << describe(Result.Outcome);
   return false;
 }

@@ -1,9 +1,12 @@
 //===--- DiagnosticText.cpp - Shared wording of dtensor-* notes -----------===//
 
 #include "DiagnosticText.h"
+#include "DiagnosticMessages.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -31,9 +34,9 @@ std::string operandName(const Expr &E, ASTContext &Ctx) {
   if (const auto *Member = dyn_cast<MemberExpr>(W))
     if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
       return Member->getMemberDecl()->getNameAsString();
-  StringRef Text = Lexer::getSourceText(
-      CharSourceRange::getTokenRange(W->getSourceRange()),
-      Ctx.getSourceManager(), Ctx.getLangOpts());
+  StringRef Text =
+      Lexer::getSourceText(CharSourceRange::getTokenRange(W->getSourceRange()),
+                           Ctx.getSourceManager(), Ctx.getLangOpts());
   if (Text.empty())
     return "argument";
   if (Text.size() > 48)
@@ -52,7 +55,94 @@ std::string originName(const Expr &Origin) {
   return Short.str() + "()";
 }
 
+/// The local variable \p E names, if it is one.
+static const VarDecl *localVariable(const Expr &E) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(written(&E));
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return VD && VD->isLocalVarDecl() ? VD : nullptr;
+}
+
+std::vector<const Expr *> elementsWrittenInto(const VarDecl &Container) {
+  std::vector<const Expr *> Out;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(Container.getParentFunctionOrMethod());
+  if (!FD || !FD->getBody())
+    return Out;
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *Container;
+    std::vector<const Expr *> *Out;
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      const CXXMethodDecl *MD = Call->getMethodDecl();
+      if (MD && MD->getDeclName().isIdentifier() &&
+          (MD->getName() == "push_back" || MD->getName() == "emplace_back") &&
+          Call->getNumArgs() == 1)
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(
+                Call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+            Ref && Ref->getDecl() == Container)
+          Out->push_back(Call->getArg(0));
+      return true;
+    }
+  } F;
+  F.Container = &Container;
+  F.Out = &Out;
+  F.TraverseStmt(FD->getBody());
+  return Out;
+}
+
+/// The range-for loop variable \p E starts from (`p` in `p.grad()`,
+/// `p.grad().contiguous()`), and the range it iterates over.
+static const Expr *loopRangeOf(const Expr &E, ASTContext &Ctx) {
+  const Expr *Root = written(&E);
+  while (const auto *Member = dyn_cast<CXXMemberCallExpr>(Root))
+    Root = written(Member->getImplicitObjectArgument());
+  const auto *Ref = dyn_cast<DeclRefExpr>(Root);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD)
+    return nullptr;
+  for (const DynTypedNode &Parent : Ctx.getParents(*VD))
+    if (const auto *DS = Parent.get<DeclStmt>())
+      for (const DynTypedNode &Loop : Ctx.getParents(*DS))
+        if (const auto *For = Loop.get<CXXForRangeStmt>();
+            For && For->getLoopVariable() == VD)
+          return For->getRangeInit();
+  return nullptr;
+}
+
+static const VarDecl *moduleOfParametersCall(const Expr &E);
+
 const VarDecl *parametersOfLocalModule(const Expr &E) {
+  if (const VarDecl *Module = moduleOfParametersCall(E))
+    return Module;
+  // A local vector made from the parameters: `ps = m->parameters()`, or
+  // filled in a loop over them (`for (auto &p : m->parameters())
+  // grads.push_back(p.grad())`), and from nothing else.
+  const VarDecl *Container = localVariable(E);
+  if (!Container)
+    return nullptr;
+  ASTContext &Ctx = Container->getASTContext();
+  const VarDecl *Module = nullptr;
+  auto Agree = [&](const VarDecl *M) {
+    if (!M || (Module && Module != M))
+      return false;
+    Module = M;
+    return true;
+  };
+  const Expr *Init = Container->getInit();
+  if (Init && !isa<CXXConstructExpr>(written(Init)) &&
+      !Agree(moduleOfParametersCall(*Init)))
+    return nullptr;
+  if (Init && isa<CXXConstructExpr>(written(Init)) &&
+      cast<CXXConstructExpr>(written(Init))->getNumArgs() != 0)
+    return nullptr; // A braced list or a copy of something else.
+  for (const Expr *Element : elementsWrittenInto(*Container)) {
+    const Expr *Range = loopRangeOf(*Element, Ctx);
+    if (!Range || !Agree(moduleOfParametersCall(*Range)))
+      return nullptr;
+  }
+  return Module;
+}
+
+static const VarDecl *moduleOfParametersCall(const Expr &E) {
   const auto *Call = dyn_cast<CXXMemberCallExpr>(written(&E));
   const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
   if (!MD || !MD->getDeclName().isIdentifier() ||
@@ -75,28 +165,36 @@ void noteOperand(clang::tidy::ClangTidyCheck &Check, const OperandFact &Op,
   std::string Name = operandName(*Op.E, Ctx);
   if (const VarDecl *Module =
           Op.IsContainer ? parametersOfLocalModule(*Op.E) : nullptr) {
-    Check.diag(Module->getLocation(),
-               "'%0' holds only plain tensors: module '%1' is created here "
-               "and never passed to meshguard::distribute_module",
+    Check.diag(Module->getLocation(), msg::ModuleNeverDistributed,
                DiagnosticIDs::Note)
         << Name << Module->getName();
     return;
   }
   if (Op.IsContainer) {
-    Check.diag(Op.E->getBeginLoc(), "'%0' holds only plain tensors here",
-               DiagnosticIDs::Note)
-        << Name;
+    // Walk back to the calls that made the elements pushed into it
+    // (to_local(), a factory); methods such as `p.grad()` explain nothing.
+    bool Explained = false;
+    if (const VarDecl *Container = localVariable(*Op.E))
+      for (const Expr *Element : elementsWrittenInto(*Container))
+        if (const auto *Call = dyn_cast<CallExpr>(written(Element));
+            Call && Call->getDirectCallee() && !isa<CXXMemberCallExpr>(Call)) {
+          Check.diag(Call->getBeginLoc(), msg::ElementComesFrom,
+                     DiagnosticIDs::Note)
+              << Name << originName(*Call);
+          Explained = true;
+        }
+    if (!Explained)
+      Check.diag(Op.E->getBeginLoc(), msg::HoldsOnlyPlain, DiagnosticIDs::Note)
+          << Name;
     return;
   }
   if (Op.Origin) {
-    Check.diag(Op.Origin->getBeginLoc(),
-               "'%0' is a plain tensor: it comes from %1 here",
+    Check.diag(Op.Origin->getBeginLoc(), msg::PlainComesFrom,
                DiagnosticIDs::Note)
         << Name << originName(*Op.Origin);
     return;
   }
-  Check.diag(Op.E->getBeginLoc(), "'%0' is a plain tensor on every path here",
-             DiagnosticIDs::Note)
+  Check.diag(Op.E->getBeginLoc(), msg::PlainOnEveryPath, DiagnosticIDs::Note)
       << Name;
 }
 

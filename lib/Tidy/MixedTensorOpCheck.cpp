@@ -1,6 +1,7 @@
 //===--- MixedTensorOpCheck.cpp - dtensor-mixed-tensor-op -----------------===//
 
 #include "MixedTensorOpCheck.h"
+#include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "EditableSource.h"
 #include "MeshInScope.h"
@@ -25,11 +26,29 @@ std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
 }
 
 void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  MixedOpScan Scan = scanMixedOps(FD, Ctx, *Index, Analysis.Limits);
-  if (!finished(FD, Scan.Result, "tensor ops mixing DTensors and plain tensors"))
+  if (!Summaries)
+    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+  MixedOpScan Scan =
+      scanMixedOps(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
+  if (!finished(FD, Scan.Result,
+                "tensor ops mixing DTensors and plain tensors"))
     return;
   for (const MixedOpSite &Site : Scan.Sites)
-    report(FD, Site, Ctx);
+    if (Site.Inner)
+      reportCallThrough(Site, Ctx);
+    else
+      report(FD, Site, Ctx);
+}
+
+void MixedTensorOpCheck::reportCallThrough(const MixedOpSite &Site,
+                                           ASTContext &Ctx) {
+  bool GivesDTensor = Site.DTensor.E != nullptr;
+  const OperandFact &Given = GivesDTensor ? Site.DTensor : Site.Plain.front();
+  diag(Site.Call->getBeginLoc(), msg::CallMixesInCallee)
+      << Site.Call->getDirectCallee() << operandName(*Given.E, Ctx)
+      << GivesDTensor;
+  diag(Site.Inner->getBeginLoc(), msg::MixedOpInCallee, DiagnosticIDs::Note)
+      << GivesDTensor;
 }
 
 /// The variable \p E names, looking through implicit nodes and copies (the
@@ -51,9 +70,11 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
   std::optional<std::string> Mesh;
   if (const VarDecl *VD = namedVariable(Site.DTensor.E);
       VD && VD->getIdentifier() && !Index->model().MeshOfFunction.empty())
-    Mesh = "*" + Index->model().MeshOfFunction + "(" + VD->getNameAsString() + ")";
+    Mesh =
+        "*" + Index->model().MeshOfFunction + "(" + VD->getNameAsString() + ")";
   else
-    Mesh = meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
+    Mesh =
+        meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
 
   // A plain tensor that an in-place op modifies (`p += w`) cannot be wrapped:
   // the op would update a temporary and `p` would keep its old value.
@@ -80,34 +101,27 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
           After, ", " + *Mesh + ", {meshguard::Replicate{}})"));
     }
   {
-    auto Warning = diag(Call.getBeginLoc(),
-                        "tensor op mixes the DTensor '%0' with the plain tensor "
-                        "'%1': the runtime throws 'mixed at::Tensor and DTensor'")
+    auto Warning = diag(Call.getBeginLoc(), msg::MixedOp)
                    << operandName(*Site.DTensor.E, Ctx)
                    << operandName(*Site.Plain.front().E, Ctx);
     for (const FixItHint &Fix : Fixes)
       Warning << Fix;
   }
   if (Site.DTensor.Origin)
-    diag(Site.DTensor.Origin->getBeginLoc(),
-         "'%0' is a DTensor: it comes from %1 here", DiagnosticIDs::Note)
-        << operandName(*Site.DTensor.E, Ctx) << originName(*Site.DTensor.Origin);
+    diag(Site.DTensor.Origin->getBeginLoc(), msg::DTensorComesFrom,
+         DiagnosticIDs::Note)
+        << operandName(*Site.DTensor.E, Ctx)
+        << originName(*Site.DTensor.Origin);
   for (const OperandFact &P : Site.Plain)
     if (P.Origin)
-      diag(P.Origin->getBeginLoc(), "'%0' is a plain tensor: it comes from %1 here",
-           DiagnosticIDs::Note)
+      diag(P.Origin->getBeginLoc(), msg::PlainComesFrom, DiagnosticIDs::Note)
           << operandName(*P.E, Ctx) << originName(*P.Origin);
   if (PlainSelf)
-    diag(PlainSelf->E->getBeginLoc(),
-         "'%0' is modified in place, so it cannot be wrapped (that would "
-         "update a temporary): make it a DTensor where it is made",
+    diag(PlainSelf->E->getBeginLoc(), msg::InPlacePlainSelf,
          DiagnosticIDs::Note)
         << operandName(*PlainSelf->E, Ctx);
   else if (!Mesh)
-    diag(Call.getBeginLoc(),
-         "wrap the plain tensor as a Replicate DTensor: "
-         "meshguard::from_local(t, mesh, {meshguard::Replicate{}})",
-         DiagnosticIDs::Note);
+    diag(Call.getBeginLoc(), msg::WrapPlainAsReplicate, DiagnosticIDs::Note);
 }
 
 } // namespace tidy

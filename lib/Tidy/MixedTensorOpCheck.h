@@ -5,6 +5,8 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/MixedOpSites.h"
+#include "meshguard/Analysis/Summaries.h"
+#include <memory>
 
 namespace meshguard {
 namespace tidy {
@@ -21,6 +23,12 @@ public:
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  /// A helper of this TU whose tensor op mixes what the call gives it: the
+  /// warning at the call, a note at the op.
+  void reportCallThrough(const analysis::MixedOpSite &Site,
+                         clang::ASTContext &Ctx);
+  /// Summaries of this TU's functions (the check lives for one TU).
+  std::unique_ptr<analysis::SummaryProvider> Summaries;
   void report(const clang::FunctionDecl &FD, const analysis::MixedOpSite &Site,
               clang::ASTContext &Ctx);
 };

@@ -1,8 +1,10 @@
 //===--- ProcessGroupMisuseCheck.cpp - dtensor-process-group-misuse -------===//
 
 #include "ProcessGroupMisuseCheck.h"
+#include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "EditableSource.h"
+#include "MeshAwareRewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -19,9 +21,12 @@ std::vector<StringRef> ProcessGroupMisuseCheck::interestingCallees() const {
 }
 
 void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  ProcessGroupScan Scan =
-      scanProcessGroupCollectives(FD, Ctx, *Index, Analysis.Limits);
-  if (!finished(FD, Scan.Result, "DTensors passed to process-group collectives"))
+  if (!Summaries)
+    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+  ProcessGroupScan Scan = scanProcessGroupCollectives(
+      FD, Ctx, *Index, Analysis.Limits, Summaries.get());
+  if (!finished(FD, Scan.Result,
+                "DTensors passed to process-group collectives"))
     return;
   // In source order: an element given to several collectives is wrapped by
   // the fix-it of the first one only.
@@ -29,14 +34,29 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   for (const ProcessGroupSite &Site : Scan.Sites)
     Sites.push_back(&Site);
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::stable_sort(Sites, [&](const ProcessGroupSite *A,
-                               const ProcessGroupSite *B) {
-    return SM.isBeforeInTranslationUnit(A->Call->getBeginLoc(),
-                                        B->Call->getBeginLoc());
-  });
+  llvm::stable_sort(Sites,
+                    [&](const ProcessGroupSite *A, const ProcessGroupSite *B) {
+                      return SM.isBeforeInTranslationUnit(
+                          A->Call->getBeginLoc(), B->Call->getBeginLoc());
+                    });
   WrappedAt.clear();
   for (const ProcessGroupSite *Site : Sites)
-    report(*Site, Ctx);
+    if (Site->Inner)
+      reportCallThrough(*Site, Ctx);
+    else
+      report(*Site, Ctx);
+}
+
+void ProcessGroupMisuseCheck::reportCallThrough(const ProcessGroupSite &Site,
+                                                ASTContext &Ctx) {
+  const CallExpr &Call = *Site.Call;
+  const OperandFact &First = Site.DTensorOperands.front();
+  diag(Call.getBeginLoc(), Site.Surely ? msg::CallGivesProcessGroupDTensor
+                                       : msg::CallMayGiveProcessGroupDTensor)
+      << Call.getDirectCallee() << Site.Entry->OpName
+      << operandName(*First.E, Ctx);
+  diag(Site.Inner->getBeginLoc(), msg::ProcessGroupCollectiveInCallee,
+       DiagnosticIDs::Note);
 }
 
 /// Replaces \p E with `meshguard::to_local(<E>)`, unless it is in a macro or
@@ -93,59 +113,51 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
   else
     for (const Expr *E : Wrapped)
       WrappedAt[E] = &Call;
+  // A vector of DTensors no to_local() can reach (`ps =
+  // model->parameters()`): the mesh-aware collective on it instead.
+  const MeshCollectiveEntry *MeshAware = nullptr;
+  for (const MeshCollectiveEntry &Mesh : Index->model().MeshCollectives)
+    if (Mesh.OpName == Site.Entry->OpName) {
+      MeshAware = &Mesh;
+      break;
+    }
+  if (Site.Surely && Site.WrapInToLocal.empty() &&
+      Site.MaybeDTensorElements.empty() && FixedEarlier.empty() && MeshAware &&
+      llvm::all_of(Site.DTensorOperands, [](const OperandFact &Op) {
+        return Op.IsContainer && Op.P == Provenance::DTensor;
+      }))
+    if (std::optional<FixItHint> Fix =
+            meshAwareRewrite(Call, MeshAware->Function, Ctx))
+      Fixes.push_back(*Fix);
   {
     auto Warning =
-        Site.Surely
-            ? diag(Call.getBeginLoc(),
-                   "raw process-group collective '%0' is given a DTensor "
-                   "('%1'): c10d collectives work on local tensors; pass "
-                   "meshguard::to_local(...) of it")
-            : diag(Call.getBeginLoc(),
-                   "raw process-group collective '%0' may be given a DTensor "
-                   "('%1') on some path: c10d collectives work on local "
-                   "tensors");
+        Site.Surely ? diag(Call.getBeginLoc(), msg::DTensorToProcessGroup)
+                    : diag(Call.getBeginLoc(), msg::MaybeDTensorToProcessGroup);
     Warning << Site.Entry->OpName << Name;
     for (const FixItHint &Fix : Fixes)
       Warning << Fix;
   }
   for (const OperandFact &Op : Site.DTensorOperands) {
     if (Op.IsContainer) {
-      diag(Op.E->getBeginLoc(), "'%0' %select{may hold|holds}1 a DTensor here",
-           DiagnosticIDs::Note)
+      diag(Op.E->getBeginLoc(), msg::HoldsDTensor, DiagnosticIDs::Note)
           << operandName(*Op.E, Ctx) << Site.Surely;
       continue;
     }
     if (Op.Origin)
-      diag(Op.Origin->getBeginLoc(), "'%0' is a DTensor: it comes from %1 here",
-           DiagnosticIDs::Note)
+      diag(Op.Origin->getBeginLoc(), msg::DTensorComesFrom, DiagnosticIDs::Note)
           << operandName(*Op.E, Ctx) << originName(*Op.Origin);
   }
   for (const CallExpr *Earlier : FixedEarlier)
-    diag(Earlier->getBeginLoc(),
-         "the fix-it of this collective wraps the DTensors given to both in "
-         "meshguard::to_local(...)",
-         DiagnosticIDs::Note);
+    diag(Earlier->getBeginLoc(), msg::SharedElementFix, DiagnosticIDs::Note);
   for (const Expr *E : Unwrappable)
-    diag(E->getBeginLoc(),
-         "'%0' is a DTensor but cannot be rewritten here (macro): wrap it in "
-         "meshguard::to_local(...) by hand",
-         DiagnosticIDs::Note)
+    diag(E->getBeginLoc(), msg::DTensorInMacro, DiagnosticIDs::Note)
         << operandName(*E, Ctx);
   for (const Expr *E : Site.MaybeDTensorElements)
-    diag(E->getBeginLoc(),
-         "'%0' may be a DTensor on some path: no fix-it for it; call "
-         "meshguard::to_local(...) on it where it is one",
-         DiagnosticIDs::Note)
+    diag(E->getBeginLoc(), msg::MaybeDTensorNoFix, DiagnosticIDs::Note)
         << operandName(*E, Ctx);
-  for (const MeshCollectiveEntry &Mesh : Index->model().MeshCollectives)
-    if (Mesh.OpName == Site.Entry->OpName) {
-      diag(Call.getBeginLoc(),
-           "to keep the tensors distributed, call the mesh-aware collective "
-           "'%0' instead",
-           DiagnosticIDs::Note)
-          << Mesh.Function;
-      break;
-    }
+  if (MeshAware)
+    diag(Call.getBeginLoc(), msg::UseMeshAwareCollective, DiagnosticIDs::Note)
+        << MeshAware->Function;
 }
 
 } // namespace tidy

@@ -1,10 +1,12 @@
-//===--- ProcessGroupMisuseCheck.h - dtensor-process-group-misuse -*- C++ -*-===//
+//===--- ProcessGroupMisuseCheck.h - dtensor-process-group-misuse -*- C++
+//-*-===//
 
 #ifndef MESHGUARD_TIDY_PROCESSGROUPMISUSECHECK_H
 #define MESHGUARD_TIDY_PROCESSGROUPMISUSECHECK_H
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace meshguard {
@@ -22,8 +24,16 @@ public:
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
+  bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::ProcessGroupSite &Site, clang::ASTContext &Ctx);
+  /// A call to a function of this TU that hands a DTensor to a raw
+  /// collective inside it: the warning at the call, a note in the callee.
+  void reportCallThrough(const analysis::ProcessGroupSite &Site,
+                         clang::ASTContext &Ctx);
+
+  /// Summaries of this TU's functions (the check lives for one TU).
+  std::unique_ptr<analysis::SummaryProvider> Summaries;
 
   /// The collective whose fix-it wraps each list element (per function).
   llvm::DenseMap<const clang::Expr *, const clang::CallExpr *> WrappedAt;

@@ -12,6 +12,7 @@
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/SiteScan.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/SmallVector.h"
 #include <vector>
@@ -41,11 +42,7 @@ struct CollectiveSite {
   llvm::SmallVector<const clang::VarDecl *, 4> DTensorVars;
 };
 
-struct CollectiveScan {
-  AnalysisResult Result;
-  /// Empty unless Result.ok().
-  std::vector<CollectiveSite> Sites;
-};
+using CollectiveScan = SiteScan<CollectiveSite>;
 
 class SummaryProvider;
 

@@ -1,10 +1,12 @@
-//===--- MixedOpSites.h - Tensor ops mixing DTensors and plain tensors -*- C++ -*-===//
+//===--- MixedOpSites.h - Tensor ops mixing DTensors and plain tensors -*- C++
+//-*-===//
 
 #ifndef MESHGUARD_ANALYSIS_MIXEDOPSITES_H
 #define MESHGUARD_ANALYSIS_MIXEDOPSITES_H
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/SiteScan.h"
 #include <vector>
 
 namespace meshguard {
@@ -23,15 +25,26 @@ struct MixedOpSite {
   /// The tensor an in-place op modifies (`p` in `p += w`, `p.add_(w)`), if
   /// any. A plain one cannot be wrapped: the op would update a temporary.
   const clang::Expr *InPlaceSelf = nullptr;
+  /// For a call to a function of this TU whose tensor op mixes given this
+  /// argument (through a summary): that op, in the callee.
+  const clang::CallExpr *Inner = nullptr;
 };
 
-struct MixedOpScan {
-  AnalysisResult Result;
-  std::vector<MixedOpSite> Sites;
-};
+/// The tensor operands of \p Call if it is a tensor op (at least two, or
+/// it is no mix candidate), else empty.
+llvm::SmallVector<const clang::Expr *, 4>
+tensorOpOperands(const clang::CallExpr &Call, const ApiIndex &Index);
 
+class SummaryProvider;
+
+using MixedOpScan = SiteScan<MixedOpSite>;
+
+/// With \p Summaries, a DTensor (or plain tensor) handed to a function of
+/// this TU whose tensor op mixes it with a plain tensor (a DTensor) is found
+/// at the call.
 MixedOpScan scanMixedOps(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
-                         const ApiIndex &Index, const AnalysisLimits &Limits);
+                         const ApiIndex &Index, const AnalysisLimits &Limits,
+                         SummaryProvider *Summaries = nullptr);
 
 } // namespace analysis
 } // namespace meshguard

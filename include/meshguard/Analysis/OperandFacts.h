@@ -1,4 +1,5 @@
-//===--- OperandFacts.h - Provenance of a call's tensor operands -*- C++ -*-===//
+//===--- OperandFacts.h - Provenance of a call's tensor operands -*- C++
+//-*-===//
 
 #ifndef MESHGUARD_ANALYSIS_OPERANDFACTS_H
 #define MESHGUARD_ANALYSIS_OPERANDFACTS_H
@@ -31,9 +32,18 @@ struct OperandReading {
 };
 
 /// Reads \p Op at the current program point; nullopt when it has no location.
-std::optional<OperandReading> readOperand(const TensorOperand &Op,
-                                          const clang::dataflow::Environment &Env,
-                                          const OriginTable &Origins);
+std::optional<OperandReading>
+readOperand(const TensorOperand &Op, const clang::dataflow::Environment &Env,
+            const OriginTable &Origins);
+
+/// Whether an operand passes a DTensor: on every path; on some path, with
+/// every path known (unknown values never warn); or neither.
+enum class DTensorPresence { None, Maybe, Surely };
+
+/// The one "is it (maybe) a DTensor" test of the site scanners. A maybe is
+/// confirmed against the flow condition (possiblyOnAPath), as for findings.
+DTensorPresence dtensorPresence(const OperandReading &R,
+                                const clang::dataflow::Environment &Env);
 
 /// Every operand of a call's tensor argument, read and folded.
 struct OperandsReading {
@@ -51,9 +61,9 @@ readOperands(const TensorOperands &Ops, const clang::dataflow::Environment &Env,
 
 /// Reads the module \p E denotes (`m`, `*holder`, `*ptr`); nullopt when it is
 /// not a module the model tracks. Plain means "never distributed".
-std::optional<OperandReading> readModuleOperand(const clang::Expr *E,
-                                                const clang::dataflow::Environment &Env,
-                                                const ApiIndex &Index);
+std::optional<OperandReading>
+readModuleOperand(const clang::Expr *E, const clang::dataflow::Environment &Env,
+                  const ApiIndex &Index);
 
 /// Tensor-typed parameters and local variables of \p FD (lambdas excluded).
 llvm::SmallVector<const clang::VarDecl *, 8>

@@ -1,4 +1,5 @@
-//===--- ProcessGroupSites.h - DTensors reaching raw c10d collectives -*- C++ -*-===//
+//===--- ProcessGroupSites.h - DTensors reaching raw c10d collectives -*- C++
+//-*-===//
 //
 // Runs the provenance analysis on a function and reports every call to a raw
 // c10d process-group collective that is given a DTensor (surely, or on some
@@ -11,6 +12,7 @@
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/SiteScan.h"
 #include <vector>
 
 namespace meshguard {
@@ -32,17 +34,23 @@ struct ProcessGroupSite {
   /// Elements of those lists that are DTensors on some path only: they get no
   /// fix-it.
   llvm::SmallVector<const clang::Expr *, 2> MaybeDTensorElements;
+  /// For a call to a function of this TU that hands its argument to a raw
+  /// collective (through a summary): that collective, in the callee.
+  const clang::CallExpr *Inner = nullptr;
 };
 
-struct ProcessGroupScan {
-  AnalysisResult Result;
-  std::vector<ProcessGroupSite> Sites;
-};
+class SummaryProvider;
 
-ProcessGroupScan scanProcessGroupCollectives(const clang::FunctionDecl &FD,
-                                             clang::ASTContext &Ctx,
-                                             const ApiIndex &Index,
-                                             const AnalysisLimits &Limits);
+using ProcessGroupScan = SiteScan<ProcessGroupSite>;
+
+/// With \p Summaries, calls to functions of this TU are followed too: an
+/// argument that the callee hands to a raw collective (a tensor, a vector of
+/// tensors, a module whose parameters() it passes) is read at the call.
+ProcessGroupScan
+scanProcessGroupCollectives(const clang::FunctionDecl &FD,
+                            clang::ASTContext &Ctx, const ApiIndex &Index,
+                            const AnalysisLimits &Limits,
+                            SummaryProvider *Summaries = nullptr);
 
 } // namespace analysis
 } // namespace meshguard

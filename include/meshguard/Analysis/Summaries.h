@@ -1,4 +1,5 @@
-//===--- Summaries.h - Interprocedural facts for functions in the TU -*- C++ -*-===//
+//===--- Summaries.h - Interprocedural facts for functions in the TU -*- C++
+//-*-===//
 //
 // The FlowSensitive framework does not run a model inside callees, so facts
 // cross function boundaries as summaries of our own, computed bottom-up on
@@ -10,7 +11,10 @@
 //    inside it (or inside its callees) has a DeviceMesh ("sinks"), so that
 //    `sync(meshguard::to_local(dt))` is diagnosed at the call; and which
 //    module parameters do, through their parameters() (`sync_grads(*head)`
-//    with a module never given to distribute_module).
+//    with a module never given to distribute_module);
+//  - which parameters (tensors, containers, modules) alone hand a DTensor to
+//    a raw process-group collective inside it ("process-group sinks"): the
+//    shape of DDP's _sync_module_states, called after distribute_module.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,10 +44,32 @@ struct SinkFact {
   bool IsModule = false;
 };
 
+/// A parameter that alone hands a DTensor to a raw process-group collective:
+/// when the argument is (or holds) a DTensor, or is a module given to
+/// distribute_module, so is what the collective gets.
+struct ProcessGroupSinkFact {
+  unsigned Param;
+  /// The raw collective call (possibly in a callee of the summarised one).
+  const clang::CallExpr *Collective;
+  const ProcessGroupCollectiveEntry *Entry;
+  bool IsModule = false;
+};
+
+/// A tensor parameter that alone makes a tensor op inside mix a DTensor with
+/// a plain tensor: given a DTensor (AsDTensor) when the op's other operand is
+/// surely plain, or given a plain tensor when the other is surely a DTensor.
+struct MixedOpSinkFact {
+  unsigned Param;
+  const clang::CallExpr *Op;
+  bool AsDTensor;
+};
+
 struct FunctionSummary {
   Provenance Return = Provenance::Unknown;
   const clang::Expr *ReturnOrigin = nullptr;
   llvm::SmallVector<SinkFact, 2> Sinks;
+  llvm::SmallVector<ProcessGroupSinkFact, 1> ProcessGroupSinks;
+  llvm::SmallVector<MixedOpSinkFact, 1> MixedOpSinks;
   /// Module parameters the function surely leaves as they were (neither
   /// distributed nor handed to code that might): callers keep what they knew.
   llvm::SmallVector<unsigned, 2> KeptModules;
@@ -70,6 +96,21 @@ public:
       const clang::CallExpr &Call,
       llvm::function_ref<void(const SinkFact &, const clang::Expr *)> Fn);
 
+  /// Calls \p Fn with each argument of \p Call that the callee's summary
+  /// names as a process-group sink.
+  void forEachProcessGroupSinkArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const ProcessGroupSinkFact &,
+                              const clang::Expr *)>
+          Fn);
+
+  /// Calls \p Fn with each argument of \p Call that the callee's summary
+  /// names as a mixed-op sink.
+  void forEachMixedOpSinkArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const MixedOpSinkFact &, const clang::Expr *)>
+          Fn);
+
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
   /// Calls \p Fn with each argument of \p Call that alone reaches a
@@ -89,9 +130,23 @@ private:
   /// is still surely not distributed where FD returns.
   using PlainCollectives =
       llvm::DenseMap<const clang::CallExpr *, const MeshCollectiveEntry *>;
+  /// The raw process-group collectives surely given a DTensor.
+  using DTensorProcessGroupCalls =
+      llvm::DenseMap<const clang::CallExpr *,
+                     const ProcessGroupCollectiveEntry *>;
   bool collectivesWithModule(const clang::FunctionDecl &FD,
                              const clang::ParmVarDecl &P, bool Distributed,
-                             PlainCollectives &Plain, bool *Kept);
+                             PlainCollectives &Plain,
+                             DTensorProcessGroupCalls &DTensorCalls,
+                             bool *Kept);
+  /// Calls \p Fn with each argument of \p Call that alone reaches a raw
+  /// process-group collective: a tensor argument of one, or an argument a
+  /// callee's summary names as a process-group sink.
+  void forEachProcessGroupArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const ProcessGroupSinkFact &,
+                              const clang::Expr *)>
+          Fn);
 
   clang::ASTContext &Ctx;
   const ApiIndex &Index;

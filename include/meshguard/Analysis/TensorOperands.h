@@ -39,6 +39,11 @@ bool listElements(const clang::CXXConstructExpr *Construct,
 llvm::ArrayRef<const clang::Expr *>
 parameterArguments(const clang::CallExpr &Call);
 
+/// The object a method call works on: `w` in `w.add_(x)` and in `w += x`
+/// (an operator call on a method passes it as argument 0); null for other
+/// calls.
+const clang::Expr *objectArgument(const clang::CallExpr &Call);
+
 /// The source of a copy or move construction (`at::Tensor b = a;`, the
 /// elements of a braced list), or null when \p E is not one.
 const clang::Expr *copySource(const clang::Expr *E);

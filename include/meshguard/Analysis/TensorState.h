@@ -126,17 +126,6 @@ void writeModule(clang::dataflow::RecordStorageLocation &L, bool Distributed,
 void havocModule(clang::dataflow::RecordStorageLocation &L,
                  clang::dataflow::Environment &Env);
 
-/// The module objects \p E goes through, outermost access first:
-/// `*model->encoder` gives encoder's holder, then model. Module and holder
-/// variables and fields resolve to their locations; `holder->` and `*holder`
-/// to the holder's.
-llvm::SmallVector<clang::dataflow::RecordStorageLocation *, 4>
-modulesAlong(const clang::Expr *E, const clang::dataflow::Environment &Env,
-             const ApiIndex &Index);
-/// The variable \p E names when it is a module variable itself, `*holder`
-/// or `holder->` (not a submodule): where a note about it points.
-const clang::VarDecl *moduleVariable(const clang::Expr *E,
-                                     const ApiIndex &Index);
 /// Forget everything about \p L (fresh atoms, not known).
 void havocTensor(clang::dataflow::RecordStorageLocation &L,
                  clang::dataflow::Environment &Env);

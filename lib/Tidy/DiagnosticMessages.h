@@ -1,0 +1,127 @@
+//===--- DiagnosticMessages.h - Every dtensor-* diagnostic's text -*- C++
+//-*-===//
+//
+// The wording of every warning, note and remark of the dtensor-* checks, in
+// one place: checks that say the same thing say it the same way, and a
+// change of wording is one edit (the lit tests match these texts).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_TIDY_DIAGNOSTICMESSAGES_H
+#define MESHGUARD_TIDY_DIAGNOSTICMESSAGES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace meshguard {
+namespace tidy {
+namespace msg {
+
+inline constexpr llvm::StringLiteral MaybeNoMesh =
+    "collective '%0' may have no DeviceMesh: on some path every "
+    "tensor argument is a plain at::Tensor";
+inline constexpr llvm::StringLiteral MaybePlainOperand =
+    "'%0' may be a plain tensor here";
+inline constexpr llvm::StringLiteral NoMesh =
+    "collective '%0' has no DeviceMesh: every tensor argument is a "
+    "plain at::Tensor, so the runtime will throw 'found no "
+    "DeviceMesh from dtensor args for %0'";
+inline constexpr llvm::StringLiteral MakeOneDTensor =
+    "make one tensor argument a DTensor "
+    "(meshguard::distribute_tensor, meshguard::from_local)%select{|; "
+    "the mesh-explicit form '%1' that the API model names is not "
+    "declared in this translation unit}0";
+inline constexpr llvm::StringLiteral NoMeshInScope =
+    "no meshguard::DeviceMesh is in scope: pass one explicitly with "
+    "'%0(tensors, mesh, ...)', or make one tensor argument a DTensor "
+    "(meshguard::distribute_tensor, meshguard::from_local)";
+inline constexpr llvm::StringLiteral CallReachesNoMesh =
+    "call to %0 reaches collective '%1' with no DeviceMesh: argument "
+    "'%2' is a plain at::Tensor, so the runtime will throw 'found no "
+    "DeviceMesh from dtensor args for %1'";
+inline constexpr llvm::StringLiteral CallMayReachNoMesh =
+    "call to %0 may reach collective '%1' with no DeviceMesh: "
+    "argument '%2' is a plain at::Tensor on some path";
+inline constexpr llvm::StringLiteral CollectiveInCallee =
+    "the collective is called here; its tensor arguments come only "
+    "from that parameter";
+inline constexpr llvm::StringLiteral CallReachesUndistributedModule =
+    "call to %0 reaches collective '%1' with no DeviceMesh: module "
+    "'%2' %select{was never|may not have been}3 passed to "
+    "meshguard::distribute_module, so its parameters are plain "
+    "tensors and the runtime will throw 'found no DeviceMesh from "
+    "dtensor args for %1'";
+inline constexpr llvm::StringLiteral ModuleCreatedHere =
+    "'%0' is created here; distribute it with "
+    "'meshguard::distribute_module(%1, mesh)' before training";
+inline constexpr llvm::StringLiteral CollectiveOnModuleParameters =
+    "the collective is called here on tensors of the module's "
+    "parameters()";
+inline constexpr llvm::StringLiteral MixedOp =
+    "tensor op mixes the DTensor '%0' with the plain tensor '%1': "
+    "the runtime throws 'mixed at::Tensor and DTensor'";
+inline constexpr llvm::StringLiteral DTensorComesFrom =
+    "'%0' is a DTensor: it comes from %1 here";
+inline constexpr llvm::StringLiteral PlainComesFrom =
+    "'%0' is a plain tensor: it comes from %1 here";
+inline constexpr llvm::StringLiteral InPlacePlainSelf =
+    "'%0' is modified in place, so it cannot be wrapped (that would "
+    "update a temporary): make it a DTensor where it is made";
+inline constexpr llvm::StringLiteral WrapPlainAsReplicate =
+    "wrap the plain tensor as a Replicate DTensor: "
+    "meshguard::from_local(t, mesh, {meshguard::Replicate{}})";
+inline constexpr llvm::StringLiteral DTensorToProcessGroup =
+    "raw process-group collective '%0' is given a DTensor ('%1'): "
+    "c10d collectives work on local tensors; pass "
+    "meshguard::to_local(...) of it";
+inline constexpr llvm::StringLiteral MaybeDTensorToProcessGroup =
+    "raw process-group collective '%0' may be given a DTensor ('%1') "
+    "on some path: c10d collectives work on local tensors";
+inline constexpr llvm::StringLiteral HoldsDTensor =
+    "'%0' %select{may hold|holds}1 a DTensor here";
+inline constexpr llvm::StringLiteral SharedElementFix =
+    "the fix-it of this collective wraps the DTensors given to both "
+    "in meshguard::to_local(...)";
+inline constexpr llvm::StringLiteral DTensorInMacro =
+    "'%0' is a DTensor but cannot be rewritten here (macro): wrap it "
+    "in meshguard::to_local(...) by hand";
+inline constexpr llvm::StringLiteral MaybeDTensorNoFix =
+    "'%0' may be a DTensor on some path: no fix-it for it; call "
+    "meshguard::to_local(...) on it where it is one";
+inline constexpr llvm::StringLiteral UseMeshAwareCollective =
+    "to keep the tensors distributed, call the mesh-aware collective "
+    "'%0' instead";
+inline constexpr llvm::StringLiteral ModuleNeverDistributed =
+    "'%0' holds only plain tensors: module '%1' is created here and "
+    "never passed to meshguard::distribute_module";
+inline constexpr llvm::StringLiteral HoldsOnlyPlain =
+    "'%0' holds only plain tensors here";
+inline constexpr llvm::StringLiteral PlainOnEveryPath =
+    "'%0' is a plain tensor on every path here";
+inline constexpr llvm::StringLiteral Configuration =
+    "meshguard configuration: %0";
+inline constexpr llvm::StringLiteral NotChecked =
+    "%0 was not checked for %1: %2";
+inline constexpr llvm::StringLiteral CallGivesProcessGroupDTensor =
+    "call to %0 gives raw process-group collective '%1' a DTensor "
+    "('%2'): c10d collectives work on local tensors";
+inline constexpr llvm::StringLiteral CallMayGiveProcessGroupDTensor =
+    "call to %0 may give raw process-group collective '%1' a DTensor "
+    "('%2') on some path: c10d collectives work on local tensors";
+inline constexpr llvm::StringLiteral ProcessGroupCollectiveInCallee =
+    "the collective is called here; its tensors come from that "
+    "parameter";
+inline constexpr llvm::StringLiteral ElementComesFrom =
+    "'%0' holds only plain tensors: an element comes from %1 here";
+inline constexpr llvm::StringLiteral CallMixesInCallee =
+    "call to %0 makes a tensor op inside it mix %select{the plain tensor|"
+    "the DTensor}2 '%1' with %select{a DTensor|a plain tensor}2: the "
+    "runtime throws 'mixed at::Tensor and DTensor'";
+inline constexpr llvm::StringLiteral MixedOpInCallee =
+    "the tensor op is here; its other operand is %select{a DTensor|a plain "
+    "tensor}0";
+
+} // namespace msg
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_DIAGNOSTICMESSAGES_H
