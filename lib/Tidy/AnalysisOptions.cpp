@@ -112,6 +112,16 @@ void storeBoolOption(ClangTidyOptions::OptionMap &Opts,
 
 /// The known local option name nearest to \p Name (case ignored), if one is
 /// close enough to be a misspelling of it.
+/// "a, b, c and d": the dtensor-* checks, for a message.
+static std::string checkList() {
+  std::string Out;
+  const size_t N = std::size(DTensorCheckNames);
+  for (size_t I = 0; I < N; ++I)
+    Out += (I == 0 ? "" : I + 1 == N ? " and " : ", ") +
+           DTensorCheckNames[I].str();
+  return Out;
+}
+
 static std::optional<std::string>
 nearestOption(llvm::StringRef Name, const ClangTidyOptions::OptionMap &Known) {
   std::optional<std::string> Best;
@@ -159,9 +169,8 @@ void reportUnknownOptions(ConfigReporter &Report, llvm::StringRef CheckName,
                !llvm::is_contained(DTensorCheckNames, Owner)) {
       Report.report(("option '" + Entry.getKey() +
                      "' names no check: there is no check '" + Owner +
-                     "' (the dtensor-* checks are " + DTensorCheckNames[0] +
-                     ", " + DTensorCheckNames[1] + " and " +
-                     DTensorCheckNames[2] + "); it is ignored")
+                     "' (the dtensor-* checks are " + checkList() +
+                     "); it is ignored")
                         .str());
     }
   }

@@ -1,4 +1,5 @@
-//===--- AnalysisOptions.h - Options every dtensor-* check shares -*- C++ -*-===//
+//===--- AnalysisOptions.h - Options every dtensor-* check shares -*- C++
+//-*-===//
 //
 // The analysis limits and the API model are check options; every dtensor-*
 // check reads and stores them the same way.
@@ -74,7 +75,7 @@ void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
 /// The dtensor-* checks, for option names set on a check that does not exist.
 inline constexpr llvm::StringLiteral DTensorCheckNames[] = {
     "dtensor-collective-without-mesh", "dtensor-process-group-misuse",
-    "dtensor-mixed-tensor-op"};
+    "dtensor-mixed-tensor-op", "dtensor-rank-divergent-collective"};
 
 /// Warns, through \p Check, about every option of the configuration that
 /// names \p CheckName but none of its options (\p Known, as storeOptions
