@@ -2,6 +2,7 @@
 # The README's first command: meshguard end to end on a real C++ training program.
 #   1. install and build what is needed (logs in $BUILD/demo/logs);
 #   2. run the buggy program on 2 Gloo ranks: it dies with MeshNotFoundError;
+#      the hang of a rank-0-only checkpoint is caught by the debug mode;
 #   3. meshguard-tidy finds every mistake and explains it; the findings, with their
 #      notes and fix-its laid out on the source, go to $BUILD/demo/report.html;
 #   4. the fix-its are applied to a copy, which is rebuilt and trains on 2 ranks,
@@ -34,7 +35,7 @@ section "1. Install and build"
 quiet "$logs/bootstrap.log" bash scripts/bootstrap.sh || die "installing packages failed" "$logs/bootstrap.log"
 quiet "$logs/configure.log" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ||
   die "configuring failed" "$logs/configure.log"
-quiet "$logs/build.log" cmake --build "$build" -j "$(nproc)" --target meshguard-tidy train ||
+quiet "$logs/build.log" cmake --build "$build" -j "$(nproc)" --target meshguard-tidy train rank0_checkpoint ||
   die "building failed" "$logs/build.log"
 ok "built meshguard-tidy and examples/train.cpp (logs in $logs)"
 
@@ -53,6 +54,21 @@ printf '%s' "$yellow"
 grep -m1 -A6 "found no DeviceMesh from dtensor args" "$logs/buggy-run.log" | sed 's/^/  | /'
 printf '%s' "$reset"
 ok "rank output shows the runtime's error, as PyTorch would raise it"
+
+# Mistake 6 (a collective only rank 0 reaches) hangs rather than throws. The
+# collective-consistency mode turns the hang into an error naming both ranks'
+# call sites; shown on examples/rank0_checkpoint.cpp, the same mistake alone
+# (the buggy train.cpp stops at its first mistake before the checkpoint).
+section "2b. The hang of mistake 6, caught by MESHGUARD_DEBUG_COLLECTIVES=1"
+if MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=10 launch "$logs/debug-run.log" 2 "$build/bin/rank0_checkpoint"; then
+  die "the rank-0-only checkpoint did not fail under the debug mode" "$logs/debug-run.log"
+fi
+grep -q "collectives differ across ranks" "$logs/debug-run.log" ||
+  die "the debug mode did not report the diverging collectives" "$logs/debug-run.log"
+printf '%s' "$yellow"
+grep -m1 -A3 "collectives differ across ranks" "$logs/debug-run.log" | cut -c1-200 | sed "s|$root/||g; s/^/  | /"
+printf '%s' "$reset"
+ok "both ranks stop at once, each naming its own call site (instead of hanging)"
 
 section "3. meshguard-tidy finds the mistakes before the job runs"
 tidy=("$build/bin/meshguard-tidy" -p "$build" "--checks=-*,dtensor-*")
