@@ -3,6 +3,7 @@
 # Usage: scripts/lint.sh [build-dir]   (the build dir has compile_commands.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/check-format.sh
 build=${1:-build}
 [ -f "$build/compile_commands.json" ] || { echo "lint: no $build/compile_commands.json; run 'make build' first" >&2; exit 2; }
 mapfile -t files < <(git ls-files 'lib/*.cpp' 'tool/*.cpp' | grep -v '^test/')

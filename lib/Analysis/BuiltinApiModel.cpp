@@ -19,23 +19,26 @@ const char *const DTensorMakers[] = {
     "meshguard::from_local",
     "meshguard::redistribute",
     // The DTensor factories (include/meshguard/runtime/Factories.h).
-    "meshguard::ones", "meshguard::zeros", "meshguard::empty",
-    "meshguard::full", "meshguard::rand", "meshguard::randn",
+    "meshguard::ones",
+    "meshguard::zeros",
+    "meshguard::empty",
+    "meshguard::full",
+    "meshguard::rand",
+    "meshguard::randn",
     // The CollectiveGuard returns DTensors (plain inputs are promoted).
     "meshguard::CollectiveGuard::sanitize_args",
 };
 
 const char *const PlainMakers[] = {
-    "meshguard::to_local",
-    "meshguard::full_tensor",
+    "meshguard::to_local", "meshguard::full_tensor",
     // libtorch factories. Unlisted factories in an op namespace (at::, torch::)
     // are plain too: an op without tensor operands makes a plain tensor.
     "torch::randn", "torch::rand", "torch::randint", "torch::randperm",
     "torch::zeros", "torch::ones", "torch::empty", "torch::full",
     "torch::arange", "torch::linspace", "torch::eye", "torch::tensor",
-    "torch::from_blob", "at::randn", "at::rand", "at::randint",
-    "at::randperm", "at::zeros", "at::ones", "at::empty", "at::full",
-    "at::arange", "at::linspace", "at::eye", "at::tensor", "at::from_blob",
+    "torch::from_blob", "at::randn", "at::rand", "at::randint", "at::randperm",
+    "at::zeros", "at::ones", "at::empty", "at::full", "at::arange",
+    "at::linspace", "at::eye", "at::tensor", "at::from_blob",
     // Not the `*_like` factories: they are ops (a DTensor in, a DTensor out).
 };
 
@@ -66,19 +69,25 @@ struct PGRow {
 const PGRow ProcessGroupRows[] = {
     {"c10d::ProcessGroup::broadcast", {0}, "c10d.broadcast_.default"},
     {"c10d::ProcessGroup::allreduce", {0}, "c10d.allreduce_.default"},
-    {"c10d::ProcessGroup::allreduce_coalesced", {0},
+    {"c10d::ProcessGroup::allreduce_coalesced",
+     {0},
      "c10d.allreduce_coalesced_.default"},
     {"c10d::ProcessGroup::reduce", {0}, "c10d.reduce_.default"},
     {"c10d::ProcessGroup::allgather", {0, 1}, "c10d.allgather_.default"},
-    {"c10d::ProcessGroup::_allgather_base", {0, 1},
+    {"c10d::ProcessGroup::_allgather_base",
+     {0, 1},
      "c10d._allgather_base_.default"},
     {"c10d::ProcessGroup::gather", {0, 1}, "c10d.gather_.default"},
     {"c10d::ProcessGroup::scatter", {0, 1}, "c10d.scatter_.default"},
-    {"c10d::ProcessGroup::reduce_scatter", {0, 1},
+    {"c10d::ProcessGroup::reduce_scatter",
+     {0, 1},
      "c10d.reduce_scatter_.default"},
-    {"c10d::ProcessGroup::_reduce_scatter_base", {0, 1},
+    {"c10d::ProcessGroup::_reduce_scatter_base",
+     {0, 1},
      "c10d._reduce_scatter_base_.default"},
-    {"c10d::ProcessGroup::alltoall_base", {0, 1}, "c10d.alltoall_base_.default"},
+    {"c10d::ProcessGroup::alltoall_base",
+     {0, 1},
+     "c10d.alltoall_base_.default"},
     {"c10d::ProcessGroup::send", {0}, "c10d.send.default"},
     {"c10d::ProcessGroup::recv", {0}, "c10d.recv_.default"},
     {"c10d::Backend::broadcast", {0}, "c10d.broadcast_.default"},
@@ -139,8 +148,7 @@ ApiModel ApiModel::builtin() {
     M.MeshCollectives.push_back(
         {Row.Name, Row.TensorArg, Row.OpName, Row.Guarded});
   for (const PGRow &Row : ProcessGroupRows)
-    M.ProcessGroupCollectives.push_back(
-        {Row.Name, Row.TensorArgs, Row.OpName});
+    M.ProcessGroupCollectives.push_back({Row.Name, Row.TensorArgs, Row.OpName});
   M.ImplicitCollectives.assign(std::begin(ImplicitCollectiveRows),
                                std::end(ImplicitCollectiveRows));
   M.RankSources.assign(std::begin(RankSourceNames), std::end(RankSourceNames));

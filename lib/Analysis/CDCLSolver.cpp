@@ -49,9 +49,8 @@ Solver::Result CDCLSolver::solve(llvm::ArrayRef<const Formula *> Vals) {
   }
   ConflictCounter Counter;
   Sat.connect_learner(&Counter);
-  Sat.limit("conflicts",
-            static_cast<int>(std::min<std::int64_t>(
-                Remaining, std::numeric_limits<int>::max())));
+  Sat.limit("conflicts", static_cast<int>(std::min<std::int64_t>(
+                             Remaining, std::numeric_limits<int>::max())));
   int Status = Sat.solve();
   Sat.disconnect_learner();
   Conflicts += Counter.Count;

@@ -1,4 +1,4 @@
-//===--- CDCLSolver.h - FlowSensitive's Solver on a CDCL SAT solver -*- C++ -*-//
+//===--- CDCLSolver.h - A Solver on CDCL ------------------------*- C++ -*-===//
 //
 // The dataflow framework asks a SAT solver whether the flow condition proves
 // or allows a formula (at every `proves`/`allows` and when it widens booleans
@@ -24,7 +24,8 @@ class CDCLSolver final : public clang::dataflow::Solver {
 public:
   /// \p ConflictBudget bounds the conflicts of all queries together; once it
   /// is spent every query times out and reachedLimit() is true.
-  explicit CDCLSolver(std::int64_t ConflictBudget) : Remaining(ConflictBudget) {}
+  explicit CDCLSolver(std::int64_t ConflictBudget)
+      : Remaining(ConflictBudget) {}
 
   Result solve(llvm::ArrayRef<const clang::dataflow::Formula *> Vals) override;
   bool reachedLimit() const override { return Remaining <= 0; }

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TransferContext.h"
 #include "LoopVariableWrites.h"
+#include "TransferContext.h"
 
 using namespace clang;
 using namespace clang::dataflow;

@@ -1,8 +1,8 @@
 //===--- LambdaCaptures.cpp - Provenance a lambda's captures carry --------===//
 
 #include "meshguard/Analysis/LambdaCaptures.h"
-#include "meshguard/Analysis/Provenance.h"
 #include "VariableWrites.h"
+#include "meshguard/Analysis/Provenance.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/ParentMap.h"
@@ -275,8 +275,8 @@ void LambdaCaptureMemo::computeFacts(Enclosing &E, ASTContext &Ctx,
     if (It == Stable.end())
       return;
     for (const VarDecl *VD : It->second) {
-      auto *L = dyn_cast_or_null<RecordStorageLocation>(
-          Env.getStorageLocation(*VD));
+      auto *L =
+          dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(*VD));
       if (!L)
         continue;
       TensorFacts F = readTensor(*L, Env, &Origins);

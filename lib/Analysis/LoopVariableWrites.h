@@ -1,4 +1,4 @@
-//===--- LoopVariableWrites.h - May a range-for variable be rebound? -*- C++ -*-//
+//===--- LoopVariableWrites.h - Rebound loop variables ----------*- C++ -*-===//
 //
 // `for (at::Tensor &p : params)` lets the body write through p into the
 // container. For provenance only a write that can change what p *is*

@@ -14,7 +14,8 @@ bool surely(const Formula &F, const Environment &Env) {
     return F.literal();
   llvm::SetVector<const Formula *> Query;
   Query.insert(&Env.arena().makeNot(F));
-  return Env.getDataflowAnalysisContext().querySolver(std::move(Query))
+  return Env.getDataflowAnalysisContext()
+             .querySolver(std::move(Query))
              .getStatus() == Solver::Result::Status::Unsatisfiable;
 }
 
@@ -23,7 +24,8 @@ bool possibly(const Formula &F, const Environment &Env) {
     return F.literal();
   llvm::SetVector<const Formula *> Query;
   Query.insert(&F);
-  return Env.getDataflowAnalysisContext().querySolver(std::move(Query))
+  return Env.getDataflowAnalysisContext()
+             .querySolver(std::move(Query))
              .getStatus() == Solver::Result::Status::Satisfiable;
 }
 

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProvenanceModel.h"
-#include "TransferContext.h"
 #include "DeadValues.h"
+#include "TransferContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 

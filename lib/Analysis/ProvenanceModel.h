@@ -10,8 +10,8 @@
 #ifndef MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 #define MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 
-#include "meshguard/Analysis/ApiIndex.h"
 #include "LoopVariableWrites.h"
+#include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/TensorState.h"
 #include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysis.h"

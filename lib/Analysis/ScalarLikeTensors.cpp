@@ -143,7 +143,8 @@ bool scalarLike(const Expr *E, const ApiIndex &Index, unsigned Depth) {
   if (!FD || !isTorchNamespace(*FD))
     return false;
   if (!FD->getDeclName().isIdentifier())
-    return isArithmetic(*Call, "") && tensorInputsScalarLike(*Call, Index, Depth);
+    return isArithmetic(*Call, "") &&
+           tensorInputsScalarLike(*Call, Index, Depth);
   llvm::StringRef Name = FD->getName();
   if (isFullReduction(*Call, Name) || alwaysOneElement(*Call, Name))
     return true;

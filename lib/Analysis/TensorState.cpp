@@ -97,8 +97,8 @@ Value *originValue(const RecordStorageLocation &L, const Environment &Env) {
 
 TensorFacts readTensor(const RecordStorageLocation &L, const Environment &Env,
                        const OriginTable *Origins) {
-  TensorFacts F{&readBool(L, field::Plain, Env), &readBool(L, field::Known, Env),
-                nullptr};
+  TensorFacts F{&readBool(L, field::Plain, Env),
+                &readBool(L, field::Known, Env), nullptr};
   if (Origins)
     if (auto *P = dyn_cast_or_null<PointerValue>(originValue(L, Env)))
       F.Origin = Origins->exprFor(&P->getPointeeLoc());
@@ -107,10 +107,9 @@ TensorFacts readTensor(const RecordStorageLocation &L, const Environment &Env,
 
 ContainerFacts readContainer(const RecordStorageLocation &L,
                              const Environment &Env) {
-  return {&readBool(L, field::AllPlain, Env),
-          &readBool(L, field::AllDTensor, Env),
-          &readBool(L, field::AnyDTensor, Env),
-          &readBool(L, field::AllKnown, Env)};
+  return {
+      &readBool(L, field::AllPlain, Env), &readBool(L, field::AllDTensor, Env),
+      &readBool(L, field::AnyDTensor, Env), &readBool(L, field::AllKnown, Env)};
 }
 
 static void writeBool(RecordStorageLocation &L, llvm::StringRef Name,
@@ -162,8 +161,8 @@ void havocTensor(RecordStorageLocation &L, Environment &Env) {
 }
 
 void havocContainer(RecordStorageLocation &L, Environment &Env) {
-  for (llvm::StringRef Name : {field::AllPlain, field::AllDTensor,
-                               field::AnyDTensor, field::AllKnown})
+  for (llvm::StringRef Name :
+       {field::AllPlain, field::AllDTensor, field::AnyDTensor, field::AllKnown})
     Env.setValue(L.getSyntheticField(Name), Env.makeAtomicBoolValue());
 }
 

@@ -117,7 +117,9 @@ static std::string checkList() {
   std::string Out;
   const size_t N = std::size(DTensorCheckNames);
   for (size_t I = 0; I < N; ++I)
-    Out += (I == 0 ? "" : I + 1 == N ? " and " : ", ") +
+    Out += (I == 0       ? ""
+            : I + 1 == N ? " and "
+                         : ", ") +
            DTensorCheckNames[I].str();
   return Out;
 }

@@ -1,4 +1,4 @@
-//===--- CollectiveWithoutMeshCheck.h - dtensor-collective-without-mesh -*- C++ -*-===//
+//===--- CollectiveWithoutMeshCheck.h - The check ---------------*- C++ -*-===//
 
 #ifndef MESHGUARD_TIDY_COLLECTIVEWITHOUTMESHCHECK_H
 #define MESHGUARD_TIDY_COLLECTIVEWITHOUTMESHCHECK_H

@@ -21,12 +21,15 @@ namespace tidy {
 
 class DTensorCheckBase : public clang::tidy::ClangTidyCheck {
 public:
-  DTensorCheckBase(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context);
-  bool isLanguageVersionSupported(const clang::LangOptions &LangOpts) const override {
+  DTensorCheckBase(llvm::StringRef Name,
+                   clang::tidy::ClangTidyContext *Context);
+  bool isLanguageVersionSupported(
+      const clang::LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus;
   }
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+  void
+  check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap &Opts) override;
   void registerPPCallbacks(const clang::SourceManager &SM,
                            clang::Preprocessor *PP,
@@ -48,7 +51,8 @@ protected:
   /// that calls one of interestingCallees().
   virtual bool followWrappers() const { return false; }
   /// Analyses one function (a definition, not dependent, without errors).
-  virtual void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) = 0;
+  virtual void analyse(const clang::FunctionDecl &FD,
+                       clang::ASTContext &Ctx) = 0;
   /// Counts \p Result in the statistics and reports a function the analysis
   /// gave up on (under ReportSkipped). False when its findings are void.
   bool finished(const clang::FunctionDecl &FD,

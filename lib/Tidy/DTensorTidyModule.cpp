@@ -27,7 +27,8 @@ public:
 } // namespace tidy
 } // namespace meshguard
 
-static clang::tidy::ClangTidyModuleRegistry::Add<meshguard::tidy::DTensorTidyModule>
+static clang::tidy::ClangTidyModuleRegistry::Add<
+    meshguard::tidy::DTensorTidyModule>
     X("dtensor-module", "Adds checks for DTensor/DeviceMesh misuse.");
 
 // Referenced by meshguard-tidy and meshguard-clangd so that the linker keeps

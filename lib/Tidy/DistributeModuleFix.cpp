@@ -66,9 +66,10 @@ std::optional<FixItHint> distributeModuleFix(const FunctionDecl &FD,
   if (After.isInvalid())
     return std::nullopt;
   return FixItHint::CreateInsertion(
-      After, ("\n" + indentationOf(Begin, SM) + "meshguard::distribute_module(" +
-              distributeModuleArgument(Module, Index) + ", " + *Mesh + ");")
-                 .str());
+      After,
+      ("\n" + indentationOf(Begin, SM) + "meshguard::distribute_module(" +
+       distributeModuleArgument(Module, Index) + ", " + *Mesh + ");")
+          .str());
 }
 
 } // namespace tidy

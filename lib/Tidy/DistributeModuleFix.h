@@ -1,4 +1,4 @@
-//===--- DistributeModuleFix.h - Insert a missing distribute_module -*- C++ -*-//
+//===--- DistributeModuleFix.h - Its fix-it ---------------------*- C++ -*-===//
 //
 // The fix for a module whose parameters are plain because it was never given
 // to meshguard::distribute_module: distribute it right after its declaration.

@@ -22,8 +22,9 @@ namespace tidy {
 /// that is not safe: the collective must initialise a variable declared
 /// directly in the then-block of an `if` without `else`, its operands must
 /// come from outside the `if` and not be touched before it in the block,
-/// the condition must have no side effects (calls of accessors are fine), nothing of it may be in a macro,
-/// and the variable's name must be free in the function.
+/// the condition must have no side effects (calls of accessors are fine),
+/// nothing of it may be in a macro, and the variable's name must be free in the
+/// function.
 llvm::SmallVector<clang::FixItHint, 2>
 hoistGather(const analysis::DivergentCollective &D,
             const clang::FunctionDecl &FD, clang::ASTContext &Ctx);

@@ -125,9 +125,9 @@ bool hiddenAt(const NamedDecl &D, const FunctionDecl &FD, const Stmt &At,
   if (It != Locals.ByName.end())
     for (const VarDecl *Other : It->second)
       if (Other != &D && inScopeAt(*Other, At, Locals, SM) &&
-          (!OwnLocal ||
-           SM.isBeforeInTranslationUnit(SM.getExpansionLoc(D.getLocation()),
-                                        SM.getExpansionLoc(Other->getLocation()))))
+          (!OwnLocal || SM.isBeforeInTranslationUnit(
+                            SM.getExpansionLoc(D.getLocation()),
+                            SM.getExpansionLoc(Other->getLocation()))))
         return true;
   if (!OwnLocal && !OwnParam)
     for (const ParmVarDecl *P : FD.parameters())

@@ -1,4 +1,4 @@
-//===--- MeshInScope.h - Find a DeviceMesh expression for a fix-it -*- C++ -*-===//
+//===--- MeshInScope.h - A mesh for a fix-it --------------------*- C++ -*-===//
 
 #ifndef MESHGUARD_TIDY_MESHINSCOPE_H
 #define MESHGUARD_TIDY_MESHINSCOPE_H

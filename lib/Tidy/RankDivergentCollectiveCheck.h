@@ -1,5 +1,5 @@
 //===--- RankDivergentCollectiveCheck.h - dtensor-rank-divergent-collective -*-
-//C++ -*-===//
+// C++ -*-===//
 
 #ifndef MESHGUARD_TIDY_RANKDIVERGENTCOLLECTIVECHECK_H
 #define MESHGUARD_TIDY_RANKDIVERGENTCOLLECTIVECHECK_H

@@ -1,4 +1,4 @@
-//===- NoPolly.cpp - Polly's pass-plugin hook, empty -----------------------===//
+//===--- NoPolly.cpp - Polly's pass-plugin hook, empty --------------------===//
 //
 // Debian builds LLVM with Polly linked into its tools, so clangCodeGen's
 // BackendUtil.cpp (pulled in through clangDependencyScanning, which clangd's

@@ -13,23 +13,27 @@
 
 #include <meshguard/runtime/ShardingRules.h>
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   const std::string page = meshguard::sharding_rules_markdown();
   if (argc == 3 && std::string(argv[1]) == "--check") {
     if (TORCH_VERSION_MAJOR != 1 || TORCH_VERSION_MINOR != 13) {
-      std::cout << "skipped: the committed page lists libtorch 1.13's overloads; this is libtorch " << TORCH_VERSION
-                << "\n";
+      std::cout << "skipped: the committed page lists libtorch 1.13's "
+                   "overloads; this is libtorch "
+                << TORCH_VERSION << "\n";
       return 0;
     }
     std::ifstream in(argv[2]);
     std::stringstream committed;
     committed << in.rdbuf();
     if (!in || committed.str() != page) {
-      std::cerr << argv[2] << " does not match the sharding-rule table; regenerate it with\n  " << argv[0] << " > "
-                << argv[2] << "\n";
+      std::cerr
+          << argv[2]
+          << " does not match the sharding-rule table; regenerate it with\n  "
+          << argv[0] << " > " << argv[2] << "\n";
       return 1;
     }
-    std::cout << "operator table matches (" << meshguard::sharding_rule_ops().size() << " overloads)\n";
+    std::cout << "operator table matches ("
+              << meshguard::sharding_rule_ops().size() << " overloads)\n";
     return 0;
   }
   if (argc != 1) {

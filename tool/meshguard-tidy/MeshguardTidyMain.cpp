@@ -33,8 +33,9 @@ namespace {
 std::vector<std::string> enabledBy(llvm::StringRef Checks) {
   clang::tidy::ClangTidyOptions Options;
   Options.Checks = ("-*," + Checks).str();
-  return clang::tidy::getCheckNames(Options,
-                                    /*AllowEnablingAnalyzerAlphaCheckers=*/true);
+  return clang::tidy::getCheckNames(
+      Options,
+      /*AllowEnablingAnalyzerAlphaCheckers=*/true);
 }
 
 /// Warns about each positive pattern of a -checks value that enables nothing.

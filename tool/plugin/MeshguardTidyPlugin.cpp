@@ -63,7 +63,8 @@ int findLibLLVM(struct dl_phdr_info *Info, size_t, void *Data) {
   const char *Base = std::strrchr(Info->dlpi_name, '/');
   Base = Base ? Base + 1 : Info->dlpi_name;
   // libLLVM.so.19.1 (LLVM >= 18) or libLLVM-17.so (older).
-  if (std::strncmp(Base, "libLLVM.so.", 11) == 0 && parseVersion(Base + 11, H)) {
+  if (std::strncmp(Base, "libLLVM.so.", 11) == 0 &&
+      parseVersion(Base + 11, H)) {
     H.Source = std::string("mapped ") + Base;
     return 1;
   }
@@ -96,8 +97,7 @@ HostVersion detectHostVersion() {
           dlsym(RTLD_DEFAULT, "_ZN5clang19getClangFullVersionB5cxx11Ev"))) {
     std::string S = Full();
     auto Pos = S.find("version ");
-    if (Pos != std::string::npos &&
-        parseVersion(S.c_str() + Pos + 8, H)) {
+    if (Pos != std::string::npos && parseVersion(S.c_str() + Pos + 8, H)) {
       H.Source = "clang::getClangFullVersion() = \"" + S + "\"";
       return H;
     }
@@ -119,14 +119,15 @@ std::string ownDirectory() {
 __attribute__((constructor)) void meshguardPluginLoad() {
   const HostVersion H = detectHostVersion();
   if (!H.Known) {
-    std::fprintf(stderr,
-                 "meshguard: MeshguardTidyPlugin.so was built for LLVM %s, but "
-                 "cannot tell which LLVM this clang-tidy uses (no "
-                 "LLVMGetVersion, no clang::getClangFullVersion, no libLLVM.so "
-                 "in the process); refusing to load: the dtensor-* checks are "
-                 "not available. Use meshguard-tidy, or a clang-tidy-%d that is "
-                 "linked against libLLVM.so.\n",
-                 LLVM_VERSION_STRING, LLVM_VERSION_MAJOR);
+    std::fprintf(
+        stderr,
+        "meshguard: MeshguardTidyPlugin.so was built for LLVM %s, but "
+        "cannot tell which LLVM this clang-tidy uses (no "
+        "LLVMGetVersion, no clang::getClangFullVersion, no libLLVM.so "
+        "in the process); refusing to load: the dtensor-* checks are "
+        "not available. Use meshguard-tidy, or a clang-tidy-%d that is "
+        "linked against libLLVM.so.\n",
+        LLVM_VERSION_STRING, LLVM_VERSION_MAJOR);
     return;
   }
   if (verbose())

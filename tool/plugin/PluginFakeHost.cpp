@@ -18,24 +18,26 @@
 static unsigned FakeMajor, FakeMinor, FakePatch;
 
 // The name and signature of LLVM's C API function (llvm-c/Core.h).
+// NOLINTNEXTLINE(readability-identifier-naming)
 extern "C" __attribute__((visibility("default"))) void
-LLVMGetVersion(unsigned *Major, unsigned *Minor, // NOLINT(readability-identifier-naming)
-               unsigned *Patch) {
+LLVMGetVersion(unsigned *Major, unsigned *Minor, unsigned *Patch) {
   *Major = FakeMajor;
   *Minor = FakeMinor;
   *Patch = FakePatch;
 }
 
 static int findImpl(struct dl_phdr_info *Info, size_t, void *Found) {
-  if (Info->dlpi_name && std::strstr(Info->dlpi_name, "MeshguardTidyPluginImpl"))
+  if (Info->dlpi_name &&
+      std::strstr(Info->dlpi_name, "MeshguardTidyPluginImpl"))
     *static_cast<bool *>(Found) = true;
   return 0;
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3 ||
-      std::sscanf(argv[1], "%u.%u.%u", &FakeMajor, &FakeMinor, &FakePatch) != 3) {
-    std::fprintf(stderr, "usage: %s <major.minor.patch> <plugin.so>\n", argv[0]);
+  if (argc != 3 || std::sscanf(argv[1], "%u.%u.%u", &FakeMajor, &FakeMinor,
+                               &FakePatch) != 3) {
+    std::fprintf(stderr, "usage: %s <major.minor.patch> <plugin.so>\n",
+                 argv[0]);
     return 2;
   }
   void *H = dlopen(argv[2], RTLD_LAZY | RTLD_GLOBAL);

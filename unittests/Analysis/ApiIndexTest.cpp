@@ -1,7 +1,7 @@
 //===--- ApiIndexTest.cpp - What the API index says about declarations ----===//
 
-#include "ModelTesting.h"
 #include "meshguard/Analysis/ApiIndex.h"
+#include "ModelTesting.h"
 #include "gtest/gtest.h"
 
 namespace meshguard {
@@ -77,7 +77,8 @@ TEST_F(ApiIndexTest, Collectives) {
   ASSERT_TRUE(C);
   EXPECT_EQ(C->Guarded, "meshguard::guarded::broadcast_");
   EXPECT_FALSE(Index.meshCollective(fn("meshguard::guarded::broadcast_")));
-  EXPECT_TRUE(Index.processGroupCollective(fn("c10d::ProcessGroup::allreduce")));
+  EXPECT_TRUE(
+      Index.processGroupCollective(fn("c10d::ProcessGroup::allreduce")));
 }
 
 TEST_F(ApiIndexTest, AnOverrideIsTheSameCollective) {
@@ -126,8 +127,9 @@ TEST_F(ApiIndexTest, Modules) {
 
 TEST_F(ApiIndexTest, NamesForMatchers) {
   std::vector<llvm::StringRef> Names = Index.meshCollectiveNames();
-  EXPECT_NE(std::find(Names.begin(), Names.end(), "meshguard::dist::all_gather"),
-            Names.end());
+  EXPECT_NE(
+      std::find(Names.begin(), Names.end(), "meshguard::dist::all_gather"),
+      Names.end());
   EXPECT_FALSE(Index.processGroupCollectiveNames().empty());
 }
 

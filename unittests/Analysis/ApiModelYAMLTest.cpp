@@ -41,8 +41,7 @@ process_group_collectives:
   EXPECT_EQ(M->MeshCollectives[0].TensorArg, 1u);
   EXPECT_EQ(M->MeshCollectives[0].Guarded, "my::guarded_bcast");
   ASSERT_EQ(M->ProcessGroupCollectives.size(), 1u);
-  EXPECT_EQ(M->ProcessGroupCollectives[0].TensorArgs,
-            std::vector<unsigned>{0});
+  EXPECT_EQ(M->ProcessGroupCollectives[0].TensorArgs, std::vector<unsigned>{0});
 }
 
 TEST(ApiModelYAML, OptionalFieldsTakeTheirDefaults) {
@@ -66,8 +65,8 @@ sources:
 }
 
 TEST(ApiModelYAML, EmptyRequiredFieldsAreRejected) {
-  EXPECT_NE(errorOf(parseApiModel("sources:\n  - {function: '', makes: plain}\n",
-                                  "m.yaml")),
+  EXPECT_NE(errorOf(parseApiModel(
+                "sources:\n  - {function: '', makes: plain}\n", "m.yaml")),
             "");
   EXPECT_NE(errorOf(parseApiModel(
                 "process_group_collectives:\n  - {function: f, tensor_args: "

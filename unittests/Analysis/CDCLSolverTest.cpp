@@ -25,7 +25,8 @@ TEST_F(CDCLSolverTest, SatisfiableWithAModel) {
   ASSERT_EQ(R.getStatus(), Solver::Result::Status::Satisfiable);
   auto Model = R.getSolution();
   ASSERT_TRUE(Model.has_value());
-  EXPECT_EQ(Model->lookup(X.getAtom()), Solver::Result::Assignment::AssignedTrue);
+  EXPECT_EQ(Model->lookup(X.getAtom()),
+            Solver::Result::Assignment::AssignedTrue);
   EXPECT_EQ(Model->lookup(Y.getAtom()),
             Solver::Result::Assignment::AssignedFalse);
   EXPECT_EQ(S.queries(), 1);
@@ -72,8 +73,7 @@ TEST_F(CDCLSolverTest, SpentBudgetTimesOut) {
   for (int J = 0; J < H; ++J)
     for (int I = 0; I < P; ++I)
       for (int K = I + 1; K < P; ++K)
-        Clauses.push_back(
-            &A.makeNot(A.makeAnd(*In[I][J], *In[K][J])));
+        Clauses.push_back(&A.makeNot(A.makeAnd(*In[I][J], *In[K][J])));
   CDCLSolver Small(10);
   EXPECT_EQ(Small.solve(Clauses).getStatus(), Solver::Result::Status::TimedOut);
   EXPECT_TRUE(Small.reachedLimit());

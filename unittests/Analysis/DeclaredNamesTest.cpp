@@ -1,7 +1,7 @@
 //===--- DeclaredNamesTest.cpp - Does a TU declare any of these names -----===//
 
-#include "ModelTesting.h"
 #include "meshguard/Analysis/DeclaredNames.h"
+#include "ModelTesting.h"
 #include "clang/Tooling/Tooling.h"
 #include "gtest/gtest.h"
 

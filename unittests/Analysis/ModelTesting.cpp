@@ -34,8 +34,8 @@ std::string PointFacts::at(const std::string &Point,
 
 std::unique_ptr<ASTUnit> parseSnippet(const std::string &Code) {
   std::vector<std::string> Args = {
-      "-std=c++17", "-fsyntax-only", "-isystem", MESHGUARD_TEST_STUBS,
-      "-resource-dir", MESHGUARD_CLANG_RESOURCE_DIR};
+      "-std=c++17",         "-fsyntax-only", "-isystem",
+      MESHGUARD_TEST_STUBS, "-resource-dir", MESHGUARD_CLANG_RESOURCE_DIR};
   std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
       std::string(Prelude) + Code, Args, "snippet.cpp");
   EXPECT_TRUE(AST);
@@ -181,8 +181,8 @@ PointFacts analyseTarget(const std::string &Code) {
           Facts[Name] = factOf(*VD, Env, Index);
       },
       &Summaries);
-  EXPECT_TRUE(Out.Result.ok()) << describe(Out.Result.Outcome).str() << ": "
-                               << Out.Result.Message;
+  EXPECT_TRUE(Out.Result.ok())
+      << describe(Out.Result.Outcome).str() << ": " << Out.Result.Message;
   return Out;
 }
 

@@ -144,8 +144,8 @@ TEST(OperandLayer, DTensorPresenceIsSurelyMaybeOrNone) {
   Presences P = presencesAtUses(PresenceSnippet);
   ASSERT_TRUE(P.Result.ok()) << P.Result.Message;
   // A parameter is unknown: never a maybe, so never a warning.
-  EXPECT_EQ(P.Sites, (std::vector<std::string>{"surely", "none", "maybe",
-                                               "none"}));
+  EXPECT_EQ(P.Sites,
+            (std::vector<std::string>{"surely", "none", "maybe", "none"}));
 }
 
 TEST(OperandLayer, ScanSitesDropsTheSitesOfAnUnfinishedAnalysis) {

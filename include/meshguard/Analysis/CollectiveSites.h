@@ -1,4 +1,4 @@
-//===--- CollectiveSites.h - Mesh-inferred collectives and their args -*- C++ -*-//
+//===--- CollectiveSites.h - Mesh-inferred collectives ----------*- C++ -*-===//
 //
 // Runs the provenance analysis on a function and reports, for every call to a
 // mesh-inferred collective, whether its tensor arguments can carry a

@@ -1,4 +1,4 @@
-//===--- FunctionAnalysis.h - Run the provenance model on a function -*- C++ -*-//
+//===--- FunctionAnalysis.h - Analyse a function ----------------*- C++ -*-===//
 //
 // Runs ProvenanceModel over one function with explicit limits and reports why
 // it stopped. Unlike clang::dataflow::diagnoseFunction, hitting a limit is an
@@ -62,11 +62,13 @@ class SummaryProvider;
 
 /// Called once with the function's initial environment (parameters hold
 /// their fresh, unconstrained provenance).
-using EntryVisitor = llvm::function_ref<void(const clang::dataflow::Environment &)>;
+using EntryVisitor =
+    llvm::function_ref<void(const clang::dataflow::Environment &)>;
 
 /// Called once with the state where the function returns (the join over its
 /// return paths), if it can return.
-using ExitVisitor = llvm::function_ref<void(const clang::dataflow::Environment &)>;
+using ExitVisitor =
+    llvm::function_ref<void(const clang::dataflow::Environment &)>;
 
 /// Writes assumptions into the initial environment (e.g. "this module
 /// parameter was never distributed").
@@ -74,14 +76,12 @@ using EntryRefiner = llvm::function_ref<void(clang::dataflow::Environment &)>;
 
 /// Analyses \p FD. Calls to functions of this TU that the API model does not
 /// describe use \p Summaries when given.
-AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
-                               clang::ASTContext &Ctx, const ApiIndex &Index,
-                               const AnalysisLimits &Limits,
-                               ElementVisitor Visit,
-                               SummaryProvider *Summaries = nullptr,
-                               EntryVisitor OnEntry = nullptr,
-                               ExitVisitor OnExit = nullptr,
-                               EntryRefiner Refine = nullptr);
+AnalysisResult
+analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+                const ApiIndex &Index, const AnalysisLimits &Limits,
+                ElementVisitor Visit, SummaryProvider *Summaries = nullptr,
+                EntryVisitor OnEntry = nullptr, ExitVisitor OnExit = nullptr,
+                EntryRefiner Refine = nullptr);
 
 /// "SAT solver limit", "block visit limit", ... for messages.
 llvm::StringRef describe(AnalysisOutcome Outcome);

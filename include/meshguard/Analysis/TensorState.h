@@ -1,4 +1,4 @@
-//===--- TensorState.h - Provenance facts stored in the Environment -*- C++ -*-//
+//===--- TensorState.h - Facts in the Environment ---------------*- C++ -*-===//
 //
 // Provenance lives in synthetic fields of the RecordStorageLocation of every
 // modelled tensor and tensor container (the UncheckedOptionalAccessModel
@@ -40,7 +40,8 @@ inline constexpr llvm::StringLiteral AllPlain = "meshguard.all_plain";
 inline constexpr llvm::StringLiteral AllDTensor = "meshguard.all_dtensor";
 inline constexpr llvm::StringLiteral AnyDTensor = "meshguard.any_dtensor";
 inline constexpr llvm::StringLiteral AllKnown = "meshguard.all_known";
-inline constexpr llvm::StringLiteral ModuleDistributed = "meshguard.distributed";
+inline constexpr llvm::StringLiteral ModuleDistributed =
+    "meshguard.distributed";
 inline constexpr llvm::StringLiteral ModuleKnown = "meshguard.module_known";
 } // namespace field
 
@@ -57,10 +58,11 @@ public:
   /// two origins meet at a join, the framework makes a fresh pointer, and for
   /// any other pointee type also a value for its pointee, which would stay in
   /// the environment for good).
-  explicit OriginTable(clang::QualType PointeeType) : PointeeType(PointeeType) {}
+  explicit OriginTable(clang::QualType PointeeType)
+      : PointeeType(PointeeType) {}
 
-  clang::dataflow::StorageLocation &locationFor(const clang::Expr *E,
-                                                clang::dataflow::Environment &Env);
+  clang::dataflow::StorageLocation &
+  locationFor(const clang::Expr *E, clang::dataflow::Environment &Env);
   const clang::Expr *exprFor(const clang::dataflow::StorageLocation *L) const {
     return ExprOf.lookup(L);
   }
@@ -110,8 +112,9 @@ void writeTensor(clang::dataflow::RecordStorageLocation &L,
                  clang::dataflow::Value *Origin,
                  clang::dataflow::Environment &Env);
 /// The raw `origin` value of a tensor location (to copy it along).
-clang::dataflow::Value *originValue(const clang::dataflow::RecordStorageLocation &L,
-                                   const clang::dataflow::Environment &Env);
+clang::dataflow::Value *
+originValue(const clang::dataflow::RecordStorageLocation &L,
+            const clang::dataflow::Environment &Env);
 void writeContainer(clang::dataflow::RecordStorageLocation &L,
                     const ContainerFacts &F, clang::dataflow::Environment &Env);
 /// Whether a module's parameters are DTensors (Distributed), when Known.
