@@ -31,30 +31,17 @@
 
 #include <meshguard/meshguard.h>
 
+#include "BenchStats.h"
+
 using namespace meshguard;
+using bench::human;
+using bench::median;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::string human(int64_t bytes) {
-  char buf[32];
-  if (bytes >= (1 << 20)) {
-    std::snprintf(buf, sizeof buf, "%lld MiB", static_cast<long long>(bytes >> 20));
-  } else if (bytes >= (1 << 10)) {
-    std::snprintf(buf, sizeof buf, "%lld KiB", static_cast<long long>(bytes >> 10));
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  }
-  return buf;
 }
 
 void raw_broadcast(const DeviceMesh& mesh, std::vector<at::Tensor>& t) {

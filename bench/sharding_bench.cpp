@@ -19,15 +19,13 @@
 
 #include <meshguard/meshguard.h>
 
+#include "BenchStats.h"
+
 using namespace meshguard;
+using bench::median;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 DeviceMesh solo_mesh() {
   MeshOptions opts;

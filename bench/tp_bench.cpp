@@ -16,7 +16,10 @@
 
 #include <meshguard/meshguard.h>
 
+#include "BenchStats.h"
+
 using namespace meshguard;
+using bench::median;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -31,11 +34,6 @@ struct MlpImpl : torch::nn::Module {
   torch::nn::Linear fc1, fc2;
 };
 TORCH_MODULE(Mlp);
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 } // namespace
 

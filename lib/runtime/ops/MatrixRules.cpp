@@ -9,11 +9,7 @@ namespace ops {
 
 namespace {
 
-const Placement R = Replicate{};
-const Placement P = Partial{ReduceOp::SUM};
-Placement S(int64_t d) {
-  return Shard{d};
-}
+using namespace shorthand;
 
 // mat1 [.., m, k] x mat2 [.., k, n], `batch` leading dims (0 or 1).
 std::vector<Strategy> product_strategies(int64_t batch) {

@@ -19,11 +19,7 @@ namespace ops {
 
 namespace {
 
-const Placement R = Replicate{};
-const Placement P = Partial{ReduceOp::SUM};
-Placement S(int64_t d) {
-  return Shard{d};
-}
+using namespace shorthand;
 
 // The placements of the call's DTensor operands: `by_arg` for the
 // arguments it names, `other` for the rest.

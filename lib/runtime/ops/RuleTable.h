@@ -24,5 +24,14 @@ void add_reduction_rules(RuleTable& table);
 void add_view_rules(RuleTable& table);
 void add_nn_rules(RuleTable& table);
 
+// Shorthand for the families' strategy lists: R, P (a sum), S(dim).
+namespace shorthand {
+inline const Placement R = Replicate{};
+inline const Placement P = Partial{ReduceOp::SUM};
+inline Placement S(int64_t d) {
+  return Shard{d};
+}
+} // namespace shorthand
+
 } // namespace ops
 } // namespace meshguard
