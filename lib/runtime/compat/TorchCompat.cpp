@@ -251,7 +251,10 @@ void wait_cpu(const Group& pg, const c10::intrusive_ptr<c10d::Work>& work, std::
       return;
     } catch (const std::exception&) {
       if (completed(work)) {
-        throw; // the collective's own error
+        // Done since the slice ran out (a race, not a timeout): returns, or
+        // throws the collective's own error.
+        work->wait(kSlice);
+        return;
       }
       if (detail::transport_failure_count() != failures_before) {
         fail_longer_message(pg, op);
