@@ -154,11 +154,6 @@ at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordin
 
 namespace {
 
-using detail::chunk_of;
-using detail::gather_shards;
-using detail::partition_value;
-using detail::reduce_over;
-
 // The size of tensor dim `d` after the shards of mesh dims [0, upto) only.
 int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto, int64_t d) {
   int64_t n = spec.shape[d];
@@ -227,8 +222,6 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
 
 namespace {
 
-using detail::redistribute_local;
-
 at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& target) {
   auto* impl = get_dtensor_impl(dtensor);
   const DTensorSpec& spec = impl->spec();
@@ -236,7 +229,7 @@ at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& targe
   if (spec.placements == target) {
     return make_dtensor(impl->local(), spec);
   }
-  at::Tensor local = redistribute_local(impl->local(), spec, target);
+  at::Tensor local = detail::redistribute_local(impl->local(), spec, target);
   return make_dtensor(std::move(local), DTensorSpec{spec.mesh, target, spec.shape});
 }
 
@@ -276,9 +269,6 @@ Placements decode_placements(const std::vector<int64_t>& codes) {
 
 namespace {
 
-using detail::decode_placements;
-using detail::encode_placements;
-
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, const Placements& target) {
     auto* impl = get_dtensor_impl(dtensor);
@@ -290,7 +280,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
         p = Replicate{};
       }
     }
-    ctx->saved_data["back"] = encode_placements(back);
+    ctx->saved_data["back"] = detail::encode_placements(back);
     return redistribute_plain(dtensor, target);
   }
 
@@ -299,7 +289,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (g.defined() && is_dtensor(g)) {
-      g = redistribute_plain(g, decode_placements(ctx->saved_data["back"].toIntVector()));
+      g = redistribute_plain(g, detail::decode_placements(ctx->saved_data["back"].toIntVector()));
     }
     return {g, at::Tensor()};
   }
