@@ -78,7 +78,8 @@ TEST(TensorOpRules, MaxMin) {
     if (n > 0) { // max of nothing is an error in torch too
       run_case({"max() of S0", [](auto& t) { return t[0].max(); }, {x}, {{S0}}, if_even(n, {Partial{ReduceOp::MAX}})},
                mesh);
-      run_case({"min() of S1", [](auto& t) { return t[0].min(); }, {x}, {{S1}}, Placements{Partial{ReduceOp::MIN}}},
+      // 6 columns on 4 ranks leave an empty shard (no min): gathered then.
+      run_case({"min() of S1", [](auto& t) { return t[0].min(); }, {x}, {{S1}}, if_even(6, {Partial{ReduceOp::MIN}})},
                mesh);
       run_case({"max(0) of S0 (the reduced dim: moved)", [](auto& t) { return std::get<0>(t[0].max(0)); }, {x},
                 {{S0}}, std::nullopt}, mesh);
