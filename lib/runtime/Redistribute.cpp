@@ -103,6 +103,10 @@ at::Tensor gather_shards(
   if (k == 1) {
     return local;
   }
+  if (local.scalar_type() == at::kBool) {
+    // Gloo has no bool ("Invalid scalar type"): masks travel as bytes.
+    return gather_shards(local.to(at::kByte), mesh, mesh_dim, dim, full_size).to(at::kBool);
+  }
   auto padded_shape = local.sizes().vec();
   padded_shape[dim] = cs;
   // Nothing to send (every shard of the group is empty): Gloo divides by the

@@ -38,6 +38,7 @@ const RuleTable& rule_table() {
     add_reduction_rules(*t);
     add_view_rules(*t);
     add_nn_rules(*t);
+    add_tensor_op_rules(*t);
     return t;
   }();
   return *table;
