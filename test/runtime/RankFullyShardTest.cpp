@@ -150,6 +150,14 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
       ref->parameters()[i].copy_(model->parameters()[i]);
     }
   }
+  // Ranks off dp coordinate 0 start from other values: rank 0's must win
+  // (parallelize_module broadcasts within each tp group, fully_shard on dp).
+  if (mesh.coordinate()[dp] != 0) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) {
+      p.add_(1);
+    }
+  }
   parallelize_mlp(model, mesh_dim_mesh(mesh, tp));
   fully_shard(*model, mesh, dp);
   // The FSDP shard takes the first dim the TP placement leaves whole; the
