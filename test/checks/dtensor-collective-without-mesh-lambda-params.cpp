@@ -6,6 +6,7 @@
 // at the call, with a note at the collective inside.
 #include <meshguard/meshguard.h>
 #include <torch/torch.h>
+#include <functional>
 
 using meshguard::DeviceMesh;
 using meshguard::Replicate;
@@ -52,7 +53,7 @@ void functorTakesTensor() {
   reduce(torch::zeros({4}));
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: call to 'reduce' reaches collective 'c10d.allreduce_.default' with no DeviceMesh: argument 'torch::zeros({4})' is a plain at::Tensor
   // CHECK-NOTES: :[[@LINE-2]]:10: note: 'torch::zeros({4})' is a plain tensor: it comes from torch::zeros() here
-  // CHECK-NOTES: :47:41: note: the collective is called here; its tensor arguments come only from that parameter
+  // CHECK-NOTES: :48:41: note: the collective is called here; its tensor arguments come only from that parameter
 }
 
 // Negative twin: the lambda's collective does not depend on the parameter
@@ -103,4 +104,24 @@ void capturedModuleDistributed(const DeviceMesh &mesh) {
   };
   meshguard::distribute_module(*net, mesh);
   syncGrads();
+}
+
+// Negative twin: not followed (documented): a lambda behind std::function.
+void throughStdFunction() {
+  std::function<void(const at::Tensor &)> sync = [](const at::Tensor &g) {
+    meshguard::dist::all_reduce_({g});
+  };
+  sync(torch::zeros({4}));
+}
+
+// A lambda handed to a function template of this file that calls it: the
+// instantiation calls the lambda's operator() directly, so its summary
+// carries the sink out to the call.
+template <typename F> void callWith(F f, const at::Tensor &t) { f(t); }
+void passedToATemplate() {
+  callWith([](const at::Tensor &g) { meshguard::dist::all_reduce_({g}); },
+           torch::zeros({4}));
+  // CHECK-NOTES: :[[@LINE-2]]:3: warning: call to 'callWith<{{.*}}>' reaches collective 'c10d.allreduce_.default' with no DeviceMesh: argument 'torch::zeros({4})' is a plain at::Tensor
+  // CHECK-NOTES: :[[@LINE-2]]:12: note: 'torch::zeros({4})' is a plain tensor: it comes from torch::zeros() here
+  // CHECK-NOTES: :[[@LINE-4]]:38: note: the collective is called here; its tensor arguments come only from that parameter
 }
