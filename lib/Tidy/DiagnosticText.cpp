@@ -51,6 +51,14 @@ std::string calleeName(const CallExpr &Call, ASTContext &Ctx) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD)
     return "'the callee'";
+  // A template instantiated with a lambda ('callWith<(lambda at
+  // /path/x.cpp:12:3)>'): the template's name says enough.
+  if (const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs())
+    for (const TemplateArgument &Arg : Args->asArray())
+      if (Arg.getKind() == TemplateArgument::Type)
+        if (const auto *RD = Arg.getAsType()->getAsCXXRecordDecl();
+            RD && RD->isLambda())
+          return "'" + FD->getNameAsString() + "'";
   std::string Name;
   llvm::raw_string_ostream OS(Name);
   FD->getNameForDiagnostic(OS, Ctx.getPrintingPolicy(), /*Qualified=*/false);

@@ -121,7 +121,7 @@ template <typename F> void callWith(F f, const at::Tensor &t) { f(t); }
 void passedToATemplate() {
   callWith([](const at::Tensor &g) { meshguard::dist::all_reduce_({g}); },
            torch::zeros({4}));
-  // CHECK-NOTES: :[[@LINE-2]]:3: warning: call to 'callWith<{{.*}}>' reaches collective 'c10d.allreduce_.default' with no DeviceMesh: argument 'torch::zeros({4})' is a plain at::Tensor
+  // CHECK-NOTES: :[[@LINE-2]]:3: warning: call to 'callWith' reaches collective 'c10d.allreduce_.default' with no DeviceMesh: argument 'torch::zeros({4})' is a plain at::Tensor
   // CHECK-NOTES: :[[@LINE-2]]:12: note: 'torch::zeros({4})' is a plain tensor: it comes from torch::zeros() here
   // CHECK-NOTES: :[[@LINE-4]]:38: note: the collective is called here; its tensor arguments come only from that parameter
 }
