@@ -45,7 +45,7 @@ void MixedTensorOpCheck::reportCallThrough(const MixedOpSite &Site,
   bool GivesDTensor = Site.DTensor.E != nullptr;
   const OperandFact &Given = GivesDTensor ? Site.DTensor : Site.Plain.front();
   diag(Site.Call->getBeginLoc(), msg::CallMixesInCallee)
-      << Site.Call->getDirectCallee() << operandName(*Given.E, Ctx)
+      << calleeName(*Site.Call, Ctx) << operandName(*Given.E, Ctx)
       << GivesDTensor;
   diag(Site.Inner->getBeginLoc(), msg::MixedOpInCallee, DiagnosticIDs::Note)
       << GivesDTensor;
