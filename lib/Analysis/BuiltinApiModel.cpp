@@ -113,6 +113,14 @@ const ImplicitCollectiveEntry ImplicitCollectiveRows[] = {
     // Random DTensor factories broadcast their seed from rank 0.
     {"meshguard::rand"},
     {"meshguard::randn"},
+    // Tensor-parallel styles and FSDP-style sharding: they broadcast, gather
+    // and redistribute parameters, inputs and outputs.
+    {"meshguard::parallelize_module"},
+    {"meshguard::parallel_input"},
+    {"meshguard::parallel_output"},
+    {"meshguard::parallel_forward"},
+    {"meshguard::fully_shard"},
+    {"meshguard::fully_sharded_forward"},
 };
 
 const char *const RankSourceNames[] = {

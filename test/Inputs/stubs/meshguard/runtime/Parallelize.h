@@ -1,0 +1,27 @@
+// Stub of include/meshguard/runtime/Parallelize.h and FullyShard.h for the
+// check tests: tensor-parallel styles and FSDP-style sharding, all collective.
+#pragma once
+#include <meshguard/meshguard.h>
+
+namespace meshguard {
+struct ColwiseParallel {};
+struct RowwiseParallel {};
+void parallelize_module(torch::nn::Module &module, const DeviceMesh &mesh,
+                        const ColwiseParallel &style);
+void parallelize_module(torch::nn::Module &module, const DeviceMesh &mesh,
+                        const RowwiseParallel &style);
+at::Tensor parallel_input(const torch::nn::Module &module,
+                          const at::Tensor &input);
+at::Tensor parallel_output(const torch::nn::Module &module,
+                           const at::Tensor &output);
+template <typename ModuleHolder>
+at::Tensor parallel_forward(ModuleHolder &module, const at::Tensor &input) {
+  return parallel_output(*module, module->forward(parallel_input(*module, input)));
+}
+
+void fully_shard(torch::nn::Module &module, const DeviceMesh &mesh);
+template <typename ModuleHolder>
+at::Tensor fully_sharded_forward(ModuleHolder &module, const at::Tensor &input) {
+  return module->forward(input);
+}
+} // namespace meshguard
