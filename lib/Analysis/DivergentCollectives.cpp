@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "meshguard/Analysis/DivergentCollectives.h"
+#include "BranchSides.h"
 #include "RankDependence.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
@@ -117,31 +118,6 @@ std::vector<std::string> DivergenceMemo::sequence(const Stmt *S) {
 
 namespace {
 
-/// True when \p Inner is \p Outer or lies inside it.
-bool contains(const Stmt *Outer, const Stmt *Inner, ASTContext &Ctx) {
-  if (!Outer || !Inner)
-    return false;
-  SourceRange R = Outer->getSourceRange();
-  SourceLocation L = Inner->getBeginLoc();
-  const SourceManager &SM = Ctx.getSourceManager();
-  L = SM.getExpansionLoc(L);
-  return !SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(R.getBegin())) &&
-         !SM.isBeforeInTranslationUnit(
-             SM.getExpansionRange(R.getEnd()).getEnd(), L);
-}
-
-/// The first jump out of \p S (return, break, continue, throw, goto).
-const Stmt *firstExit(const Stmt *S) {
-  if (!S || isa<LambdaExpr>(S))
-    return nullptr;
-  if (isa<ReturnStmt, BreakStmt, ContinueStmt, CXXThrowExpr, GotoStmt>(S))
-    return S;
-  for (const Stmt *Child : S->children())
-    if (const Stmt *E = firstExit(Child))
-      return E;
-  return nullptr;
-}
-
 /// An expression Clang recovered from an error (the findings would be void).
 bool hasErrors(const Stmt *S) {
   if (!S)
@@ -166,6 +142,34 @@ std::string joined(const std::vector<std::string> &Names) {
   for (const std::string &N : Names)
     Out += (Out.empty() ? "" : ", ") + N;
   return Out;
+}
+
+/// Every side runs the same collective sequence and none leaves early.
+bool balanced(const std::vector<BranchSide> &Sides) {
+  return llvm::all_of(Sides, [&](const BranchSide &Side) {
+    return !Side.Exits && Side.Sequence == Sides.front().Sequence;
+  });
+}
+
+/// The sides a message names: an if's then and else; a switch's arm that
+/// holds \p Call and the first arm that runs something else.
+std::pair<const BranchSide *, const BranchSide *>
+compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
+         ASTContext &Ctx) {
+  if (Sides.size() == 2)
+    return {&Sides[0], &Sides[1]};
+  const BranchSide *Here = &Sides.front();
+  for (const BranchSide &Side : Sides)
+    if (llvm::any_of(Side.Stmts, [&](const Stmt *S) {
+          return containsStmt(S, &Call, Ctx);
+        }))
+      Here = &Side;
+  const BranchSide *Other = nullptr;
+  for (const BranchSide &Side : Sides)
+    if (&Side != Here && (!Other || (Other->Sequence == Here->Sequence &&
+                                     Side.Sequence != Here->Sequence)))
+      Other = &Side;
+  return {Here, Other};
 }
 
 } // namespace
@@ -304,40 +308,33 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
       const Expr *Origin = RankCondition(Dep);
       if (!Origin)
         continue;
-      const Stmt *Branch = Dep->getTerminatorStmt();
+      const CallExpr *Call = S.Collective.Call;
+      const Stmt *Branch =
+          branchStatement(Dep->getTerminatorStmt(), *Call, FD, Ctx);
       DivergentCollective D;
       D.Collective = S.Collective;
       D.Branch = Branch;
       D.Condition = dyn_cast_or_null<Expr>(Dep->getTerminatorCondition());
       D.RankOrigin = Origin;
-      const CallExpr *Call = S.Collective.Call;
-      if (!contains(Branch, Call, Ctx)) {
+      if (!containsStmt(Branch, Call, Ctx)) {
         D.Shape = DivergenceShape::AfterEarlyExit;
         D.Exit = firstExit(Branch);
       } else if (isLoop(Branch)) {
         D.Shape = DivergenceShape::LoopTripCount;
       } else {
         D.Shape = DivergenceShape::InBranch;
-        const Stmt *Then = nullptr, *Else = nullptr;
-        if (const auto *If = dyn_cast<IfStmt>(Branch)) {
-          Then = If->getThen();
-          Else = If->getElse();
-        } else if (const auto *CO = dyn_cast<ConditionalOperator>(Branch)) {
-          Then = CO->getTrueExpr();
-          Else = CO->getFalseExpr();
-        }
-        if (Then) {
-          std::vector<std::string> A = Memo.sequence(Then);
-          std::vector<std::string> B = Memo.sequence(Else);
-          // Both sides communicate alike: every rank makes the same calls.
-          if (A == B && !firstExit(Then) && !firstExit(Else))
+        if (std::optional<std::vector<BranchSide>> Sides =
+                branchSides(Branch, Memo)) {
+          // Every side communicates alike: every rank makes the same calls.
+          if (balanced(*Sides))
             continue;
-          if (!A.empty() && !B.empty()) {
+          auto [Here, Other] = compared(*Sides, *Call, Ctx);
+          if (Other && !Here->Sequence.empty() && !Other->Sequence.empty()) {
             if (!Mismatched.insert(Branch).second)
               break;
             D.Shape = DivergenceShape::DifferentSequences;
-            D.ThenSequence = joined(A);
-            D.ElseSequence = joined(B);
+            D.ThenSequence = joined(Here->Sequence);
+            D.ElseSequence = joined(Other->Sequence);
           }
         }
       }

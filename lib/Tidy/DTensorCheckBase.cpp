@@ -38,15 +38,38 @@ AST_MATCHER_P(FunctionDecl, isInterestingCalleeOf, const DTensorCheckBase *,
   return Check->isInterestingCallee(Node);
 }
 
-/// Tested first on every function and lambda of the TU: false for all of
-/// them when the TU declares none of the check's callees.
-AST_MATCHER_P(FunctionDecl, declaresInterestingCallee, const DTensorCheckBase *,
-              Check) {
-  return Check->tuDeclaresInterestingCallee(Finder->getASTContext());
+/// Whether \p Loc expands in a system header (isExpansionInSystemHeader).
+bool inSystemHeader(SourceLocation Loc, const SourceManager &SM) {
+  SourceLocation Expansion = SM.getExpansionLoc(Loc);
+  return Expansion.isValid() && SM.isInSystemHeader(Expansion);
 }
-AST_MATCHER_P(LambdaExpr, lambdaInTUDeclaringInterestingCallee,
-              const DTensorCheckBase *, Check) {
-  return Check->tuDeclaresInterestingCallee(Finder->getASTContext());
+
+/// The functions worth analysing, in one matcher: every function of the TU,
+/// headers included, passes here, and an allOf() of the same tests cost a
+/// matcher dispatch per test (most of the checks' cost on a torch TU). The
+/// cheap tests come first: a definition, the TU's one cached answer, outside
+/// the system headers; only then the walk of the body.
+AST_MATCHER_P2(FunctionDecl, isDefinitionWorthAnalysing,
+               const DTensorCheckBase *, Check, StatementMatcher, BodyMatcher) {
+  if (!Node.isThisDeclarationADefinition() ||
+      !Check->tuDeclaresInterestingCallee(Finder->getASTContext()))
+    return false;
+  const SourceManager &SM = Finder->getASTContext().getSourceManager();
+  if (inSystemHeader(Node.getBeginLoc(), SM))
+    return false;
+  const Stmt *Body =
+      Node.doesThisDeclarationHaveABody() ? Node.getBody() : nullptr;
+  return Body && BodyMatcher.matches(*Body, Finder, Builder);
+}
+
+/// The same for a lambda, whose body is part of the expression.
+AST_MATCHER_P2(LambdaExpr, isLambdaWorthAnalysing, const DTensorCheckBase *,
+               Check, StatementMatcher, InnerMatcher) {
+  if (!Check->tuDeclaresInterestingCallee(Finder->getASTContext()) ||
+      inSystemHeader(Node.getBeginLoc(),
+                     Finder->getASTContext().getSourceManager()))
+    return false;
+  return InnerMatcher.matches(Node, Finder, Builder);
 }
 } // namespace
 
@@ -88,7 +111,8 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
   // One hash lookup per callee instead of hasAnyName's string matching,
   // which cost tenths of a second on long functions (24 process-group names).
   auto Interesting = functionDecl(isInterestingCalleeOf(this));
-  auto CallsInteresting = hasDescendant(callExpr(callee(Interesting)));
+  StatementMatcher CallsInteresting =
+      hasDescendant(callExpr(callee(Interesting)));
   if (followWrappers()) {
     // Only the user's own wrappers (system headers are never followed).
     auto Wrapper = functionDecl(unless(isExpansionInSystemHeader()),
@@ -99,19 +123,13 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
     CallsInteresting = hasDescendant(callExpr(
         callee(functionDecl(anyOf(Interesting, Wrapper, WrapperOfWrapper)))));
   }
-  // The cheap tests first: the TU's one cached answer, then whether this is
-  // a definition outside the system headers.
-  Finder->addMatcher(functionDecl(declaresInterestingCallee(this),
-                                  isDefinition(),
-                                  unless(isExpansionInSystemHeader()),
-                                  hasBody(CallsInteresting))
-                         .bind("fn"),
-                     this);
-  Finder->addMatcher(lambdaExpr(lambdaInTUDeclaringInterestingCallee(this),
-                                unless(isExpansionInSystemHeader()),
-                                CallsInteresting)
-                         .bind("lambda"),
-                     this);
+  Finder->addMatcher(
+      functionDecl(isDefinitionWorthAnalysing(this, CallsInteresting))
+          .bind("fn"),
+      this);
+  Finder->addMatcher(
+      lambdaExpr(isLambdaWorthAnalysing(this, CallsInteresting)).bind("lambda"),
+      this);
 }
 
 void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
