@@ -16,6 +16,9 @@
 //    a raw process-group collective inside it ("process-group sinks"): the
 //    shape of DDP's _sync_module_states, called after distribute_module.
 //
+// A callee defined in another TU gets the summary the whole-program pass
+// stored for it (SummaryDatabase.h), with its places as ExternalSites.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHGUARD_ANALYSIS_SUMMARIES_H
