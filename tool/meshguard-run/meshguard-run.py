@@ -4,7 +4,8 @@ and a closing summary.
 
     meshguard-run -p BUILD [-j N] [-checks=...] [--report-skipped]
                   [--sarif OUT.sarif] [--export-fixes OUT.yaml]
-                  [--no-summaries] [--summaries DIR] [FILE_REGEX...]
+                  [--no-summaries] [--summaries DIR] [--summary-model FILE]
+                  [FILE_REGEX...]
                   [-- MORE MESHGUARD-TIDY ARGS]
 
 Like run-clang-tidy (which also works: `run-clang-tidy -clang-tidy-binary
@@ -102,7 +103,7 @@ def read_summary_files(out_dir):
     return known
 
 
-def summarise(tidy, build, db, out_dir, jobs):
+def summarise(tidy, build, db, out_dir, jobs, model):
     """Pass 1: the summaries of every file of the compilation database.
     Returns (summarised, reused, failed, seconds, bytes)."""
     start = time.monotonic()
@@ -119,6 +120,8 @@ def summarise(tidy, build, db, out_dir, jobs):
             continue
         seen.add(path)
         tag = command_tag(entry)
+        if model:  # another model, other summaries
+            tag = hashlib.md5((tag + (file_md5(model) or "")).encode()).hexdigest()
         old = known.get(path)
         if old and old[1] == tag and old[2] and all(
                 not h or file_md5(f) == h for f, h in old[2]):
@@ -136,7 +139,8 @@ def summarise(tidy, build, db, out_dir, jobs):
     def run_one(item):
         path, tag = item
         return path, subprocess.run(
-            [tidy, "--summarize=" + out_dir, "-p", build, "--summary-tag=" + tag, path],
+            [tidy, "--summarize=" + out_dir, "-p", build, "--summary-tag=" + tag]
+            + (["--summary-model=" + model] if model else []) + [path],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     failed = 0
@@ -176,9 +180,13 @@ def main():
     ap.add_argument("--no-summaries", action="store_true",
                     help="skip the summary pass (an existing database is still used where up to date)")
     ap.add_argument("--summaries", help="the summary database (default: BUILD/meshguard-summaries)")
+    ap.add_argument("--summary-model", help="the YAML API model (ModelFile) for the summary pass")
     ap.add_argument("files", nargs="*", help="regular expressions selecting files of the database")
     args = ap.parse_args(argv)
 
+    if args.summary_model and not os.path.isfile(args.summary_model):
+        print("meshguard-run: --summary-model %s: no such file" % args.summary_model, file=sys.stderr)
+        return 2
     tidy = find_tool("meshguard-tidy", args.tidy)
     if not tidy:
         print("meshguard-run: meshguard-tidy not found (use --tidy)", file=sys.stderr)
@@ -250,7 +258,8 @@ def main():
     summary_dir = os.path.abspath(args.summaries or os.path.join(args.build, "meshguard-summaries"))
     env = dict(os.environ)
     if not args.no_summaries:
-        done_n, reused_n, failed_n, secs, size = summarise(tidy, args.build, db, summary_dir, args.j)
+        done_n, reused_n, failed_n, secs, size = summarise(tidy, args.build, db, summary_dir, args.j,
+                                                         args.summary_model)
         print("meshguard-run: summaries: %d file%s summarised, %d reused, %d failed in %.1f s; "
               "database %s (%d KiB)" % (done_n, "" if done_n == 1 else "s", reused_n, failed_n, secs,
                                         summary_dir, (size + 1023) // 1024),
