@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   at::Tensor x = at::randn({16, 16}), y = at::randn({16, 16}), w = at::randn({16, 16});
   at::Tensor xs = distribute_tensor(x, mesh, s0), ys = distribute_tensor(y, mesh, s0);
   at::Tensor wr = distribute_tensor(w, mesh, r), xr = distribute_tensor(x, mesh, r);
+  at::Tensor idx = at::arange(0, 16, 2), idx_r = distribute_tensor(idx, mesh, r);
   struct Row {
     const char* op;
     std::function<void()> dtensor, plain;
@@ -81,6 +82,14 @@ int main(int argc, char** argv) {
       {"sum(1) of S0", [&] { (void)xs.sum(1); }, [&] { (void)x.sum(1); }},
       {"t() of S0", [&] { (void)xs.t(); }, [&] { (void)x.t(); }},
       {"view of S0", [&] { (void)xs.view({16, 4, 4}); }, [&] { (void)x.view({16, 4, 4}); }},
+      {"slice(1, 2, 10) of S0", [&] { (void)xs.slice(1, 2, 10); }, [&] { (void)x.slice(1, 2, 10); }},
+      {"select(1, 3) of S0", [&] { (void)xs.select(1, 3); }, [&] { (void)x.select(1, 3); }},
+      {"split(4, 1) of S0", [&] { (void)xs.split(4, 1); }, [&] { (void)x.split(4, 1); }},
+      {"cat({S0, S0}, 1)", [&] { (void)at::cat({xs, ys}, 1); }, [&] { (void)at::cat({x, y}, 1); }},
+      {"index_select(S0, 1, R)", [&] { (void)at::index_select(xs, 1, idx_r); },
+       [&] { (void)at::index_select(x, 1, idx); }},
+      {"max(1) of S0", [&] { (void)xs.max(1); }, [&] { (void)x.max(1); }},
+      {"prod(1) of S0", [&] { (void)xs.prod(1); }, [&] { (void)x.prod(1); }},
       {"add R+R (no rule: Replicate path)", [&] { (void)(xr + wr); }, [&] { (void)(x + w); }},
   };
   std::printf("## cached sharding propagation on a 1-rank mesh, [16, 16] float, 1 thread, median ns per call\n\n");

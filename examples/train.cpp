@@ -1,8 +1,8 @@
 // Data-parallel training of a small MLP on synthetic data, over a 1-D
 // DeviceMesh of Gloo process groups (launch with scripts/meshguard-launch).
 // Its input features come from a tensor-parallel layer: a fixed random-feature
-// projection whose weight is sharded over the mesh (Shard(0), column-parallel),
-// computed shard by shard and gathered (Shard(1) -> Replicate).
+// projection whose weight is sharded over the mesh by meshguard::ColwiseParallel
+// (Shard(0)), computed shard by shard and gathered (Shard(1) -> Replicate).
 //
 // It is written the way a user would first write it, and it has the
 // mistakes users make with DTensors (see docs/demo.md):
@@ -62,21 +62,21 @@ std::pair<torch::Tensor, torch::Tensor> make_data() {
 }
 
 // Tensor parallelism: tanh(x W^T), a random-feature projection of the inputs
-// to kFeatures features, with W column-parallel: each rank holds a chunk of
-// W's rows (Shard(0)) and computes those features, a Shard(1) chunk of the
-// output. The input is the whole data set, the same on every rank, so the
-// chunks fit together. W is fixed (not trained): no gradient to sync, and the
-// features are computed once. On a 1-rank mesh the shard is all of W.
+// to kFeatures features, W column-parallel (ColwiseParallel on a Linear without
+// bias): each rank holds a chunk of W's rows (Shard(0)) and computes a Shard(1)
+// chunk of the output, which the style all-gathers (output_layouts Replicate).
+// The input is the whole data set, the same on every rank. W is fixed (not
+// trained): no gradient, the features are computed once, on 1 rank all of W.
 torch::Tensor project_features(const meshguard::DeviceMesh &mesh, const torch::Tensor &x) {
+  torch::nn::Linear proj(torch::nn::LinearOptions(kInputs, kFeatures).bias(false));
+  torch::NoGradGuard no_grad;
   torch::manual_seed(7);
-  auto w = torch::randn({kFeatures, kInputs}) / std::sqrt(static_cast<double>(kInputs));
-  auto w_tp = meshguard::distribute_tensor(w, mesh, {meshguard::Shard{0}});
-  // mm has no sharding rule for Shard operands: multiply this rank's shard,
-  // then wrap the result as its chunk of the output features.
-  auto part = torch::matmul(x, meshguard::to_local(w_tp).t());
-  auto features = torch::tanh(meshguard::from_local(part, mesh, {meshguard::Shard{1}}));
-  // All-gather the feature chunks: every rank gets all kFeatures columns.
-  return meshguard::to_local(meshguard::redistribute(features, {meshguard::Replicate{}}));
+  proj->weight.copy_(torch::randn({kFeatures, kInputs}) / std::sqrt(static_cast<double>(kInputs)));
+  meshguard::ColwiseParallel colwise;
+  colwise.output_layouts = meshguard::Replicate{};
+  meshguard::parallelize_module(*proj, mesh, colwise);
+  // The style returns the local tensor: every rank has all kFeatures columns.
+  return torch::tanh(meshguard::parallel_forward(proj, x));
 }
 
 // Each rank trains on its slice of the global batch.

@@ -27,6 +27,9 @@ struct LambdaCaptureMemo::Enclosing {
   llvm::DenseMap<const CXXRecordDecl *, const LambdaExpr *> Lambdas;
   bool HasFacts = false;
   llvm::DenseMap<const LambdaExpr *, CaptureFacts> Facts;
+  /// changedOnlyInPlace, per variable declared here.
+  std::unique_ptr<ParentMap> Parents;
+  llvm::DenseMap<const VarDecl *, bool> OnlyInPlace;
 };
 
 namespace {
@@ -171,6 +174,27 @@ LambdaCaptureMemo::enclosing(const FunctionDecl &FD) {
   return *Slot;
 }
 
+bool LambdaCaptureMemo::changedOnlyInPlace(const VarDecl &VD) {
+  const auto *FD = dyn_cast<FunctionDecl>(VD.getDeclContext());
+  if (!VD.hasLocalStorage() || !FD || !FD->getBody())
+    return false;
+  Enclosing &E = enclosing(*FD);
+  auto [It, New] = E.OnlyInPlace.try_emplace(&VD, false);
+  if (!New)
+    return It->second;
+  if (!E.Parents)
+    E.Parents = std::make_unique<ParentMap>(FD->getBody());
+  llvm::DenseSet<const VarDecl *> Vars{&VD};
+  llvm::DenseMap<const VarDecl *, VariableWrites> Writes =
+      findVariableWrites(*FD->getBody(), Vars, *E.Parents);
+  auto W = Writes.find(&VD);
+  bool Result =
+      W == Writes.end() || (!W->second.InLambda && !W->second.Escapes);
+  // The map may have grown: look the slot up again.
+  E.OnlyInPlace[&VD] = Result;
+  return Result;
+}
+
 const LambdaExpr *LambdaCaptureMemo::lambdaExpr(const CXXRecordDecl &Closure) {
   const auto *FD = dyn_cast<FunctionDecl>(Closure.getDeclContext());
   if (!Closure.isLambda() || !FD || !FD->getBody())
@@ -294,6 +318,11 @@ void LambdaCaptureMemo::computeFacts(Enclosing &E, ASTContext &Ctx,
 const LambdaExpr *lambdaExprOf(const CXXRecordDecl &Closure,
                                const ApiIndex &Index) {
   return Index.lambdaCaptures().lambdaExpr(Closure);
+}
+
+bool capturedVariableChangedOnlyInPlace(const VarDecl &VD,
+                                        const ApiIndex &Index) {
+  return Index.lambdaCaptures().changedOnlyInPlace(VD);
 }
 
 const CaptureFacts &capturedTensorFacts(const CXXMethodDecl &CallOperator,

@@ -49,6 +49,14 @@ modulesAlong(const Expr *E, const Environment &Env, const ApiIndex &Index) {
       if (RecordStorageLocation *L = recordLocation(E, Env);
           L && !llvm::is_contained(Chain, L))
         Chain.push_back(L);
+    // A raw pointer to a module (`Model *m` in `m->parameters()`): the
+    // module it points to.
+    if (const auto *Ptr = E->getType()->getAs<PointerType>();
+        Ptr && Index.isModuleType(Ptr->getPointeeType()))
+      if (auto *P = Env.get<PointerValue>(*E))
+        if (auto *L = dyn_cast<RecordStorageLocation>(&P->getPointeeLoc());
+            L && !llvm::is_contained(Chain, L))
+          Chain.push_back(L);
     const auto *Member = dyn_cast<MemberExpr>(E);
     E = Member ? Member->getBase() : nullptr;
   }

@@ -2,10 +2,13 @@
 
 #include "meshguard/Analysis/Summaries.h"
 #include "ScalarLikeTensors.h"
+#include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/LambdaCapture.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Basic/SourceManager.h"
 #include <tuple>
@@ -40,6 +43,82 @@ const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD) {
 }
 
 namespace {
+
+/// The type of the object input \p P gives the function: its own type, or
+/// for a pointer parameter (`at::Tensor *t`, `Model *m`) the pointee's.
+QualType objectType(const VarDecl &P) {
+  QualType T = P.getType();
+  if (const auto *Ptr = T->getAs<PointerType>())
+    return Ptr->getPointeeType();
+  return T;
+}
+
+/// Where the object of input \p P is on entry: the parameter (or captured
+/// variable) itself, or what a pointer parameter points to.
+RecordStorageLocation *parameterObject(const VarDecl &P,
+                                       const Environment &Env) {
+  if (P.getType()->isPointerType()) {
+    auto *Ptr = Env.get<PointerValue>(P);
+    return Ptr ? dyn_cast<RecordStorageLocation>(&Ptr->getPointeeLoc())
+               : nullptr;
+  }
+  return dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(P));
+}
+
+/// The function whose summary says what \p Call's arguments reach: the
+/// callee of a plain call, or the operator() of a lambda or function object
+/// called directly (`sync(w)`); none for the other operator calls (tensor
+/// arithmetic is the API's).
+const FunctionDecl *summarisedCallee(const CallExpr &Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+      Op && Op->getOperator() != OO_Call)
+    return nullptr;
+  return Call.getDirectCallee();
+}
+
+/// The lambda expression of a lambda's call operator \p FD, or null.
+const LambdaExpr *lambdaOf(const FunctionDecl &FD, const ApiIndex &Index) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+  if (!MD || !MD->getParent() || !MD->getParent()->isLambda())
+    return nullptr;
+  return lambdaExprOf(*MD->getParent(), Index);
+}
+
+/// The object \p Call gives input \p Param of \p Callee: the argument, or
+/// for a pointer parameter the `x` of `&x` (a module pointer also takes
+/// `holder.get()`, which ModuleNavigation reads); for a lambda's variable
+/// captured by reference (inputs after the parameters), the variable as the
+/// capture names it, read where the call is. Null when it is none of these
+/// (a pointer variable: unknown, never a finding).
+const Expr *argumentForParameter(const CallExpr &Call,
+                                 const FunctionDecl &Callee, unsigned Param,
+                                 const ApiIndex &Index) {
+  if (Param >= Callee.getNumParams()) {
+    const LambdaExpr *Lambda = lambdaOf(Callee, Index);
+    unsigned Capture = Param - Callee.getNumParams();
+    if (!Lambda || Capture >= Lambda->capture_size())
+      return nullptr;
+    return Lambda->capture_inits().begin()[Capture];
+  }
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
+  if (Param >= Args.size())
+    return nullptr;
+  const Expr *Arg = Args[Param];
+  const ParmVarDecl &P = *Callee.getParamDecl(Param);
+  if (!P.getType()->isPointerType())
+    return Arg;
+  if (const auto *U = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
+      U && U->getOpcode() == UO_AddrOf)
+    return U->getSubExpr();
+  return Index.isModuleType(objectType(P)) ? Arg : nullptr;
+}
+
+/// A parameter, or a variable a lambda captures by reference, and its
+/// number in the summary's facts.
+struct Input {
+  const VarDecl *Var;
+  unsigned Index;
+};
 
 /// Initial provenance of the tensor parameters, as atoms.
 struct ParamAtoms {
@@ -121,14 +200,32 @@ std::unique_ptr<FunctionSummary>
 SummaryProvider::compute(const FunctionDecl &FD) {
   auto Summary = std::make_unique<FunctionSummary>();
   bool ReturnsTensor = Index.isTensorType(FD.getReturnType());
-  llvm::SmallVector<const ParmVarDecl *, 4> TensorParams, ContainerParams;
-  for (const ParmVarDecl *P : FD.parameters()) {
-    if (Index.isTensorType(P->getType()))
-      TensorParams.push_back(P);
-    else if (Index.isTensorContainerType(P->getType()))
-      ContainerParams.push_back(P);
-    else if (Index.isModuleType(P->getType()) &&
-             !addModuleParameterFacts(FD, *P, *Summary))
+  // The inputs: the parameters, then a lambda's variables captured by
+  // reference (numbered after the parameters), which the caller reads where
+  // it calls the lambda. A capture that keeps a known value from the
+  // lambda's creation is seeded by LambdaCaptures and is no sink.
+  llvm::SmallVector<Input, 4> Inputs;
+  for (const ParmVarDecl *P : FD.parameters())
+    Inputs.push_back({P, P->getFunctionScopeIndex()});
+  if (const LambdaExpr *Lambda = lambdaOf(FD, Index)) {
+    unsigned I = FD.getNumParams();
+    for (const LambdaCapture &C : Lambda->captures()) {
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+        if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar());
+            VD && capturedVariableChangedOnlyInPlace(*VD, Index))
+          Inputs.push_back({VD, I});
+      ++I;
+    }
+  }
+  llvm::SmallVector<Input, 4> TensorParams, ContainerParams;
+  for (const Input &In : Inputs) {
+    QualType T = objectType(*In.Var);
+    if (Index.isTensorType(T))
+      TensorParams.push_back(In);
+    else if (Index.isTensorContainerType(T))
+      ContainerParams.push_back(In);
+    else if (Index.isModuleType(T) &&
+             !addModuleParameterFacts(FD, *In.Var, In.Index, *Summary))
       return nullptr;
   }
   if (!ReturnsTensor && TensorParams.empty() && ContainerParams.empty())
@@ -137,19 +234,15 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   llvm::SmallVector<ParamAtoms, 4> Params;
   llvm::SmallVector<DTensorParam, 4> DTensorParams;
   auto OnEntry = [&](const Environment &Env) {
-    for (const ParmVarDecl *P : TensorParams)
-      if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
-              Env.getStorageLocation(*P))) {
+    for (const Input &P : TensorParams)
+      if (RecordStorageLocation *L = parameterObject(*P.Var, Env)) {
         TensorFacts F = readTensor(*L, Env, nullptr);
-        Params.push_back({P->getFunctionScopeIndex(), F.Plain, F.Known});
-        DTensorParams.push_back(
-            {P->getFunctionScopeIndex(), &F.isDTensor(Env.arena())});
+        Params.push_back({P.Index, F.Plain, F.Known});
+        DTensorParams.push_back({P.Index, &F.isDTensor(Env.arena())});
       }
-    for (const ParmVarDecl *P : ContainerParams)
-      if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
-              Env.getStorageLocation(*P)))
-        DTensorParams.push_back(
-            {P->getFunctionScopeIndex(), readContainer(*L, Env).AnyDTensor});
+    for (const Input &P : ContainerParams)
+      if (RecordStorageLocation *L = parameterObject(*P.Var, Env))
+        DTensorParams.push_back({P.Index, readContainer(*L, Env).AnyDTensor});
   };
 
   unsigned Returns = 0;
@@ -240,6 +333,34 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     }
   };
 
+  // A tensor parameter is a mixed-op sink of a helper's mixed-op sink it
+  // alone decides: "it is a DTensor" (plain) implies the helper's argument
+  // is one. Each helper is summarised once, so depth costs one more query
+  // per sink, bounded by MaxDepth.
+  auto addMixedOpSinksThrough = [&](const CallExpr &Call,
+                                    const Environment &Env,
+                                    const OriginTable &Origins) {
+    forEachMixedOpSinkArgument(Call, [&](const MixedOpSinkFact &Inner,
+                                         const Expr *Arg) {
+      std::optional<OperandReading> R = readOperand({Arg, false}, Env, Origins);
+      if (!R || R->Fact.P == Provenance::DTensor ||
+          R->Fact.P == Provenance::Plain)
+        return; // Decided anyway: the caller's own finding.
+      Arena &A = Env.arena();
+      const Formula &Target = Inner.AsDTensor
+                                  ? A.makeAnd(*R->AllKnown, *R->AnyDTensor)
+                                  : A.makeAnd(*R->AllKnown, *R->AllPlain);
+      for (const ParamAtoms &P : Params) {
+        const Formula &Given = Inner.AsDTensor
+                                   ? A.makeAnd(*P.Known, A.makeNot(*P.Plain))
+                                   : A.makeAnd(*P.Known, *P.Plain);
+        if (Env.proves(A.makeImplies(Given, Target)) && Env.allows(Given) &&
+            MixedSeen.insert({P.Index, Inner.Op}).second)
+          Summary->MixedOpSinks.push_back({P.Index, Inner.Op, Inner.AsDTensor});
+      }
+    });
+  };
+
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
     auto S = Elt.getAs<CFGStmt>();
@@ -272,6 +393,7 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     if (!Call || Params.empty())
       return;
     addMixedOpSinks(*Call, Env, Origins);
+    addMixedOpSinksThrough(*Call, Env, Origins);
     forEachCollectiveArgument(
         *Call, [&](const SinkFact &Site, const Expr *Arg) {
           if (const Formula *Target =
@@ -306,13 +428,14 @@ void SummaryProvider::forEachCollectiveArgument(
 void SummaryProvider::forEachSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+  const FunctionDecl *Callee = summarisedCallee(Call);
+  if (!Callee || Index.source(Callee))
     return;
   if (const FunctionSummary *Inner = get(Callee))
     for (const SinkFact &Sink : Inner->Sinks)
-      if (Sink.Param < Call.getNumArgs())
-        Fn(Sink, Call.getArg(Sink.Param));
+      if (const Expr *Arg =
+              argumentForParameter(Call, *Callee, Sink.Param, Index))
+        Fn(Sink, Arg);
 }
 
 void SummaryProvider::forEachProcessGroupArgument(
@@ -331,25 +454,27 @@ void SummaryProvider::forEachProcessGroupArgument(
 void SummaryProvider::forEachMixedOpSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const MixedOpSinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+  const FunctionDecl *Callee = summarisedCallee(Call);
+  if (!Callee || Index.source(Callee))
     return;
   if (const FunctionSummary *Inner = get(Callee))
     for (const MixedOpSinkFact &Sink : Inner->MixedOpSinks)
-      if (Sink.Param < Call.getNumArgs())
-        Fn(Sink, Call.getArg(Sink.Param));
+      if (const Expr *Arg =
+              argumentForParameter(Call, *Callee, Sink.Param, Index))
+        Fn(Sink, Arg);
 }
 
 void SummaryProvider::forEachProcessGroupSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const ProcessGroupSinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  if (isa<CXXOperatorCallExpr>(Call) || Index.source(Callee))
+  const FunctionDecl *Callee = summarisedCallee(Call);
+  if (!Callee || Index.source(Callee))
     return;
   if (const FunctionSummary *Inner = get(Callee))
     for (const ProcessGroupSinkFact &Sink : Inner->ProcessGroupSinks)
-      if (Sink.Param < Call.getNumArgs())
-        Fn(Sink, Call.getArg(Sink.Param));
+      if (const Expr *Arg =
+              argumentForParameter(Call, *Callee, Sink.Param, Index))
+        Fn(Sink, Arg);
 }
 
 // A module parameter is analysed twice, assuming it was never distributed
@@ -358,7 +483,7 @@ void SummaryProvider::forEachProcessGroupSinkArgument(
 // the usual way a module's parameters reach a collective. A collective is a
 // sink when only the first assumption leaves it without a mesh.
 bool SummaryProvider::addModuleParameterFacts(const FunctionDecl &FD,
-                                              const ParmVarDecl &P,
+                                              const VarDecl &P, unsigned Param,
                                               FunctionSummary &Summary) {
   PlainCollectives WhenPlain, WhenDistributed;
   DTensorProcessGroupCalls RawWhenPlain, RawWhenDistributed;
@@ -368,7 +493,6 @@ bool SummaryProvider::addModuleParameterFacts(const FunctionDecl &FD,
       !collectivesWithModule(FD, P, /*Distributed=*/true, WhenDistributed,
                              RawWhenDistributed, nullptr))
     return false;
-  unsigned Param = P.getFunctionScopeIndex();
   for (const auto &[Key, Site] : WhenPlain)
     if (!WhenDistributed.count(Key))
       Summary.Sinks.push_back({Param, Site.Collective, Site.Entry,
@@ -400,7 +524,7 @@ bool SummaryProvider::addModuleParameterFacts(const FunctionDecl &FD,
 }
 
 bool SummaryProvider::collectivesWithModule(
-    const FunctionDecl &FD, const ParmVarDecl &P, bool Distributed,
+    const FunctionDecl &FD, const VarDecl &P, bool Distributed,
     PlainCollectives &Plain, DTensorProcessGroupCalls &DTensorCalls,
     bool *Kept) {
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
@@ -425,14 +549,12 @@ bool SummaryProvider::collectivesWithModule(
         });
   };
   auto Assume = [&](Environment &Env) {
-    if (auto *L =
-            dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(P)))
+    if (RecordStorageLocation *L = parameterObject(P, Env))
       writeModule(*L, Distributed, Env);
   };
   // Kept: still surely not distributed wherever the function returns.
   auto OnExit = [&](const Environment &Env) {
-    auto *L =
-        dyn_cast_or_null<RecordStorageLocation>(Env.getStorageLocation(P));
+    RecordStorageLocation *L = parameterObject(P, Env);
     if (Kept && L && classify(readModule(*L, Env), Env) == Provenance::Plain)
       *Kept = true;
   };

@@ -49,6 +49,12 @@ RecordStorageLocation *recordLocation(const Expr *E, const Environment &Env) {
       if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
               Env.getStorageLocation(*E)))
         return L;
+      // A variable named outside the statement being evaluated (a lambda's
+      // capture, read where the lambda is called): the variable itself.
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+        if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+          return dyn_cast_or_null<RecordStorageLocation>(
+              Env.getStorageLocation(*VD));
     }
     if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E)) {
       E = Cleanups->getSubExpr();

@@ -148,17 +148,19 @@ void CollectiveWithoutMeshCheck::reportThroughCall(const FunctionDecl &FD,
     reportUndistributedModule(FD, Site, Ctx);
     return;
   }
-  const FunctionDecl *Callee = Call.getDirectCallee();
   if (Site.Verdict == MeshVerdict::NoMesh)
     diag(Call.getBeginLoc(), msg::CallReachesNoMesh)
-        << Callee << Site.Entry->OpName << operandName(*Arg.E, Ctx);
+        << calleeName(Call, Ctx) << Site.Entry->OpName
+        << operandName(*Arg.E, Ctx);
   else
     diag(Call.getBeginLoc(), msg::CallMayReachNoMesh)
-        << Callee << Site.Entry->OpName << operandName(*Arg.E, Ctx);
+        << calleeName(Call, Ctx) << Site.Entry->OpName
+        << operandName(*Arg.E, Ctx);
   if (Arg.Origin)
     noteOperand(*this, Arg, Ctx);
   noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
-               msg::CollectiveInCallee, Ctx);
+               msg::CollectiveInCallee, Ctx)
+      << givenByCapture(Call, *Arg.E, Ctx.getSourceManager());
 }
 
 void CollectiveWithoutMeshCheck::reportUndistributedModule(
@@ -173,7 +175,7 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
     Fix = distributeOnce(FD, *Module);
   {
     auto Warning = diag(Call.getBeginLoc(), msg::CallReachesUndistributedModule)
-                   << Call.getDirectCallee() << Site.Entry->OpName << Name
+                   << calleeName(Call, Ctx) << Site.Entry->OpName << Name
                    << (Site.Verdict != MeshVerdict::NoMesh);
     if (Fix)
       Warning << *Fix;

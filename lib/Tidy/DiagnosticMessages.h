@@ -43,7 +43,7 @@ inline constexpr llvm::StringLiteral CallMayReachNoMesh =
     "argument '%2' is a plain at::Tensor on some path";
 inline constexpr llvm::StringLiteral CollectiveInCallee =
     "the collective is called here; its tensor arguments come only "
-    "from that parameter";
+    "from that %select{parameter|captured variable}0";
 inline constexpr llvm::StringLiteral CallReachesUndistributedModule =
     "call to %0 reaches collective '%1' with no DeviceMesh: module "
     "'%2' %select{was never|may not have been}3 passed to "
@@ -109,7 +109,7 @@ inline constexpr llvm::StringLiteral CallMayGiveProcessGroupDTensor =
     "('%2') on some path: c10d collectives work on local tensors";
 inline constexpr llvm::StringLiteral ProcessGroupCollectiveInCallee =
     "the collective is called here; its tensors come from that "
-    "parameter";
+    "%select{parameter|captured variable}0";
 inline constexpr llvm::StringLiteral ElementComesFrom =
     "'%0' holds only plain tensors: an element comes from %1 here";
 inline constexpr llvm::StringLiteral CallMixesInCallee =

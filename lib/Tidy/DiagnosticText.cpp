@@ -44,6 +44,33 @@ std::string operandName(const Expr &E, ASTContext &Ctx) {
   return Text.str();
 }
 
+std::string calleeName(const CallExpr &Call, ASTContext &Ctx) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+      Op && Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+    return "'" + operandName(*Op->getArg(0), Ctx) + "'";
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD)
+    return "'the callee'";
+  // A template instantiated with a lambda ('callWith<(lambda at
+  // /path/x.cpp:12:3)>'): the template's name says enough.
+  if (const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs())
+    for (const TemplateArgument &Arg : Args->asArray())
+      if (Arg.getKind() == TemplateArgument::Type)
+        if (const auto *RD = Arg.getAsType()->getAsCXXRecordDecl();
+            RD && RD->isLambda())
+          return "'" + FD->getNameAsString() + "'";
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  FD->getNameForDiagnostic(OS, Ctx.getPrintingPolicy(), /*Qualified=*/false);
+  return "'" + OS.str() + "'";
+}
+
+bool givenByCapture(const CallExpr &Call, const Expr &Arg,
+                    const SourceManager &SM) {
+  return !SM.isPointWithin(Arg.getBeginLoc(), Call.getBeginLoc(),
+                           Call.getEndLoc());
+}
+
 std::string originName(const Expr &Origin) {
   const auto *Call = dyn_cast<CallExpr>(&Origin);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;

@@ -15,6 +15,17 @@ namespace tidy {
 /// text of the expression.
 std::string operandName(const clang::Expr &E, clang::ASTContext &Ctx);
 
+/// How a warning names the function \p Call runs, quoted: the callee, as
+/// clang names a declaration ('sync'), or for a call of a lambda or function
+/// object the object as written ('sync' of `auto sync = [&](...) {...};`,
+/// not 'operator()').
+std::string calleeName(const clang::CallExpr &Call, clang::ASTContext &Ctx);
+
+/// Whether \p Call gives the callee \p Arg as a variable its lambda captures
+/// by reference (named outside the call) rather than as an argument.
+bool givenByCapture(const clang::CallExpr &Call, const clang::Expr &Arg,
+                    const clang::SourceManager &SM);
+
 /// How a note names the call an origin is: "to_local()", "torch::randn()".
 std::string originName(const clang::Expr &Origin);
 

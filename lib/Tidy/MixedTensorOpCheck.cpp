@@ -48,7 +48,7 @@ void MixedTensorOpCheck::reportCallThrough(const MixedOpSite &Site,
   bool GivesDTensor = Site.DTensor.E != nullptr;
   const OperandFact &Given = GivesDTensor ? Site.DTensor : Site.Plain.front();
   diag(Site.Call->getBeginLoc(), msg::CallMixesInCallee)
-      << Site.Call->getDirectCallee() << operandName(*Given.E, Ctx)
+      << calleeName(*Site.Call, Ctx) << operandName(*Given.E, Ctx)
       << GivesDTensor;
   noteInCallee(*this, Site.Inner, Site.InnerElsewhere, *Site.Call,
                msg::MixedOpInCallee, Ctx)

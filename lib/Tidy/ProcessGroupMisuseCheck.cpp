@@ -56,10 +56,11 @@ void ProcessGroupMisuseCheck::reportCallThrough(const ProcessGroupSite &Site,
   const OperandFact &First = Site.DTensorOperands.front();
   diag(Call.getBeginLoc(), Site.Surely ? msg::CallGivesProcessGroupDTensor
                                        : msg::CallMayGiveProcessGroupDTensor)
-      << Call.getDirectCallee() << Site.Entry->OpName
+      << calleeName(Call, Ctx) << Site.Entry->OpName
       << operandName(*First.E, Ctx);
   noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
-               msg::ProcessGroupCollectiveInCallee, Ctx);
+               msg::ProcessGroupCollectiveInCallee, Ctx)
+      << givenByCapture(Call, *First.E, Ctx.getSourceManager());
 }
 
 /// Replaces \p E with `meshguard::to_local(<E>)`, unless it is in a macro or

@@ -24,6 +24,7 @@
 
 #include "ConsistencyCheck.h"
 #include "Internal.h"
+#include "ops/CallPolicy.h"
 #include "ops/Propagator.h"
 #include "ops/RuleTable.h"
 
@@ -257,23 +258,39 @@ void run_with_rule(
         if (static_cast<int64_t>(i) == written_arg) {
           written = static_cast<int64_t>(call.operands.size());
         }
-        call.operands.push_back(ops::Operand{i, impl->spec().shape, impl->spec().placements});
+        call.operands.push_back(ops::Operand{i, -1, impl->spec().shape, impl->spec().placements});
         impls.push_back(impl);
         operand_tensors.push_back(t);
       } else if (t.defined()) {
         ++call.plain_tensors;
       }
-    } else if (v.isTensorList() || v.isList()) {
+    } else if (v.isTensorList()) {
+      // cat/stack: every element is an operand of its own; plain elements
+      // (even scalar-like ones) have no placement to decide.
+      int64_t k = 0;
+      for (const at::Tensor& t : v.toTensorList()) {
+        auto* impl = get_dtensor_impl(t);
+        if (impl == nullptr) {
+          fail_no_rule(op, scan, "a tensor list mixing DTensors and plain tensors");
+        }
+        call.operands.push_back(ops::Operand{i, k++, impl->spec().shape, impl->spec().placements});
+        impls.push_back(impl);
+        operand_tensors.push_back(t);
+      }
+    } else if (v.isList()) {
       bool has_tensor = false;
       for_each_tensor(args[i], [&](const at::Tensor& t) { has_tensor = has_tensor || t.defined(); });
       if (has_tensor) {
-        fail_no_rule(op, scan, "tensor-list operands run on all-Replicate operands only");
+        fail_no_rule(op, scan, "Tensor?[] operands (indices) run on all-Replicate operands only");
       }
     }
   }
   auto decision = ops::decide(name, entry, call, mesh, written);
+  // A Tensor[] result (split, unbind) holds as many outputs as the rule gives.
+  const auto& returns = op.schema().returns();
+  const bool list_result = returns.size() == 1 && returns[0].type()->kind() == c10::TypeKind::ListType;
   TORCH_CHECK(
-      decision->output_shapes.size() == op.schema().returns().size(),
+      list_result || decision->output_shapes.size() == returns.size(),
       name,
       ": the sharding rule gives ",
       decision->output_shapes.size(),
@@ -291,7 +308,22 @@ void run_with_rule(
       originals.emplace(local.unsafeGetTensorImpl(), operand_tensors[k]);
     }
     locals.push_back(local);
-    (*stack)[args_begin + call.operands[k].arg_index] = local;
+    if (call.operands[k].list_index < 0) {
+      (*stack)[args_begin + call.operands[k].arg_index] = local;
+    }
+  }
+  // Tensor[] arguments: the list again, of the (redistributed) locals.
+  for (size_t k = 0; k < call.operands.size();) {
+    const size_t arg = call.operands[k].arg_index;
+    if (call.operands[k].list_index < 0) {
+      ++k;
+      continue;
+    }
+    c10::List<at::Tensor> list;
+    for (; k < call.operands.size() && call.operands[k].arg_index == arg; ++k) {
+      list.push_back(locals[k]);
+    }
+    (*stack)[args_begin + arg] = list;
   }
   std::vector<ops::Shape> local_shapes;
   for (size_t o = 0; o < decision->output_shapes.size(); ++o) {
@@ -326,7 +358,24 @@ void run_with_rule(
   } else {
     run_below_autograd(op, stack);
   }
+  if (list_result) {
+    const size_t got = stack->back().isTensorList() ? stack->back().toTensorList().size() : 1;
+    TORCH_CHECK(
+        got == local_shapes.size(),
+        name,
+        ": the op returned ",
+        got,
+        " tensors, the sharding rule gives ",
+        local_shapes.size(),
+        " (a bug in the rule; please report it)");
+  }
   wrap_results(op, stack, originals, [&](size_t o, const at::Tensor& out) {
+    TORCH_CHECK(
+        o < local_shapes.size(),
+        name,
+        ": the op returned more tensors than the sharding rule gives (",
+        local_shapes.size(),
+        "; a bug in the rule; please report it)");
     TORCH_CHECK(
         out.sizes().vec() == local_shapes[o],
         name,
@@ -341,24 +390,16 @@ void run_with_rule(
   });
 }
 
-struct RuleLookup {
-  std::string name;
-  const ops::RuleEntry* entry = nullptr;
-};
-
-// The table lookup by name, memoised per operator (schemas live as long as
-// their operator's registration).
-const RuleLookup& rule_for(const c10::OperatorHandle& op) {
+// ops::sharded_call memoised per operator (schemas live as long as their
+// operator's registration).
+const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   static std::mutex mu;
-  static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<RuleLookup>>();
+  static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<ops::ShardedCallDecision>>();
   const c10::FunctionSchema* key = &op.schema();
   std::lock_guard<std::mutex> lock(mu);
   auto it = memo->find(key);
   if (it == memo->end()) {
-    auto lookup = std::make_unique<RuleLookup>();
-    lookup->name = op_display_name(op);
-    lookup->entry = ops::find_rule(lookup->name);
-    it = memo->emplace(key, std::move(lookup)).first;
+    it = memo->emplace(key, std::make_unique<ops::ShardedCallDecision>(ops::sharded_call(op))).first;
   }
   return *it->second;
 }
@@ -392,8 +433,8 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     run_replicated(op, stack, args_begin, scan);
     return;
   }
-  const RuleLookup& rule = rule_for(op);
-  if (rule.entry == nullptr) {
+  const ops::ShardedCallDecision& rule = rule_for(op);
+  if (rule.kind != ShardedCall::kRule) {
     fail_no_rule(op, scan, "the op is not in the sharding-rule table");
   }
   run_with_rule(op, rule.name, *rule.entry, stack, args_begin, scan);
@@ -431,7 +472,8 @@ void register_one(const c10::OperatorName& name, std::unordered_set<std::string>
     return;
   }
   done.insert(key);
-  if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) ||
+  if ((handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+       !ops::kernel_replaces_decomposition(*handle)) ||
       handle->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse2)) {
     return;
   }
@@ -442,6 +484,17 @@ void register_one(const c10::OperatorName& name, std::unordered_set<std::string>
       c10::nullopt,
       nullptr,
       "meshguard DTensor kernel"));
+  if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
+    // A backward helper run by its rule: with a backend kernel its autograd
+    // key no longer takes the decomposition and has nothing of its own.
+    handles.push_back(dispatcher.registerImpl(
+        name,
+        c10::DispatchKey::AutogradPrivateUse2,
+        c10::KernelFunction::makeFallthrough(),
+        c10::nullopt,
+        nullptr,
+        "meshguard DTensor kernel: backward helper, no autograd"));
+  }
 }
 
 } // namespace

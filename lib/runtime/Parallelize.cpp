@@ -12,6 +12,7 @@
 #include <meshguard/runtime/Module.h>
 
 #include "Internal.h"
+#include "ParallelStyleInternal.h"
 
 namespace meshguard {
 
@@ -24,16 +25,19 @@ struct AppliedStyleImpl : torch::nn::Module {
   AppliedStyleImpl(ParallelStyle s, DeviceMesh m, bool embedding)
       : style(std::move(s)), mesh(std::move(m)), is_embedding(embedding) {}
   ParallelStyle style;
+  // The 1-D mesh of parallelize_module, or, once fully_shard has made the
+  // parameters 2-D, the 2-D mesh with the style on its dim `mesh_dim`.
   DeviceMesh mesh;
   bool is_embedding;
+  int64_t mesh_dim = 0;
 };
 
 constexpr const char* kStyleChild = "meshguard_parallel_style";
 
-const AppliedStyleImpl* applied_style(const torch::nn::Module& module) {
+AppliedStyleImpl* applied_style(const torch::nn::Module& module) {
   for (const auto& child : module.named_children()) {
     if (child.key() == kStyleChild) {
-      return dynamic_cast<const AppliedStyleImpl*>(child.value().get());
+      return dynamic_cast<AppliedStyleImpl*>(child.value().get());
     }
   }
   return nullptr;
@@ -122,7 +126,37 @@ Placements normalized(const Placement& p, int64_t ndim) {
   return detail::normalize_placements({p}, ndim);
 }
 
+// `current` with the style's mesh dim set to `p` (the other dims of a 2-D
+// mesh keep their placements: the batch stays sharded on the dp dim).
+Placements on_style_dim(const AppliedStyleImpl& applied, Placements current, const Placement& p, int64_t ndim) {
+  current[applied.mesh_dim] = normalized(p, ndim)[0];
+  return current;
+}
+
 } // namespace
+
+namespace detail {
+
+std::optional<int64_t> parallel_style_mesh_dim(const torch::nn::Module& module) {
+  const AppliedStyleImpl* applied = applied_style(module);
+  return applied ? std::optional<int64_t>(applied->mesh_dim) : std::nullopt;
+}
+
+void move_parallel_styles(torch::nn::Module& root, const DeviceMesh& from, const DeviceMesh& to, int64_t dim) {
+  std::vector<torch::nn::Module*> modules{&root};
+  for (const auto& child : root.modules(/*include_self=*/false)) {
+    modules.push_back(child.get());
+  }
+  for (torch::nn::Module* m : modules) {
+    AppliedStyleImpl* applied = applied_style(*m);
+    if (applied != nullptr && applied->mesh == from) {
+      applied->mesh = to;
+      applied->mesh_dim = dim;
+    }
+  }
+}
+
+} // namespace detail
 
 DeviceMesh mesh_dim_mesh(const DeviceMesh& mesh, int64_t dim) {
   TORCH_CHECK(dim >= 0 && dim < mesh.ndim(), "mesh_dim_mesh: mesh dim ", dim, " out of range for ", mesh);
@@ -165,13 +199,19 @@ at::Tensor parallel_input(const torch::nn::Module& module, const at::Tensor& inp
   const Layouts l = layouts_of(*applied);
   const int64_t ndim = input.dim();
   at::Tensor dt = input;
+  if (!is_dtensor(input) && applied->mesh.ndim() > 1) {
+    throw PlacementError(std::string("parallel_input: the ") + style_name(applied->style) + " module runs on dim " +
+                         std::to_string(applied->mesh_dim) + " of " + applied->mesh.to_string() +
+                         " (fully_shard on the other dim); a plain input says nothing about its placement on the "
+                         "other dims: pass a DTensor (use_local_output = false on the style before it)");
+  }
   if (!is_dtensor(input)) {
     dt = from_local(input, applied->mesh, normalized(l.input, ndim));
   } else if (*mesh_of(input) != applied->mesh) {
     throw MeshMismatchError("parallel_input: the input lives on " + mesh_of(input)->to_string() + ", the " +
                             style_name(applied->style) + " module on " + applied->mesh.to_string());
   }
-  const Placements desired = normalized(l.desired_input, ndim);
+  const Placements desired = on_style_dim(*applied, *placements_of(dt), l.desired_input, ndim);
   if (!(*placements_of(dt) == desired)) {
     dt = redistribute(dt, desired);
   }
@@ -187,7 +227,7 @@ at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& ou
   TORCH_CHECK(is_dtensor(output), "parallel_output: the ", style_name(applied->style),
               " module's forward returned a plain tensor");
   at::Tensor out = output;
-  const Placements wanted = normalized(l.output, output.dim());
+  const Placements wanted = on_style_dim(*applied, *placements_of(out), l.output, output.dim());
   if (!(*placements_of(out) == wanted)) {
     out = redistribute(out, wanted);
   }

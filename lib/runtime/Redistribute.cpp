@@ -103,6 +103,10 @@ at::Tensor gather_shards(
   if (k == 1) {
     return local;
   }
+  if (local.scalar_type() == at::kBool) {
+    // Gloo has no bool ("Invalid scalar type"): masks travel as bytes.
+    return gather_shards(local.to(at::kByte), mesh, mesh_dim, dim, full_size).to(at::kBool);
+  }
   auto padded_shape = local.sizes().vec();
   padded_shape[dim] = cs;
   // Nothing to send (every shard of the group is empty): Gloo divides by the
@@ -153,11 +157,6 @@ at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordin
 } // namespace detail
 
 namespace {
-
-using detail::chunk_of;
-using detail::gather_shards;
-using detail::partition_value;
-using detail::reduce_over;
 
 // The size of tensor dim `d` after the shards of mesh dims [0, upto) only.
 int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto, int64_t d) {
@@ -227,8 +226,6 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
 
 namespace {
 
-using detail::redistribute_local;
-
 at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& target) {
   auto* impl = get_dtensor_impl(dtensor);
   const DTensorSpec& spec = impl->spec();
@@ -236,7 +233,7 @@ at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& targe
   if (spec.placements == target) {
     return make_dtensor(impl->local(), spec);
   }
-  at::Tensor local = redistribute_local(impl->local(), spec, target);
+  at::Tensor local = detail::redistribute_local(impl->local(), spec, target);
   return make_dtensor(std::move(local), DTensorSpec{spec.mesh, target, spec.shape});
 }
 
@@ -276,9 +273,6 @@ Placements decode_placements(const std::vector<int64_t>& codes) {
 
 namespace {
 
-using detail::decode_placements;
-using detail::encode_placements;
-
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, const Placements& target) {
     auto* impl = get_dtensor_impl(dtensor);
@@ -290,7 +284,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
         p = Replicate{};
       }
     }
-    ctx->saved_data["back"] = encode_placements(back);
+    ctx->saved_data["back"] = detail::encode_placements(back);
     return redistribute_plain(dtensor, target);
   }
 
@@ -299,7 +293,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (g.defined() && is_dtensor(g)) {
-      g = redistribute_plain(g, decode_placements(ctx->saved_data["back"].toIntVector()));
+      g = redistribute_plain(g, detail::decode_placements(ctx->saved_data["back"].toIntVector()));
     }
     return {g, at::Tensor()};
   }

@@ -6,6 +6,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
@@ -24,18 +28,18 @@ class CountingGroup : public c10d::ProcessGroup {
   }
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& t, const c10d::BroadcastOptions& o) override {
     ++broadcasts;
-    count_bytes(t);
+    count_bytes("broadcast", t);
     return inner_->broadcast(t, o);
   }
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& t, const c10d::AllreduceOptions& o) override {
     ++all_reduces;
-    count_bytes(t);
+    count_bytes("all_reduce", t);
     return inner_->allreduce(t, o);
   }
   c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& out, std::vector<at::Tensor>& in,
                                            const c10d::AllgatherOptions& o) override {
     ++all_gathers;
-    count_bytes(in);
+    count_bytes("all_gather", in);
     return inner_->allgather(out, in, o);
   }
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& o) override {
@@ -47,16 +51,34 @@ class CountingGroup : public c10d::ProcessGroup {
   }
   void reset() {
     broadcasts = all_reduces = all_gathers = bytes = 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.clear();
+  }
+  // The collectives since the last reset, in order: "all_reduce 40 B, ..."
+  // (for messages that say which collective is extra).
+  std::string calls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::ostringstream os;
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      os << (i ? ", " : "") << calls_[i].first << " " << calls_[i].second << " B";
+    }
+    return os.str();
   }
 
   std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0}, bytes{0};
 
  private:
-  void count_bytes(const std::vector<at::Tensor>& ts) {
+  void count_bytes(const char* kind, const std::vector<at::Tensor>& ts) {
+    int64_t n = 0;
     for (const auto& t : ts) {
-      bytes += static_cast<int64_t>(t.numel() * t.element_size());
+      n += static_cast<int64_t>(t.numel() * t.element_size());
     }
+    bytes += n;
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.emplace_back(kind, n);
   }
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::string, int64_t>> calls_;
   c10::intrusive_ptr<c10d::ProcessGroup> inner_;
 };
 

@@ -49,6 +49,15 @@ public:
                             clang::ASTContext &Ctx, const ApiIndex &Index,
                             const AnalysisLimits &Limits);
 
+  /// Whether every change to the local variable \p VD is a statement of the
+  /// function that declares it, seen by that function's own analysis where
+  /// it is: no lambda writes it (through a by-reference capture, an
+  /// init-capture alias included), and no reference or pointer to it is
+  /// kept or handed out. Then what a lambda capturing it by reference sees
+  /// when called there is what the analysis has at the call. One walk of
+  /// the declaring function per variable asked about.
+  bool changedOnlyInPlace(const clang::VarDecl &VD);
+
   /// Enclosing functions analysed for their lambdas' captures, and the
   /// lambdas asked about (PrintStats: one analysis per function, whatever
   /// the number of its lambdas).
@@ -69,6 +78,10 @@ private:
   unsigned FunctionsAnalysed = 0;
   unsigned LambdasAsked = 0;
 };
+
+/// See LambdaCaptureMemo::changedOnlyInPlace.
+bool capturedVariableChangedOnlyInPlace(const clang::VarDecl &VD,
+                                        const ApiIndex &Index);
 
 /// The lambda expression that creates \p Closure; null if there is none.
 const clang::LambdaExpr *lambdaExprOf(const clang::CXXRecordDecl &Closure,

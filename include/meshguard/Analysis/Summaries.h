@@ -16,6 +16,12 @@
 //    a raw process-group collective inside it ("process-group sinks"): the
 //    shape of DDP's _sync_module_states, called after distribute_module.
 //
+// A parameter may be a pointer (`at::Tensor *t`, `Model *m`): its pointee
+// is what the facts are about, and the caller's `&x` gives it. A lambda's
+// call operator (or a function object's) is summarised like any function,
+// and a variable the lambda captures by reference counts as one more input
+// (numbered after the parameters), which the caller reads where it calls.
+//
 // A callee defined in another TU gets the summary the whole-program pass
 // stored for it (SummaryDatabase.h), with its places as ExternalSites.
 //
@@ -144,10 +150,11 @@ private:
   void forEachCollectiveArgument(
       const clang::CallExpr &Call,
       llvm::function_ref<void(const SinkFact &, const clang::Expr *)> Fn);
-  /// Sinks and "kept" for module parameter \p P of \p FD; false when the
-  /// analysis hit a limit.
+  /// Sinks and "kept" for module input \p P of \p FD (a parameter, or a
+  /// variable a lambda captures by reference), numbered \p Param in the
+  /// facts; false when the analysis hit a limit.
   bool addModuleParameterFacts(const clang::FunctionDecl &FD,
-                               const clang::ParmVarDecl &P,
+                               const clang::VarDecl &P, unsigned Param,
                                FunctionSummary &Summary);
   /// The collectives (in \p FD or its callees) surely without a mesh when
   /// \p P is assumed (not) \p Distributed; \p Kept, when given: whether P
@@ -158,7 +165,7 @@ private:
   using DTensorProcessGroupCalls =
       llvm::DenseMap<const void *, ProcessGroupSinkFact>;
   bool collectivesWithModule(const clang::FunctionDecl &FD,
-                             const clang::ParmVarDecl &P, bool Distributed,
+                             const clang::VarDecl &P, bool Distributed,
                              PlainCollectives &Plain,
                              DTensorProcessGroupCalls &DTensorCalls,
                              bool *Kept);

@@ -19,10 +19,22 @@ namespace meshguard {
 // before any parameter changes. Collective.
 void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh);
 
-// While alive, the module's Shard(0) parameters are replaced by their
-// all-gathered (Replicate) values, differentiable: the backward of the
-// gather reduce-scatters each gradient back to Shard(0). Restores the
-// sharded parameters when destroyed.
+// FSDP on dim `mesh_dim` ("dp") of a 1-D or 2-D mesh. On a 2-D mesh the
+// parameters that parallelize_module put on the other dim ("tp",
+// mesh_dim_mesh(mesh, 1 - mesh_dim)) become 2-D DTensors: the TP placement
+// on tp, and on dp Shard of the first tensor dim TP leaves whole (Replicate
+// when TP shards the only one, a column-parallel bias); plain parameters
+// get Shard(0) on dp, Replicate on tp. The styles then run on the tp dim of
+// the 2-D mesh (docs/runtime/parallel.md). A DTensor parameter on any other
+// mesh, a Partial one, or a mesh of more than 2 dims is a PlacementError,
+// raised before any parameter changes. Collective.
+void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh, int64_t mesh_dim);
+
+// While alive, the module's parameters are replaced by their values made
+// Replicate on every mesh dim but a tensor-parallel style's (an all-gather
+// on dp), differentiable: the backward reduce-scatters each gradient back to
+// the parameter's placements (a parameter Replicate on dp gets its gradient
+// all-reduced there). Restores the sharded parameters when destroyed.
 class GatheredParameters {
  public:
   explicit GatheredParameters(torch::nn::Module& module);
@@ -40,7 +52,7 @@ class GatheredParameters {
 };
 
 // module->forward(input) with the parameters gathered. The input is the
-// batch as a Shard(0) DTensor on the same mesh.
+// batch as a DTensor on the same mesh, Shard(0) on dp (Replicate on tp).
 template <typename ModuleHolder>
 at::Tensor fully_sharded_forward(ModuleHolder& module, const at::Tensor& input) {
   GatheredParameters gathered(*module);

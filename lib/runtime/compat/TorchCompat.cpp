@@ -1,10 +1,6 @@
 #include "compat/TorchCompat.h"
 
-#include <algorithm>
 #include <cstdlib>
-#include <exception>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -24,7 +20,7 @@
 
 #include "ConsistencyCheck.h"
 #include "SizeCheck.h"
-#include "TransportFailure.h"
+#include "WorkWait.h"
 
 // libtorch 2.x: Gloo and NCCL are c10d::Backends behind a ProcessGroup.
 #define MESHGUARD_TORCH_BACKENDS (TORCH_VERSION_MAJOR >= 2)
@@ -201,106 +197,6 @@ bool on_cuda(const std::vector<at::Tensor>& tensors) {
   return !tensors.empty() && tensors.front().is_cuda();
 }
 
-// Gloo's transport thread failed on a message longer than this rank's
-// buffer (TransportFailure.h): the collective cannot finish.
-[[noreturn]] void fail_longer_message(const Group& pg, const char* op) {
-  detail::keep_forever(pg);
-  const std::string gloo = detail::last_transport_failure();
-  std::string sizes;
-  const auto dot = gloo.find("op.nbytes. ");
-  if (dot != std::string::npos) {
-    sizes = gloo.substr(dot + 11);
-    const auto vs = sizes.find(" vs ");
-    if (vs != std::string::npos) {
-      sizes = ": a message of " + sizes.substr(0, vs) + " bytes arrived for a " + sizes.substr(vs + 4) +
-          "-byte receive buffer";
-    }
-  }
-  throw CollectiveMismatchError(
-      std::string(op) + ": the ranks of the group passed tensors of different sizes" + sizes +
-      " (Gloo: " + gloo.substr(0, gloo.find('\n')) +
-      "). Every rank must pass the same shapes to a collective. This process group can no longer be used (its "
-      "transport stopped); MESHGUARD_CHECK_SIZES=1 refuses such a collective before it starts and keeps the group "
-      "usable, and MESHGUARD_DEBUG_COLLECTIVES=1 also names each rank's call site.");
-}
-
-bool completed(const c10::intrusive_ptr<c10d::Work>& work) {
-  try {
-    return work->isCompleted();
-  } catch (const std::exception&) {
-    return true;
-  }
-}
-
-// Waits in slices so that a failed transport thread (which never completes
-// the work) is noticed at once; a collective shorter than a slice pays
-// nothing for it.
-void wait_cpu(const Group& pg, const c10::intrusive_ptr<c10d::Work>& work, std::chrono::milliseconds timeout,
-              const char* op) {
-  constexpr std::chrono::milliseconds kSlice{50};
-  const uint64_t failures_before = detail::transport_failure_count();
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left <= kSlice) {
-      work->wait(std::max(left, std::chrono::milliseconds(1)));
-      return;
-    }
-    try {
-      work->wait(kSlice);
-      return;
-    } catch (const std::exception&) {
-      if (completed(work)) {
-        // Done since the slice ran out (a race, not a timeout): returns, or
-        // throws the collective's own error.
-        work->wait(kSlice);
-        return;
-      }
-      if (detail::transport_failure_count() != failures_before) {
-        fail_longer_message(pg, op);
-      }
-    }
-  }
-}
-
-void wait(const Group& pg, const c10::intrusive_ptr<c10d::Work>& work, bool cuda, std::chrono::milliseconds timeout,
-          const char* op) {
-  if (cuda) {
-    // WorkNCCL::wait(timeout) polls the host every millisecond until done;
-    // without one the current stream waits for NCCL's, and the group's
-    // Options::timeout (NCCL's watchdog) still bounds a hang.
-    work->wait();
-  } else {
-    try {
-      wait_cpu(pg, work, timeout, op);
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      if (what.find("imed out") != std::string::npos) {
-        // Work::wait's "Operation timed out!" or Gloo's own recv timeout.
-        std::ostringstream os;
-        os << op << ": the collective did not complete within " << std::chrono::duration<double>(timeout).count()
-           << " s (MESHGUARD_TIMEOUT_S; " << what.substr(0, what.find('\n'))
-           << "): a rank of the group did not call it, called another collective, or is stuck in other work. "
-              "Run every rank with MESHGUARD_DEBUG_COLLECTIVES=1 to see what each rank called, and where.";
-        throw CollectiveTimeoutError(os.str());
-      }
-      const bool peer_gone = what.find("by peer") != std::string::npos ||
-          what.find("Broken pipe") != std::string::npos || what.find("Socket closed") != std::string::npos;
-      if (!peer_gone || std::getenv("MESHGUARD_CHECK_SIZES") != nullptr) {
-        throw;
-      }
-      // A peer that got a longer message than its buffer failed (it says so
-      // itself, or it ended); this rank only sees the connection drop.
-      std::throw_with_nested(std::runtime_error(
-          what + " (the peer's process ended or its group stopped. If it reported 'op.preamble.length <= "
-                 "op.nbytes', the ranks passed tensors of different sizes to this collective: run every rank "
-                 "with MESHGUARD_CHECK_SIZES=1 to get an error naming them)"));
-    }
-  }
-}
-
 c10d::ReduceOp to_c10d(ReduceOp op) {
   switch (op) {
     case ReduceOp::SUM:
@@ -326,7 +222,7 @@ void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, 
   c10d::BroadcastOptions opts;
   opts.rootRank = root;
   opts.timeout = timeout;
-  wait(pg, pg->broadcast(tensors, opts), on_cuda(tensors), timeout, "broadcast");
+  detail::wait_for_work(pg, pg->broadcast(tensors, opts), on_cuda(tensors), timeout, "broadcast");
 }
 
 void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout) {
@@ -337,7 +233,7 @@ void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, 
   c10d::AllreduceOptions opts;
   opts.reduceOp = to_c10d(op);
   opts.timeout = timeout;
-  wait(pg, pg->allreduce(tensors, opts), on_cuda(tensors), timeout, "all_reduce");
+  detail::wait_for_work(pg, pg->allreduce(tensors, opts), on_cuda(tensors), timeout, "all_reduce");
   if (op == ReduceOp::AVG) {
     for (auto& t : tensors) {
       t.div_(pg->getSize());
@@ -348,7 +244,7 @@ void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, 
 void barrier(const Group& pg, std::chrono::milliseconds timeout) {
   c10d::BarrierOptions opts;
   opts.timeout = timeout;
-  wait(pg, pg->barrier(opts), false, timeout, "barrier");
+  detail::wait_for_work(pg, pg->barrier(opts), false, timeout, "barrier");
 }
 
 void all_gather(
@@ -372,7 +268,7 @@ void all_gather_unchecked(
   std::vector<at::Tensor> in{input};
   c10d::AllgatherOptions opts;
   opts.timeout = timeout;
-  wait(pg, pg->allgather(out, in, opts), input.is_cuda(), timeout, "all_gather");
+  detail::wait_for_work(pg, pg->allgather(out, in, opts), input.is_cuda(), timeout, "all_gather");
   outputs = out[0];
 }
 

@@ -151,17 +151,21 @@ const char* partial_doc(PartialRule rule) {
   return "";
 }
 
-// new_empty_strided / new_empty / new_zeros of self's own size (autograd
-// makes gradients' buffers this way): the new tensor takes self's
-// placements, made with the local size. Another size: Replicate.
+// new_empty_strided / new_empty / new_zeros (autograd makes gradients'
+// buffers this way): the new tensor may take self's shard on a dim of the
+// same length (zeros are zeros in any layout; index_select's and gather's
+// backwards then add into it without a gather), made with the local size.
+// Self's own size: also its Partial. Else Replicate.
 RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg) {
   RuleResult r;
   const Shape size = call.arg(1).toIntVector();
   const Shape& self = call.operands[0].shape;
-  if (size == self) {
-    for (int64_t d = 0; d < static_cast<int64_t>(self.size()); ++d) {
+  for (int64_t d = 0; d < static_cast<int64_t>(std::min(self.size(), size.size())); ++d) {
+    if (size[d] == self[d]) {
       r.strategies.push_back({{Shard{d}}, {Shard{d}}});
     }
+  }
+  if (size == self) {
     for (const auto& p : call.operands[0].placements) {
       if (is_partial(p)) {
         r.strategies.push_back({{p}, {p}});
@@ -187,7 +191,8 @@ RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg)
 } // namespace
 
 void add_pointwise_rules(RuleTable& table) {
-  const std::string like = "self's own size: S(d) → S(d), R → R, P(op) → P(op); another size: R → R";
+  const std::string like = "S(d) → S(d) when the new size has self's length on d; self's own size: also P(op) → "
+                           "P(op); R → R";
   table["aten::new_empty_strided.default"] = {"pointwise", like,
                                               [](const CallInfo& c) { return like_factory_rule(c, false, 3); }};
   table["aten::new_empty.default"] = {"pointwise", like,
@@ -211,6 +216,9 @@ void add_pointwise_rules(RuleTable& table) {
     auto handle = dispatcher.findOp(name);
     if (!handle || !handle->hasSchema()) {
       continue;
+    }
+    if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
+      continue; // decomposes (square, clip, true_divide, ...): a rule would never run
     }
     const auto& schema = handle->schema();
     // Only the functional and self-in-place forms: out= variants, list

@@ -56,11 +56,13 @@ std::string cache_key(const RuleEntry& entry, const CallInfo& call, const Device
   for (size_t i = 0; i < call.num_args; ++i) {
     const c10::IValue& v = call.arg(i);
     if (next < call.operands.size() && call.operands[next].arg_index == i) {
-      const Operand& o = call.operands[next++];
-      key += 'D';
-      put_ints(key, o.shape);
-      for (const auto& p : o.placements) {
-        put_placement(key, p);
+      key += 'D'; // one DTensor, or a Tensor[] of them
+      for (; next < call.operands.size() && call.operands[next].arg_index == i; ++next) {
+        const Operand& o = call.operands[next];
+        put_ints(key, o.shape);
+        for (const auto& p : o.placements) {
+          put_placement(key, p);
+        }
       }
     } else if (v.isTensor()) {
       key += v.toTensor().defined() ? 'p' : 'u';

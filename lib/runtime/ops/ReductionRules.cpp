@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <ATen/ATen.h>
+
 #include "RuleTable.h"
 
 namespace meshguard {
@@ -22,7 +24,7 @@ std::vector<bool> reduced_dims(const CallInfo& call, int64_t ndim, int64_t dim_a
   if (v.isNone()) {
     return reduced;
   }
-  const auto dims = v.toIntVector();
+  const auto dims = v.isInt() ? std::vector<int64_t>{v.toInt()} : v.toIntVector();
   if (dims.empty()) {
     return reduced;
   }
@@ -59,10 +61,12 @@ RuleResult reduction_rule(const CallInfo& call, int64_t dim_arg, int64_t keepdim
   for (int64_t d = 0; d < ndim; ++d) {
     if (!reduced[d]) {
       r.strategies.push_back({{Shard{d}}, {Shard{renumber[d]}}});
-    } else if (op == ReduceOp::SUM || (divisible(in[d], call.mesh_size) && (op == ReduceOp::AVG || in[d] > 0))) {
+    } else if (op == ReduceOp::SUM || op == ReduceOp::PRODUCT ||
+               (divisible(in[d], call.mesh_size) && (op == ReduceOp::AVG || in[d] > 0))) {
       // A mean of equal shards is the average of the shards' means; with
       // uneven shards it is not, and an empty shard has no max: the input is
-      // gathered (or moved) instead.
+      // gathered (or moved) instead. An empty shard's sum (0) and product
+      // (1) are the reduction's identity: exact.
       r.strategies.push_back({{Shard{d}}, {Partial{op}}});
     }
   }
@@ -76,6 +80,59 @@ RuleResult reduction_rule(const CallInfo& call, int64_t dim_arg, int64_t keepdim
     r.strategies.push_back({{Partial{op}}, {Partial{op}}});
   }
   r.output_shapes = {out};
+  return r;
+}
+
+// Reductions whose partial results no Partial placement combines (norms:
+// the p-th root of a sum; max/min with indices: the indices of each
+// shard's maxima are local): a reduced dim must be whole; the other dims'
+// shards are renumbered, in every output.
+RuleResult whole_reduction_rule(const CallInfo& call, int64_t dim_arg, int64_t keepdim_arg, size_t outputs) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t ndim = static_cast<int64_t>(in.size());
+  const auto reduced = reduced_dims(call, ndim, dim_arg);
+  const bool keepdim = keepdim_arg >= 0 && call.arg(keepdim_arg).toBool();
+  Shape out;
+  RuleResult r;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (!reduced[d]) {
+      r.strategies.push_back({{Shard{d}}, std::vector<Placement>(outputs, Shard{static_cast<int64_t>(out.size())})});
+      out.push_back(in[d]);
+    } else if (keepdim) {
+      out.push_back(1);
+    }
+  }
+  r.strategies.push_back({{Replicate{}}, std::vector<Placement>(outputs, Replicate{})});
+  r.output_shapes.assign(outputs, out);
+  return r;
+}
+
+// value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim),
+// max.dim's and min.dim's backward: the gradient scattered to the input's
+// shape. Its decomposition makes a plain zeros tensor (grad.options()
+// carries no DTensor), so the kernel runs it by this rule instead: grad and
+// indices sharded alike on a kept dim give that dim's shard.
+RuleResult value_selecting_backward_rule(const CallInfo& call) {
+  const Shape sizes = call.arg(3).toIntVector();
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  const int64_t dim = call.arg(1).toInt() < 0 ? call.arg(1).toInt() + std::max<int64_t>(ndim, 1) : call.arg(1).toInt();
+  const bool keepdim = call.arg(4).toBool();
+  const int64_t grad_ndim = static_cast<int64_t>(call.operands[0].shape.size());
+  RuleResult r;
+  const size_t n = call.operands.size();
+  for (int64_t d = 0; d < grad_ndim; ++d) {
+    const int64_t in = keepdim || d < dim ? d : d + 1;
+    if (in != dim) {
+      r.strategies.push_back({std::vector<Placement>(n, Shard{d}), {Shard{in}}});
+    }
+  }
+  r.strategies.push_back({std::vector<Placement>(n, Replicate{}), {Replicate{}}});
+  r.output_shapes = {sizes};
+  r.run_local = [](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+    return std::vector<at::Tensor>{at::value_selecting_reduction_backward(
+        ctx.args[0].toTensor(), ctx.args[1].toInt(), ctx.args[2].toTensor(), (*ctx.output_shapes)[0],
+        ctx.args[4].toBool())};
+  };
   return r;
 }
 
@@ -126,6 +183,36 @@ void add_reduction_rules(RuleTable& table) {
                                     [](const CallInfo& c) { return reduction_rule(c, 1, 2, ReduceOp::SUM); }};
   table["aten::mean.default"] = {"reduction", mean,
                                  [](const CallInfo& c) { return reduction_rule(c, -1, -1, ReduceOp::AVG); }};
+  const std::string whole_max = "a reduced sharded dim is gathered (the indices of a shard's maxima are local); "
+                                "S(d) → S(d') in both outputs otherwise; R → R";
+  table["aten::max.default"] = {"reduction", ext,
+                                [](const CallInfo& c) { return reduction_rule(c, -1, -1, ReduceOp::MAX); }};
+  table["aten::min.default"] = {"reduction", ext,
+                                [](const CallInfo& c) { return reduction_rule(c, -1, -1, ReduceOp::MIN); }};
+  table["aten::max.dim"] = {"reduction", whole_max, [](const CallInfo& c) { return whole_reduction_rule(c, 1, 2, 2); }};
+  table["aten::min.dim"] = {"reduction", whole_max, [](const CallInfo& c) { return whole_reduction_rule(c, 1, 2, 2); }};
+  const std::string prod = "S(d) → P(product) for a reduced d (an empty shard's product is 1: exact), S(d) → "
+                           "S(d') otherwise; R → R; P(product) → P(product)";
+  table["aten::prod.default"] = {"reduction", prod,
+                                 [](const CallInfo& c) { return reduction_rule(c, -1, -1, ReduceOp::PRODUCT); }};
+  table["aten::prod.dim_int"] = {"reduction", prod,
+                                 [](const CallInfo& c) { return reduction_rule(c, 1, 2, ReduceOp::PRODUCT); }};
+  table["aten::value_selecting_reduction_backward.default"] = {
+      "reduction", "grad×indices: S(d)×S(d) → S(d') (d' the input dim of d) for d other than `dim`; R×R → R",
+      value_selecting_backward_rule};
+  const std::string norm = "a reduced sharded dim is gathered (stricter than PyTorch's _NormPartial), S(d) → S(d') "
+                           "otherwise; R → R; a Partial is reduced first";
+  table["aten::linalg_vector_norm.default"] = {"reduction", norm,
+                                               [](const CallInfo& c) { return whole_reduction_rule(c, 2, 3, 1); }};
+  // The legacy norm overloads (Tensor.norm) have their own kernels in 1.13.
+  table["aten::norm.ScalarOpt_dim"] = {"reduction", norm,
+                                       [](const CallInfo& c) { return whole_reduction_rule(c, 2, 3, 1); }};
+  table["aten::norm.ScalarOpt_dim_dtype"] = {"reduction", norm,
+                                             [](const CallInfo& c) { return whole_reduction_rule(c, 2, 3, 1); }};
+  table["aten::norm.Scalar"] = {"reduction", norm,
+                                [](const CallInfo& c) { return whole_reduction_rule(c, -1, -1, 1); }};
+  table["aten::norm.ScalarOpt_dtype"] = {"reduction", norm,
+                                         [](const CallInfo& c) { return whole_reduction_rule(c, -1, -1, 1); }};
   table["aten::mean.dim"] = {"reduction", mean,
                              [](const CallInfo& c) { return reduction_rule(c, 1, 2, ReduceOp::AVG); }};
 }

@@ -34,10 +34,12 @@ const RuleTable& rule_table() {
   static const RuleTable* table = [] {
     auto* t = new RuleTable();
     add_pointwise_rules(*t);
+    add_create_like_rules(*t);
     add_matrix_rules(*t);
     add_reduction_rules(*t);
     add_view_rules(*t);
     add_nn_rules(*t);
+    add_tensor_op_rules(*t);
     return t;
   }();
   return *table;

@@ -23,6 +23,9 @@ void add_matrix_rules(RuleTable& table);
 void add_reduction_rules(RuleTable& table);
 void add_view_rules(RuleTable& table);
 void add_nn_rules(RuleTable& table);
+void add_tensor_op_rules(RuleTable& table);
+// ones_like & co.: replaces the pointwise entries (after add_pointwise_rules).
+void add_create_like_rules(RuleTable& table);
 
 // Shorthand for the families' strategy lists: R, P (a sum), S(dim).
 namespace shorthand {

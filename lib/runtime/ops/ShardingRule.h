@@ -28,6 +28,7 @@ using Shape = std::vector<int64_t>;
 // One DTensor operand of the call.
 struct Operand {
   size_t arg_index = 0; // position in the schema's arguments
+  int64_t list_index = -1; // position in a Tensor[] argument (cat, stack); -1: a Tensor argument
   Shape shape; // global
   Placements placements; // current, one per mesh dim
 };

@@ -176,9 +176,183 @@ RuleResult expand_rule(const CallInfo& call, const std::vector<int64_t>& size_ar
   return r;
 }
 
+// Several outputs (split, unbind): each input dim d's shard becomes Shard
+// (dim_map[d]) of every output; R and Partial pass to all of them.
+RuleResult multi_map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, std::vector<Shape> outs) {
+  RuleResult r;
+  const size_t n = outs.size();
+  for (size_t d = 0; d < dim_map.size(); ++d) {
+    if (dim_map[d] >= 0) {
+      r.strategies.push_back({{Shard{static_cast<int64_t>(d)}}, std::vector<Placement>(n, Shard{dim_map[d]})});
+    }
+  }
+  r.strategies.push_back({{Replicate{}}, std::vector<Placement>(n, Replicate{})});
+  for (const auto& p : call.operands[0].placements) {
+    if (is_partial(p)) {
+      r.strategies.push_back({{p}, std::vector<Placement>(n, p)});
+    }
+  }
+  r.output_shapes = std::move(outs);
+  return r;
+}
+
+// slice(dim, start, end, step) as torch computes it: the first index and
+// the length, start and end clamped to [0, size].
+struct SliceRange {
+  int64_t start = 0;
+  int64_t length = 0;
+  bool whole = false; // every element, in order: a shard on dim survives
+};
+
+SliceRange slice_range(int64_t size, const c10::IValue& start_arg, const c10::IValue& end_arg, int64_t step) {
+  TORCH_CHECK(step > 0, "slice step must be positive");
+  auto clamp = [size](int64_t v) {
+    v = v < 0 ? v + size : v;
+    return std::min(std::max<int64_t>(v, 0), size);
+  };
+  const int64_t start = start_arg.isNone() ? 0 : clamp(start_arg.toInt());
+  const int64_t end = std::max(start, end_arg.isNone() ? size : clamp(end_arg.toInt()));
+  SliceRange r;
+  r.start = start;
+  r.length = (end - start + step - 1) / step;
+  r.whole = start == 0 && end == size && step == 1;
+  return r;
+}
+
+std::vector<int64_t> identity_map(size_t n) {
+  return identity_perm(n);
+}
+
+// slice.Tensor(self, dim, start, end, step): a shard on the sliced dim
+// stays only for the whole dim (torch.chunk's pieces of a part are not the
+// parts of the pieces), else it is gathered, as in PyTorch.
+RuleResult slice_rule(const CallInfo& call) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t dim = wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(in.size()));
+  const SliceRange range = slice_range(in[dim], call.arg(2), call.arg(3), call.arg(4).toInt());
+  Shape out = in;
+  out[dim] = range.length;
+  auto dim_map = identity_map(in.size());
+  if (!range.whole) {
+    dim_map[dim] = -1;
+  }
+  return map_rule(call, dim_map, out);
+}
+
+// slice_backward(grad, input_sizes, dim, start, end, step): the gradient
+// padded with zeros to the input's shape (zeros on every rank: any
+// Partial stays exact); sharded dims follow as in slice.
+RuleResult slice_backward_rule(const CallInfo& call) {
+  const Shape in = call.arg(1).toIntVector();
+  const int64_t dim = wrap_dim(call.arg(2).toInt(), static_cast<int64_t>(in.size()));
+  const SliceRange range = slice_range(in[dim], call.arg(3), call.arg(4), call.arg(5).toInt());
+  auto dim_map = identity_map(in.size());
+  if (!range.whole) {
+    dim_map[dim] = -1;
+  }
+  RuleResult r = map_rule(call, dim_map, in);
+  r.run_local = [](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+    return std::vector<at::Tensor>{at::slice_backward(locals[0], (*ctx.output_shapes)[0], ctx.args[2].toInt(),
+                                                      ctx.args[3].toInt(), ctx.args[4].toInt(), ctx.args[5].toInt())};
+  };
+  return r;
+}
+
+// select.int(self, dim, index): the selected dim must be whole.
+RuleResult select_rule(const CallInfo& call) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t dim = wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(in.size()));
+  Shape out = in;
+  out.erase(out.begin() + dim);
+  std::vector<int64_t> dim_map(in.size(), -1);
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    dim_map[d] = d < dim ? d : (d > dim ? d - 1 : -1);
+  }
+  return map_rule(call, dim_map, out);
+}
+
+// select_backward(grad, input_sizes, dim, index): the gradient's dims are
+// the input's but `dim`.
+RuleResult select_backward_rule(const CallInfo& call) {
+  const Shape in = call.arg(1).toIntVector();
+  const Shape& grad = call.operands[0].shape;
+  const int64_t dim = wrap_dim(call.arg(2).toInt(), static_cast<int64_t>(in.size()));
+  std::vector<int64_t> dim_map(grad.size());
+  for (int64_t d = 0; d < static_cast<int64_t>(grad.size()); ++d) {
+    dim_map[d] = d < dim ? d : d + 1;
+  }
+  RuleResult r = map_rule(call, dim_map, in);
+  r.run_local = [](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+    return std::vector<at::Tensor>{
+        at::select_backward(locals[0], (*ctx.output_shapes)[0], ctx.args[2].toInt(), ctx.args[3].toInt())};
+  };
+  return r;
+}
+
+// split / split_with_sizes / unbind along `dim`: pieces of a sharded dim
+// are not the shards' pieces, so that dim is gathered (as in PyTorch);
+// other dims keep their shard in every piece.
+RuleResult split_rule(const CallInfo& call, int64_t dim_arg, const std::vector<int64_t>& sizes, bool drop_dim) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t dim = wrap_dim(call.arg(dim_arg).toInt(), static_cast<int64_t>(in.size()));
+  std::vector<Shape> outs;
+  for (int64_t len : sizes) {
+    Shape piece = in;
+    if (drop_dim) {
+      piece.erase(piece.begin() + dim);
+    } else {
+      piece[dim] = len;
+    }
+    outs.push_back(std::move(piece));
+  }
+  std::vector<int64_t> dim_map(in.size(), -1);
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    dim_map[d] = d == dim ? -1 : (drop_dim && d > dim ? d - 1 : d);
+  }
+  return multi_map_rule(call, dim_map, std::move(outs));
+}
+
+// torch.split's piece lengths: split_size each, the last shorter; one
+// empty piece for an empty dim.
+std::vector<int64_t> split_sizes(int64_t size, int64_t split_size) {
+  TORCH_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  TORCH_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0");
+  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < pieces; ++i) {
+    out.push_back(std::min(split_size, size - i * split_size));
+  }
+  return out;
+}
+
 } // namespace
 
 void add_view_rules(RuleTable& table) {
+  const std::string whole = "S(d) → S(d) for a dim other than `dim` (and for `dim` when the slice takes all of "
+                            "it, in order), else gathered; R → R; P(op) → P(op)";
+  table["aten::slice.Tensor"] = {"view", whole, slice_rule};
+  table["aten::slice_backward.default"] = {"view", whole + " (the gradient: zeros around it on every rank)",
+                                           slice_backward_rule};
+  const std::string drop = "S(d) → S(d') for d ≠ `dim` (renumbered); a sharded `dim` is gathered; R → R; "
+                           "P(op) → P(op)";
+  table["aten::select.int"] = {"view", drop, select_rule};
+  table["aten::select_backward.default"] = {"view", "S(d') → S(d) (the gradient's dims, `dim` inserted); R → R; "
+                                                    "P(op) → P(op)",
+                                            select_backward_rule};
+  const std::string pieces = "S(d) → S(d) in every piece for d ≠ `dim`; a sharded `dim` is gathered; R → R; "
+                             "P(op) → P(op)";
+  table["aten::split.Tensor"] = {"view", pieces, [](const CallInfo& c) {
+                                   const Shape& in = c.operands[0].shape;
+                                   const int64_t dim = wrap_dim(c.arg(2).toInt(), static_cast<int64_t>(in.size()));
+                                   return split_rule(c, 2, split_sizes(in[dim], c.arg(1).toInt()), false);
+                                 }};
+  table["aten::split_with_sizes.default"] = {
+      "view", pieces, [](const CallInfo& c) { return split_rule(c, 2, c.arg(1).toIntVector(), false); }};
+  table["aten::unbind.int"] = {"view", drop, [](const CallInfo& c) {
+                                 const Shape& in = c.operands[0].shape;
+                                 const int64_t dim = wrap_dim(c.arg(1).toInt(), static_cast<int64_t>(in.size()));
+                                 return split_rule(c, 1, std::vector<int64_t>(in[dim], 1), true);
+                               }};
   const std::string follow = "S(d) → S(d') where d goes; R → R; P(op) → P(op)";
   table["aten::t.default"] = {"view", follow, [](const CallInfo& c) { return transpose_rule(c, 0, 1); }};
   table["aten::transpose.int"] = {"view", follow, [](const CallInfo& c) {

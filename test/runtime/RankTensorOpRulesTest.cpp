@@ -1,0 +1,151 @@
+// Differential tests of index_select, gather, scatter_add, index_add
+// (ops/TensorOpRules.cpp) and of the reductions max/min (with and without
+// a dim), prod and linalg_vector_norm (ops/ReductionRules.cpp), against the
+// same ops on full tensors in this process (values, output placements,
+// gradients). Run under meshguard-launch; MESHGUARD_SWEEP=N adds random row
+// counts (uneven and empty shards).
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include "DifferentialCase.h"
+
+using namespace meshguard;
+using namespace meshguard::testing;
+using namespace meshguard::testing::differential;
+
+namespace {
+
+const Placement P = Partial{};
+
+at::Tensor indices(std::vector<int64_t> shape, int64_t high, int64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return at::randint(0, std::max<int64_t>(high, 1), shape, gen, at::kLong);
+}
+
+std::optional<Placements> if_even(int64_t n, const Placements& p) {
+  return n % world_size() == 0 && n > 0 ? std::optional<Placements>(p) : std::nullopt;
+}
+
+} // namespace
+
+TEST(TensorOpRules, IndexSelect) {
+  auto mesh = world_mesh();
+  for (int64_t n : row_counts()) {
+    auto x = rnd({n, 6}, 61), cols = indices({4}, 6, 62);
+    auto pick = [](auto& t) { return at::index_select(t[0], 1, t[1]); };
+    run_case({"index_select(S0, 1, R)", pick, {x, cols}, {{S0}, {R}}, Placements{S0}}, mesh);
+    run_case({"index_select(S1, 1, R) (the indexed dim: moved)", pick, {x, cols}, {{S1}, {R}}, std::nullopt}, mesh);
+    if (n > 0) {
+      auto rows = indices({5}, n, 63);
+      run_case({"index_select(R, 0, S0)", [](auto& t) { return at::index_select(t[0], 0, t[1]); }, {x, rows},
+                {{R}, {S0}}, Placements{S0}}, mesh);
+    }
+  }
+}
+
+TEST(TensorOpRules, GatherScatterAddIndexAdd) {
+  auto mesh = world_mesh();
+  for (int64_t n : row_counts()) {
+    auto x = rnd({n, 6}, 64), idx = indices({n, 4}, 6, 65), src = rnd({n, 4}, 66), cols = indices({4}, 6, 67);
+    auto gather1 = [](auto& t) { return at::gather(t[0], 1, t[1]); };
+    run_case({"gather(S0, 1, S0)", gather1, {x, idx}, {{S0}, {S0}}, Placements{S0}}, mesh);
+    run_case({"gather(R, 1, S1)", gather1, {x, idx}, {{R}, {S1}}, Placements{S1}}, mesh);
+    run_case({"gather(S1, 1, S0) (the gathered dim: moved)", gather1, {x, idx}, {{S1}, {S0}}, std::nullopt}, mesh);
+    if (n > 0) {
+      auto rows = indices({3, 6}, n, 68);
+      run_case({"gather(S0, 0, R) (the gathered dim: moved)", [](auto& t) { return at::gather(t[0], 0, t[1]); },
+                {x, rows}, {{S0}, {R}}, std::nullopt}, mesh);
+    }
+    run_case({"scatter_add(S0, 1, S0, S0)", [](auto& t) { return at::scatter_add(t[0], 1, t[1], t[2]); },
+              {x, idx, src}, {{S0}, {S0}, {S0}}, Placements{S0}}, mesh);
+    run_case({"index_add(S0, 1, R, S0)", [](auto& t) { return at::index_add(t[0], 1, t[1], t[2], 0.5); },
+              {x, cols, src}, {{S0}, {R}, {S0}}, Placements{S0}}, mesh);
+    // Owner computes: self sharded on `dim`, each rank adds into its block.
+    run_case({"index_add(S1, 1, R, R)", [](auto& t) { return at::index_add(t[0], 1, t[1], t[2]); },
+              {x, cols, src}, {{S1}, {R}, {R}}, Placements{S1}}, mesh);
+    run_case({"scatter_add(S1, 1, R, R)", [](auto& t) { return at::scatter_add(t[0], 1, t[1], t[2]); },
+              {x, idx, src}, {{S1}, {R}, {R}}, Placements{S1}}, mesh);
+    run_case({"scatter_add_ in place on S1", [](auto& t) { return t[0].clone().scatter_add_(1, t[1], t[2]); },
+              {x, idx, src}, {{S1}, {R}, {R}}, Placements{S1}}, mesh);
+  }
+}
+
+TEST(TensorOpRules, MaxMin) {
+  auto mesh = world_mesh();
+  for (int64_t n : row_counts()) {
+    auto x = rnd({n, 6}, 69);
+    if (n > 0) { // max of nothing is an error in torch too
+      run_case({"max() of S0", [](auto& t) { return t[0].max(); }, {x}, {{S0}}, if_even(n, {Partial{ReduceOp::MAX}})},
+               mesh);
+      // 6 columns on 4 ranks leave an empty shard (no min): gathered then.
+      run_case({"min() of S1", [](auto& t) { return t[0].min(); }, {x}, {{S1}}, if_even(6, {Partial{ReduceOp::MIN}})},
+               mesh);
+      run_case({"max(0) of S0 (the reduced dim: moved)", [](auto& t) { return std::get<0>(t[0].max(0)); }, {x},
+                {{S0}}, std::nullopt}, mesh);
+    }
+    run_case({"max(1) of S0: values", [](auto& t) { return std::get<0>(t[0].max(1)); }, {x}, {{S0}}, Placements{S0}},
+             mesh);
+    run_case({"max(1) of S0: indices", [](auto& t) { return std::get<1>(t[0].max(1)).to(at::kFloat); }, {x}, {{S0}},
+              Placements{S0}, /*backward=*/false}, mesh);
+    run_case({"min(1, keepdim) of S0", [](auto& t) { return std::get<0>(t[0].min(1, true)); }, {x}, {{S0}},
+              Placements{S0}}, mesh);
+  }
+}
+
+TEST(TensorOpRules, ProdAndNorms) {
+  auto mesh = world_mesh();
+  const Placement prod = Partial{ReduceOp::PRODUCT};
+  for (int64_t n : row_counts()) {
+    // Factors near 1 keep the product in range.
+    auto x = rnd({n, 6}, 70).mul(0.2).add(1);
+    run_case({"prod() of S0", [](auto& t) { return t[0].prod(); }, {x}, {{S0}}, Placements{prod},
+              /*backward=*/false}, mesh);
+    if (n > 1) {
+      // libtorch 1.13's prod() backward calls nonzero(), whose shape depends
+      // on the data: refused with its error, never a wrong gradient.
+      at::Tensor xs = distribute_tensor(x, mesh, {S0}).requires_grad_();
+      MG_EXPECT_THROW_WITH(xs.prod().backward(), c10::Error, "aten::nonzero.default: no sharding rule");
+    }
+    run_case({"prod(0) of S0", [](auto& t) { return t[0].prod(0); }, {x}, {{S0}}, Placements{prod}}, mesh);
+    run_case({"prod(1) of S0", [](auto& t) { return t[0].prod(1); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"linalg_vector_norm(dim 1) of S0", [](auto& t) { return at::linalg_vector_norm(t[0], 2, {1}); }, {x},
+              {{S0}}, Placements{S0}}, mesh);
+    run_case({"norm(p=3, dim 1, keepdim) of S0", [](auto& t) { return at::norm(t[0], 3, {1}, true); }, {x}, {{S0}},
+              Placements{S0}}, mesh);
+    if (n > 0) { // a norm's gradient at 0 is 0/0 in torch too
+      run_case({"norm() of S0 (gathered)", [](auto& t) { return t[0].norm(); }, {x}, {{S0}}, Placements{R}}, mesh);
+    }
+  }
+}
+
+// Activations reach their rules (pointwise) with their backwards.
+TEST(TensorOpRules, Activations) {
+  auto mesh = world_mesh();
+  for (int64_t n : row_counts()) {
+    auto x = rnd({n, 6}, 71);
+    run_case({"gelu of S1", [](auto& t) { return at::gelu(t[0]); }, {x}, {{S1}}, Placements{S1}}, mesh);
+    run_case({"silu of S0", [](auto& t) { return at::silu(t[0]); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"sigmoid of S0", [](auto& t) { return at::sigmoid(t[0]); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"tanh of S1", [](auto& t) { return at::tanh(t[0]); }, {x}, {{S1}}, Placements{S1}}, mesh);
+    run_case({"leaky_relu of S0", [](auto& t) { return at::leaky_relu(t[0], 0.1); }, {x}, {{S0}}, Placements{S0}},
+             mesh);
+  }
+}
+
+// Partial operands: selection keeps a Partial.
+TEST(TensorOpRules, PartialsPass) {
+  auto mesh = world_mesh();
+  const auto w = world_size();
+  at::Tensor v = rnd({4, 6}, 72);
+  at::Tensor p = from_local(v, mesh, {P});
+  at::Tensor cols = distribute_tensor(indices({3}, 6, 73), mesh, {R});
+  at::Tensor idx = distribute_tensor(indices({4, 2}, 6, 74), mesh, {R});
+  at::Tensor got = at::index_select(p, 1, cols);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{P}));
+  EXPECT_TRUE(at::allclose(full_tensor(got), at::index_select(v, 1, to_local(cols)) * w, 1e-4, 1e-5));
+  got = at::gather(p, 1, idx);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{P}));
+  EXPECT_TRUE(at::allclose(full_tensor(got), at::gather(v, 1, to_local(idx)) * w, 1e-4, 1e-5));
+}
+
