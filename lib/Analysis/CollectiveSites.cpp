@@ -65,6 +65,7 @@ CollectiveScan scanCollectives(const FunctionDecl &FD, ASTContext &Ctx,
                                   : MeshVerdict::MaybeNoMesh,
                               {R->Fact},
                               {}};
+          Site.InnerElsewhere = Sink.Elsewhere;
           Found.push_back(std::move(Site));
         });
   };

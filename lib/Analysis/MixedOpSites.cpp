@@ -106,6 +106,7 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
               if (!Mixes)
                 return;
               MixedOpSite Site{&Call, R->Fact, {}, {}, nullptr, Sink.Op};
+              Site.InnerElsewhere = Sink.Elsewhere;
               if (!Sink.AsDTensor) {
                 Site.Plain.push_back(R->Fact);
                 Site.DTensor.E = nullptr;

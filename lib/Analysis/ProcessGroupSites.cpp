@@ -66,6 +66,7 @@ callThrough(const CallExpr &Call, const ProcessGroupSinkFact &Sink,
             const Expr *Arg, const Environment &Env, const OriginTable &Origins,
             const ApiIndex &Index) {
   ProcessGroupSite Site{&Call, Sink.Entry, false, {}, {}, {}, Sink.Collective};
+  Site.InnerElsewhere = Sink.Elsewhere;
   auto Add = [&](const std::optional<OperandReading> &R) {
     if (!R)
       return;

@@ -11,6 +11,7 @@
 #include "clang/AST/LambdaCapture.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Basic/SourceManager.h"
+#include <tuple>
 
 using namespace clang;
 using namespace clang::dataflow;
@@ -19,6 +20,8 @@ namespace meshguard {
 namespace analysis {
 
 const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD) {
+  if (FD && Database && !FD->hasBody())
+    return imported(*FD); // Defined in another TU, perhaps.
   const FunctionDecl *Def = nullptr;
   if (!FD || !FD->hasBody(Def) || !Def || Def->isDependentContext() ||
       Def->isInvalidDecl() ||
@@ -246,14 +249,13 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   bool AllPlain = true, AllDTensor = true;
   const Expr *CommonOrigin = nullptr;
   bool OriginsAgree = true;
-  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> SinkSeen;
+  llvm::DenseSet<std::pair<unsigned, const void *>> SinkSeen;
 
   // A parameter is a sink of a collective when "the parameter is plain"
   // implies "every tensor argument of the collective is plain", and the
   // collective can be reached with it plain (not behind `if
   // (is_dtensor(g))`).
-  auto AddSinks = [&](const Formula &Target, const CallExpr *Collective,
-                      const MeshCollectiveEntry *Entry,
+  auto AddSinks = [&](const Formula &Target, const SinkFact &Site,
                       const Environment &Env) {
     if (Env.proves(Target))
       return; // Plain anyway: the direct diagnostic covers it.
@@ -262,14 +264,15 @@ SummaryProvider::compute(const FunctionDecl &FD) {
       const Formula &ParamPlain = A.makeAnd(*P.Plain, *P.Known);
       if (Env.proves(A.makeImplies(ParamPlain, Target)) &&
           Env.allows(ParamPlain) &&
-          SinkSeen.insert({P.Index, Collective}).second)
-        Summary->Sinks.push_back({P.Index, Collective, Entry});
+          SinkSeen.insert({P.Index, Site.key()}).second)
+        Summary->Sinks.push_back(
+            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
     }
   };
 
   // A parameter is a process-group sink when "the parameter is a DTensor"
   // implies "the collective is given a DTensor", and can hold there.
-  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> ProcessGroupSinkSeen;
+  llvm::DenseSet<std::pair<unsigned, const void *>> ProcessGroupSinkSeen;
   auto AddProcessGroupSinks = [&](const Formula &Target,
                                   const ProcessGroupSinkFact &Site,
                                   const Environment &Env) {
@@ -279,9 +282,9 @@ SummaryProvider::compute(const FunctionDecl &FD) {
     for (const DTensorParam &P : DTensorParams)
       if (Env.proves(A.makeImplies(*P.IsDTensor, Target)) &&
           Env.allows(*P.IsDTensor) &&
-          ProcessGroupSinkSeen.insert({P.Index, Site.Collective}).second)
+          ProcessGroupSinkSeen.insert({P.Index, Site.key()}).second)
         Summary->ProcessGroupSinks.push_back(
-            {P.Index, Site.Collective, Site.Entry});
+            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
   };
 
   // A tensor parameter is a mixed-op sink when "it is a DTensor" implies
@@ -395,7 +398,7 @@ SummaryProvider::compute(const FunctionDecl &FD) {
         *Call, [&](const SinkFact &Site, const Expr *Arg) {
           if (const Formula *Target =
                   allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
-            AddSinks(*Target, Site.Collective, Site.Entry, Env);
+            AddSinks(*Target, Site, Env);
         });
   };
 
@@ -490,20 +493,30 @@ bool SummaryProvider::addModuleParameterFacts(const FunctionDecl &FD,
       !collectivesWithModule(FD, P, /*Distributed=*/true, WhenDistributed,
                              RawWhenDistributed, nullptr))
     return false;
-  for (const auto &[Collective, Entry] : WhenPlain)
-    if (!WhenDistributed.count(Collective))
-      Summary.Sinks.push_back({Param, Collective, Entry, /*IsModule=*/true});
-  // Given DTensors only when the module was distributed (in source order).
+  for (const auto &[Key, Site] : WhenPlain)
+    if (!WhenDistributed.count(Key))
+      Summary.Sinks.push_back({Param, Site.Collective, Site.Entry,
+                               /*IsModule=*/true, Site.Elsewhere});
+  // Given DTensors only when the module was distributed (in source order;
+  // those in other files last, by place).
   llvm::SmallVector<ProcessGroupSinkFact, 2> Raw;
-  for (const auto &[Collective, Entry] : RawWhenDistributed)
-    if (!RawWhenPlain.count(Collective))
-      Raw.push_back({Param, Collective, Entry, /*IsModule=*/true});
+  for (const auto &[Key, Site] : RawWhenDistributed)
+    if (!RawWhenPlain.count(Key))
+      Raw.push_back({Param, Site.Collective, Site.Entry, /*IsModule=*/true,
+                     Site.Elsewhere});
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::sort(Raw,
-             [&](const ProcessGroupSinkFact &A, const ProcessGroupSinkFact &B) {
-               return SM.isBeforeInTranslationUnit(A.Collective->getBeginLoc(),
-                                                   B.Collective->getBeginLoc());
-             });
+  llvm::sort(Raw, [&](const ProcessGroupSinkFact &A,
+                      const ProcessGroupSinkFact &B) {
+    if (!A.Collective || !B.Collective)
+      return B.Collective   ? false
+             : A.Collective ? true
+                            : std::tie(A.Elsewhere->File, A.Elsewhere->Line,
+                                       A.Elsewhere->Column) <
+                                  std::tie(B.Elsewhere->File, B.Elsewhere->Line,
+                                           B.Elsewhere->Column);
+    return SM.isBeforeInTranslationUnit(A.Collective->getBeginLoc(),
+                                        B.Collective->getBeginLoc());
+  });
   Summary.ProcessGroupSinks.append(Raw.begin(), Raw.end());
   if (Kept)
     Summary.KeptModules.push_back(Param);
@@ -525,14 +538,14 @@ bool SummaryProvider::collectivesWithModule(
           const Formula *Target =
               allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins);
           if (Target && surely(*Target, Env))
-            Plain.insert({Site.Collective, Site.Entry});
+            Plain.insert({Site.key(), Site});
         });
     forEachProcessGroupArgument(
         *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
           const Formula *Target =
               everyDTensor(Arg, Site.IsModule, Index, Env, Origins);
           if (Target && surely(*Target, Env))
-            DTensorCalls.insert({Site.Collective, Site.Entry});
+            DTensorCalls.insert({Site.key(), Site});
         });
   };
   auto Assume = [&](Environment &Env) {

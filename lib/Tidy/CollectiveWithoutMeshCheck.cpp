@@ -2,6 +2,7 @@
 //--===//
 
 #include "CollectiveWithoutMeshCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "DistributeModuleFix.h"
@@ -38,8 +39,10 @@ std::vector<StringRef> CollectiveWithoutMeshCheck::interestingCallees() const {
 
 void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
                                          ASTContext &Ctx) {
-  if (!Summaries)
+  if (!Summaries) {
     Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+    Summaries->setDatabase(SummaryDB.get());
+  }
   CollectiveScan Scan =
       scanCollectives(FD, Ctx, *Index, Analysis.Limits, Summaries.get(),
                       /*WantMaybe=*/StrictMode);
@@ -78,7 +81,7 @@ guardedRewrite(const CallExpr &Call, const MeshCollectiveEntry &Entry,
 void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
                                         const CollectiveSite &Site,
                                         ASTContext &Ctx) {
-  if (Site.Inner) {
+  if (Site.Inner || Site.InnerElsewhere) {
     reportThroughCall(FD, Site, Ctx);
     return;
   }
@@ -155,7 +158,8 @@ void CollectiveWithoutMeshCheck::reportThroughCall(const FunctionDecl &FD,
         << operandName(*Arg.E, Ctx);
   if (Arg.Origin)
     noteOperand(*this, Arg, Ctx);
-  diag(Site.Inner->getBeginLoc(), msg::CollectiveInCallee, DiagnosticIDs::Note)
+  noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
+               msg::CollectiveInCallee, Ctx)
       << givenByCapture(Call, *Arg.E, Ctx.getSourceManager());
 }
 
@@ -179,8 +183,8 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
   if (Module && !isa<ParmVarDecl>(Module))
     diag(Module->getLocation(), msg::ModuleCreatedHere, DiagnosticIDs::Note)
         << Name << distributeModuleArgument(*Module, *Index);
-  diag(Site.Inner->getBeginLoc(), msg::CollectiveOnModuleParameters,
-       DiagnosticIDs::Note);
+  noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
+               msg::CollectiveOnModuleParameters, Ctx);
 }
 
 std::optional<FixItHint>

@@ -25,6 +25,9 @@ public:
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
+  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
+    return analysis::SummaryFactKind::MeshSinks;
+  }
   bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const clang::FunctionDecl &FD,

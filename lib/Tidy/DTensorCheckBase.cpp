@@ -8,7 +8,9 @@
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -20,7 +22,10 @@ DTensorCheckBase::DTensorCheckBase(StringRef Name,
                                    clang::tidy::ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context), Config(*this),
       Analysis(Config, Name, Options),
-      Index(makeApiIndex(Analysis.ModelFile, Config)), Context(*Context) {}
+      Index(makeApiIndex(Analysis.ModelFile, Config)), Context(*Context),
+      SummaryDatabaseOption(Options.getLocalOrGlobal("MeshguardSummaryDatabase")
+                                .value_or("")
+                                .str()) {}
 
 void DTensorCheckBase::registerPPCallbacks(const SourceManager &SM,
                                            Preprocessor *, Preprocessor *) {
@@ -108,6 +113,7 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
   CalleeNames.clear();
   for (StringRef Name : interestingCallees())
     CalleeNames.insert(Name);
+  loadSummaryDatabase();
   // One hash lookup per callee instead of hasAnyName's string matching,
   // which cost tenths of a second on long functions (24 process-group names).
   auto Interesting = functionDecl(isInterestingCalleeOf(this));
@@ -130,6 +136,49 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       lambdaExpr(isLambdaWorthAnalysing(this, CallsInteresting)).bind("lambda"),
       this);
+}
+
+void DTensorCheckBase::loadSummaryDatabase() {
+  SummaryDB.reset();
+  std::optional<analysis::SummaryFactKind> Kind = summaryFacts();
+  if (!Kind)
+    return;
+  // clang-tidy knows the compile command's directory; clangd gives it as
+  // the working directory of the TU's file system.
+  std::string BuildDir = Context.getCurrentBuildDirectory();
+  if (BuildDir.empty() && Sources)
+    if (llvm::ErrorOr<std::string> Cwd = Sources->getFileManager()
+                                             .getVirtualFileSystem()
+                                             .getCurrentWorkingDirectory())
+      BuildDir = *Cwd;
+  std::string Dir =
+      analysis::findSummaryDirectory(SummaryDatabaseOption, BuildDir);
+  if (Dir.empty())
+    return;
+  SummaryDB = analysis::SummaryDatabase::load(Dir);
+  // Each problem once per TU: from the first enabled check that reads the
+  // database (they all read the same one).
+  const auto *First = llvm::find_if(DTensorCheckNames, [&](StringRef Name) {
+    return Name != "dtensor-rank-divergent-collective" &&
+           Context.isCheckEnabled(Name);
+  });
+  if (First == std::end(DTensorCheckNames) || *First != getID())
+    return addSummarisedNames(*Kind);
+  bool Named = !SummaryDatabaseOption.empty() ||
+               std::getenv(analysis::SummaryDatabaseVariable);
+  if (Named && !llvm::sys::fs::exists(Dir))
+    Config.report("summary database '" + Dir +
+                  "' (MeshguardSummaryDatabase or " +
+                  analysis::SummaryDatabaseVariable +
+                  ") does not exist; functions of other files are unknown");
+  for (const std::string &Problem : SummaryDB->problems())
+    Config.report("summary database: " + Problem);
+  addSummarisedNames(*Kind);
+}
+
+void DTensorCheckBase::addSummarisedNames(analysis::SummaryFactKind Kind) {
+  for (const std::string &Name : SummaryDB->namesWith(Kind))
+    CalleeNames.insert(Name);
 }
 
 void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {

@@ -12,9 +12,11 @@
 #include "AnalysisOptions.h"
 #include "MeshInScope.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "meshguard/Analysis/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
+#include <optional>
 
 namespace meshguard {
 namespace tidy {
@@ -50,6 +52,11 @@ protected:
   /// Also analyse functions that call a function (up to two levels deep)
   /// that calls one of interestingCallees().
   virtual bool followWrappers() const { return false; }
+  /// The facts of the summary database (whole-program summaries) this
+  /// check uses; none: the database is not read.
+  virtual std::optional<analysis::SummaryFactKind> summaryFacts() const {
+    return std::nullopt;
+  }
   /// Analyses one function (a definition, not dependent, without errors).
   virtual void analyse(const clang::FunctionDecl &FD,
                        clang::ASTContext &Ctx) = 0;
@@ -64,6 +71,9 @@ protected:
   std::unique_ptr<analysis::ApiIndex> Index;
   /// The DeviceMesh locals of the function being reported on.
   MeshLocals MeshCache;
+  /// The summaries of functions of other TUs (SummaryDatabase.h), read once
+  /// per TU when summaryFacts() names some; null when there is none.
+  std::unique_ptr<analysis::SummaryDatabase> SummaryDB;
 
 private:
   clang::tidy::ClangTidyContext &Context;
@@ -74,6 +84,12 @@ private:
   /// The TU's sources, for configuration problems shown in the main file.
   const clang::SourceManager *Sources = nullptr;
   llvm::StringSet<> CalleeNames;
+  /// The global option MeshguardSummaryDatabase (a directory).
+  std::string SummaryDatabaseOption;
+  /// Reads the summary database of this TU and adds its functions with
+  /// facts to CalleeNames.
+  void loadSummaryDatabase();
+  void addSummarisedNames(analysis::SummaryFactKind Kind);
   mutable llvm::DenseMap<const clang::FunctionDecl *, bool> CalleeCache;
   mutable const clang::ASTContext *DeclaredCtx = nullptr;
   mutable bool Declared = false;

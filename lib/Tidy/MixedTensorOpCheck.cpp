@@ -1,6 +1,7 @@
 //===--- MixedTensorOpCheck.cpp - dtensor-mixed-tensor-op -----------------===//
 
 #include "MixedTensorOpCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "EditableSource.h"
@@ -26,15 +27,17 @@ std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
 }
 
 void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  if (!Summaries)
+  if (!Summaries) {
     Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+    Summaries->setDatabase(SummaryDB.get());
+  }
   MixedOpScan Scan =
       scanMixedOps(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
   if (!finished(FD, Scan.Result,
                 "tensor ops mixing DTensors and plain tensors"))
     return;
   for (const MixedOpSite &Site : Scan.Sites)
-    if (Site.Inner)
+    if (Site.Inner || Site.InnerElsewhere)
       reportCallThrough(Site, Ctx);
     else
       report(FD, Site, Ctx);
@@ -47,7 +50,8 @@ void MixedTensorOpCheck::reportCallThrough(const MixedOpSite &Site,
   diag(Site.Call->getBeginLoc(), msg::CallMixesInCallee)
       << calleeName(*Site.Call, Ctx) << operandName(*Given.E, Ctx)
       << GivesDTensor;
-  diag(Site.Inner->getBeginLoc(), msg::MixedOpInCallee, DiagnosticIDs::Note)
+  noteInCallee(*this, Site.Inner, Site.InnerElsewhere, *Site.Call,
+               msg::MixedOpInCallee, Ctx)
       << GivesDTensor;
 }
 

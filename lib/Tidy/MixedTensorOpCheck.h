@@ -22,6 +22,9 @@ public:
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
+  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
+    return analysis::SummaryFactKind::MixedOpSinks;
+  }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   /// A helper of this TU whose tensor op mixes what the call gives it: the
   /// warning at the call, a note at the op.

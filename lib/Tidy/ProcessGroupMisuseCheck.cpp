@@ -1,6 +1,7 @@
 //===--- ProcessGroupMisuseCheck.cpp - dtensor-process-group-misuse -------===//
 
 #include "ProcessGroupMisuseCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "EditableSource.h"
@@ -21,8 +22,10 @@ std::vector<StringRef> ProcessGroupMisuseCheck::interestingCallees() const {
 }
 
 void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  if (!Summaries)
+  if (!Summaries) {
     Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
+    Summaries->setDatabase(SummaryDB.get());
+  }
   ProcessGroupScan Scan = scanProcessGroupCollectives(
       FD, Ctx, *Index, Analysis.Limits, Summaries.get());
   if (!finished(FD, Scan.Result,
@@ -41,7 +44,7 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
                     });
   WrappedAt.clear();
   for (const ProcessGroupSite *Site : Sites)
-    if (Site->Inner)
+    if (Site->Inner || Site->InnerElsewhere)
       reportCallThrough(*Site, Ctx);
     else
       report(*Site, Ctx);
@@ -55,8 +58,8 @@ void ProcessGroupMisuseCheck::reportCallThrough(const ProcessGroupSite &Site,
                                        : msg::CallMayGiveProcessGroupDTensor)
       << calleeName(Call, Ctx) << Site.Entry->OpName
       << operandName(*First.E, Ctx);
-  diag(Site.Inner->getBeginLoc(), msg::ProcessGroupCollectiveInCallee,
-       DiagnosticIDs::Note)
+  noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
+               msg::ProcessGroupCollectiveInCallee, Ctx)
       << givenByCapture(Call, *First.E, Ctx.getSourceManager());
 }
 

@@ -3,7 +3,9 @@
 and a closing summary.
 
     meshguard-run -p BUILD [-j N] [-checks=...] [--report-skipped]
-                  [--sarif OUT.sarif] [--export-fixes OUT.yaml] [FILE_REGEX...]
+                  [--sarif OUT.sarif] [--export-fixes OUT.yaml]
+                  [--no-summaries] [--summaries DIR] [--summary-model FILE]
+                  [FILE_REGEX...]
                   [-- MORE MESHGUARD-TIDY ARGS]
 
 Like run-clang-tidy (which also works: `run-clang-tidy -clang-tidy-binary
@@ -16,13 +18,21 @@ meshguard-tidy`), plus:
     analysis skipped because of its limits (--report-skipped turns on the
     check's ReportSkipped option on top of the effective .clang-tidy), time;
   * --sarif writes SARIF 2.1.0 (through meshguard-sarif), --export-fixes the
-    merged clang-tidy YAML.
+    merged clang-tidy YAML;
+  * whole-program summaries (docs/tools/whole-program.md): a first pass
+    (meshguard-tidy --summarize, in parallel) writes the function summaries
+    of every file of the database to BUILD/meshguard-summaries (--summaries
+    DIR), reusing a file's entry while its compile command and the files it
+    read are unchanged; the checks then see helpers of other files.
+    --no-summaries skips that pass (the checks still use the entries of an
+    existing database that are up to date).
 Exit status: 0 all files ran clean of errors; 1 a file failed (compiler
 errors, -warnings-as-errors findings, a crash); 2 bad usage or configuration.
 """
 
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -42,6 +52,8 @@ except ImportError:  # pragma: no cover
 HERE = os.path.dirname(os.path.realpath(__file__))
 SKIP_OPTION = "dtensor-collective-without-mesh.ReportSkipped"
 SKIP_TEXT = " was not checked for collectives without a DeviceMesh: "
+SUMMARY_VERSION = 1
+SUMMARY_ENV = "MESHGUARD_SUMMARY_DATABASE"
 
 
 def find_tool(name, explicit):
@@ -51,6 +63,99 @@ def find_tool(name, explicit):
     if os.access(local, os.X_OK):
         return local
     return shutil.which(name)
+
+
+def file_md5(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.md5(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def command_tag(entry):
+    """What decides a file's summaries besides the files it reads."""
+    cmd = entry.get("arguments") or entry.get("command") or ""
+    text = json.dumps([entry.get("directory", ""), entry["file"], cmd])
+    return hashlib.md5(text.encode()).hexdigest()
+
+
+def read_summary_files(out_dir):
+    """tu path -> (json path, command tag, [(file, md5)]) of the database."""
+    known = {}
+    try:
+        names = sorted(os.listdir(out_dir))
+    except OSError:
+        return known
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(out_dir, name)
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            if doc.get("version") != SUMMARY_VERSION:
+                continue
+            known[doc["tu"]] = (path, doc.get("command", ""),
+                                [tuple(pair) for pair in doc.get("files", [])])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # rewritten below if its TU is in the database
+    return known
+
+
+def summarise(tidy, build, db, out_dir, jobs, model):
+    """Pass 1: the summaries of every file of the compilation database.
+    Returns (summarised, reused, failed, seconds, bytes)."""
+    start = time.monotonic()
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        print("meshguard-run: cannot create %s: %s; no summaries" % (out_dir, e), file=sys.stderr)
+        return 0, 0, 1, 0.0, 0
+    known = read_summary_files(out_dir)
+    todo, reused, seen = [], 0, set()
+    for entry in db:
+        path = os.path.normpath(os.path.join(entry.get("directory", ""), entry["file"]))
+        if path in seen:
+            continue
+        seen.add(path)
+        tag = command_tag(entry)
+        if model:  # another model, other summaries
+            tag = hashlib.md5((tag + (file_md5(model) or "")).encode()).hexdigest()
+        old = known.get(path)
+        if old and old[1] == tag and old[2] and all(
+                not h or file_md5(f) == h for f, h in old[2]):
+            reused += 1
+        else:
+            todo.append((path, tag))
+    # Entries of files no longer in the database would only be stale.
+    for tu, (json_path, _, _) in known.items():
+        if tu not in seen:
+            try:
+                os.remove(json_path)
+            except OSError:
+                pass
+
+    def run_one(item):
+        path, tag = item
+        return path, subprocess.run(
+            [tidy, "--summarize=" + out_dir, "-p", build, "--summary-tag=" + tag]
+            + (["--summary-model=" + model] if model else []) + [path],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for path, proc in pool.map(run_one, todo):
+            if proc.returncode != 0:
+                failed += 1
+                sys.stderr.write(proc.stderr)
+                print("meshguard-run: no summaries for %s (exit %d); its functions are "
+                      "unknown to the other files" % (path, proc.returncode), file=sys.stderr)
+    size = 0
+    for name in os.listdir(out_dir):
+        if name.endswith(".json"):
+            size += os.path.getsize(os.path.join(out_dir, name))
+    return len(todo) - failed, reused, failed, time.monotonic() - start, size
 
 
 def main():
@@ -72,9 +177,16 @@ def main():
     ap.add_argument("--sarif", help="write SARIF 2.1.0 here")
     ap.add_argument("--export-fixes", help="write the merged clang-tidy YAML here")
     ap.add_argument("-q", "--quiet", action="store_true", help="no diagnostics, only progress and summary")
+    ap.add_argument("--no-summaries", action="store_true",
+                    help="skip the summary pass (an existing database is still used where up to date)")
+    ap.add_argument("--summaries", help="the summary database (default: BUILD/meshguard-summaries)")
+    ap.add_argument("--summary-model", help="the YAML API model (ModelFile) for the summary pass")
     ap.add_argument("files", nargs="*", help="regular expressions selecting files of the database")
     args = ap.parse_args(argv)
 
+    if args.summary_model and not os.path.isfile(args.summary_model):
+        print("meshguard-run: --summary-model %s: no such file" % args.summary_model, file=sys.stderr)
+        return 2
     tidy = find_tool("meshguard-tidy", args.tidy)
     if not tidy:
         print("meshguard-run: meshguard-tidy not found (use --tidy)", file=sys.stderr)
@@ -141,6 +253,21 @@ def main():
             cfg.setdefault("CheckOptions", {})[SKIP_OPTION] = "true"
             per_dir_config[d] = ["-config=" + json.dumps(cfg)]
 
+    # 3. The summary pass, over every file of the database (a helper may be
+    #    in a file the regular expressions do not select).
+    summary_dir = os.path.abspath(args.summaries or os.path.join(args.build, "meshguard-summaries"))
+    env = dict(os.environ)
+    if not args.no_summaries:
+        done_n, reused_n, failed_n, secs, size = summarise(tidy, args.build, db, summary_dir, args.j,
+                                                         args.summary_model)
+        print("meshguard-run: summaries: %d file%s summarised, %d reused, %d failed in %.1f s; "
+              "database %s (%d KiB)" % (done_n, "" if done_n == 1 else "s", reused_n, failed_n, secs,
+                                        summary_dir, (size + 1023) // 1024),
+              file=sys.stderr, flush=True)
+        env[SUMMARY_ENV] = summary_dir
+    elif args.summaries:
+        env[SUMMARY_ENV] = summary_dir
+
     tmp = tempfile.mkdtemp(prefix="meshguard-run.")
     start = time.monotonic()
 
@@ -149,7 +276,7 @@ def main():
         cmd = ([tidy] + common + per_dir_config.get(os.path.dirname(path), config_args)
                + ["-export-fixes=" + fixes] + extra + [path])
         t0 = time.monotonic()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         return index, path, proc, fixes, time.monotonic() - t0
 
     findings, skipped, failed, errors = Counter(), Counter(), [], 0

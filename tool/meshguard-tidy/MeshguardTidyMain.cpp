@@ -6,6 +6,10 @@
 // ClangTidyForceLinker.h, which clangTidyMain includes), and meshguard's
 // dtensor module (kept by the anchor below).
 //
+// One mode of its own: `--summarize=DIR` runs the summary pass of the
+// whole-program analysis instead (SummarizeMode.cpp, meshguard-run's first
+// pass).
+//
 // One addition, on stderr only (exit codes and stdout stay clang-tidy's): a
 // name in -checks that matches no check is reported, with the closest real
 // name. clang-tidy ignores such a name when other checks are enabled, so a
@@ -13,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SummarizeMode.h"
 #include "common/MeshguardAnchor.h"
 
 #include "clang-tidy/ClangTidy.h"
@@ -89,6 +94,8 @@ void checkChecksArguments(int Argc, const char **Argv) {
 } // namespace
 
 int main(int argc, const char **argv) {
+  if (meshguard::isSummarizeMode(argc, argv))
+    return meshguard::summarizeMain(argc, argv);
   checkChecksArguments(argc, argv);
   return clang::tidy::clangTidyMain(argc, argv);
 }

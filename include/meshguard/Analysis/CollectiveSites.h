@@ -20,6 +20,8 @@
 namespace meshguard {
 namespace analysis {
 
+struct ExternalSite;
+
 enum class MeshVerdict {
   /// Some argument can carry a mesh, or the analysis does not know.
   MayHaveMesh,
@@ -40,6 +42,9 @@ struct CollectiveSite {
   /// Tensor variables that are surely DTensors before the call (candidates
   /// for `*mesh_of(x)`); filled only when Verdict is not MayHaveMesh.
   llvm::SmallVector<const clang::VarDecl *, 4> DTensorVars;
+  /// Or, instead of Inner, for a callee of another TU (summary database):
+  /// where its collective is.
+  const ExternalSite *InnerElsewhere = nullptr;
 };
 
 using CollectiveScan = SiteScan<CollectiveSite>;

@@ -12,6 +12,8 @@
 namespace meshguard {
 namespace analysis {
 
+struct ExternalSite;
+
 /// A tensor op (ATen function, operator or Tensor method, in-place forms such
 /// as `w += b` and `w.add_(b)` included) with a surely-DTensor operand and a
 /// surely-plain one: the runtime throws "mixed at::Tensor and DTensor", as
@@ -28,6 +30,8 @@ struct MixedOpSite {
   /// For a call to a function of this TU whose tensor op mixes given this
   /// argument (through a summary): that op, in the callee.
   const clang::CallExpr *Inner = nullptr;
+  /// Or, for a callee of another TU (summary database): where it is.
+  const ExternalSite *InnerElsewhere = nullptr;
 };
 
 /// The tensor operands of \p Call if it is a tensor op (at least two, or

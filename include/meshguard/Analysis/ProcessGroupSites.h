@@ -18,6 +18,8 @@
 namespace meshguard {
 namespace analysis {
 
+struct ExternalSite;
+
 struct ProcessGroupSite {
   const clang::CallExpr *Call;
   const ProcessGroupCollectiveEntry *Entry;
@@ -37,6 +39,8 @@ struct ProcessGroupSite {
   /// For a call to a function of this TU that hands its argument to a raw
   /// collective (through a summary): that collective, in the callee.
   const clang::CallExpr *Inner = nullptr;
+  /// Or, for a callee of another TU (summary database): where it is.
+  const ExternalSite *InnerElsewhere = nullptr;
 };
 
 class SummaryProvider;

@@ -22,6 +22,9 @@
 // and a variable the lambda captures by reference counts as one more input
 // (numbered after the parameters), which the caller reads where it calls.
 //
+// A callee defined in another TU gets the summary the whole-program pass
+// stored for it (SummaryDatabase.h), with its places as ExternalSites.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHGUARD_ANALYSIS_SUMMARIES_H
@@ -30,6 +33,7 @@
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/Provenance.h"
+#include "meshguard/Analysis/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -48,6 +52,12 @@ struct SinkFact {
   const MeshCollectiveEntry *Entry;
   /// The parameter is a module: "plain" means "never distributed".
   bool IsModule = false;
+  /// For a fact from the summary database: where the collective is (then
+  /// Collective is null).
+  const ExternalSite *Elsewhere = nullptr;
+  const void *key() const {
+    return Collective ? static_cast<const void *>(Collective) : Elsewhere;
+  }
 };
 
 /// A parameter that alone hands a DTensor to a raw process-group collective:
@@ -59,6 +69,11 @@ struct ProcessGroupSinkFact {
   const clang::CallExpr *Collective;
   const ProcessGroupCollectiveEntry *Entry;
   bool IsModule = false;
+  /// As SinkFact::Elsewhere.
+  const ExternalSite *Elsewhere = nullptr;
+  const void *key() const {
+    return Collective ? static_cast<const void *>(Collective) : Elsewhere;
+  }
 };
 
 /// A tensor parameter that alone makes a tensor op inside mix a DTensor with
@@ -68,6 +83,8 @@ struct MixedOpSinkFact {
   unsigned Param;
   const clang::CallExpr *Op;
   bool AsDTensor;
+  /// As SinkFact::Elsewhere (then Op is null).
+  const ExternalSite *Elsewhere = nullptr;
 };
 
 struct FunctionSummary {
@@ -91,10 +108,15 @@ public:
                   AnalysisLimits Limits, unsigned MaxDepth = 3)
       : Ctx(Ctx), Index(Index), Limits(Limits), MaxDepth(MaxDepth) {}
 
-  /// The summary of \p FD; null when it has no body in this TU, is a system
-  /// header function, is being analysed (recursion), is too deep, or its
-  /// analysis hit a limit.
+  /// The summary of \p FD; null when it has no body in this TU (and the
+  /// summary database has no up-to-date entry for it), is a system header
+  /// function, is being analysed (recursion), is too deep, or its analysis
+  /// hit a limit.
   const FunctionSummary *get(const clang::FunctionDecl *FD);
+
+  /// Callees without a body in this TU are looked up in \p DB (which must
+  /// outlive the provider).
+  void setDatabase(const SummaryDatabase *DB) { Database = DB; }
 
   /// Calls \p Fn with each argument of \p Call that the callee's summary
   /// names as a sink (none for operator calls and the API's sources).
@@ -119,6 +141,8 @@ public:
 
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
+  /// The database's entry for \p FD as a summary (SummaryImport.cpp).
+  const FunctionSummary *imported(const clang::FunctionDecl &FD);
   /// Calls \p Fn with each argument of \p Call that alone reaches a
   /// mesh-inferred collective: the tensor argument of a collective, or an
   /// argument a callee's summary names as a sink (the SinkFact says which
@@ -135,12 +159,11 @@ private:
   /// The collectives (in \p FD or its callees) surely without a mesh when
   /// \p P is assumed (not) \p Distributed; \p Kept, when given: whether P
   /// is still surely not distributed where FD returns.
-  using PlainCollectives =
-      llvm::DenseMap<const clang::CallExpr *, const MeshCollectiveEntry *>;
+  /// (Keyed by SinkFact::key(): a call here or a place elsewhere.)
+  using PlainCollectives = llvm::DenseMap<const void *, SinkFact>;
   /// The raw process-group collectives surely given a DTensor.
   using DTensorProcessGroupCalls =
-      llvm::DenseMap<const clang::CallExpr *,
-                     const ProcessGroupCollectiveEntry *>;
+      llvm::DenseMap<const void *, ProcessGroupSinkFact>;
   bool collectivesWithModule(const clang::FunctionDecl &FD,
                              const clang::VarDecl &P, bool Distributed,
                              PlainCollectives &Plain,
@@ -163,6 +186,12 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionSummary>>
       Cache;
   llvm::DenseSet<const clang::FunctionDecl *> InProgress;
+  const SummaryDatabase *Database = nullptr;
+  /// Imported summaries by canonical declaration (null: none usable), and
+  /// the places their facts point to.
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionSummary>>
+      Imported;
+  std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
 };
 
 } // namespace analysis

@@ -1,0 +1,338 @@
+//===--- SummaryDatabase.cpp - Reading the summary database ---------------===//
+//
+// One JSON file per translation unit (SummaryExport.cpp writes them):
+//
+//   {"version": 1, "tu": "/src/dist_utils.cpp", "command": "...",
+//    "files": [["/src/dist_utils.cpp", "<md5>"], ...],
+//    "functions": [{"usr": "c:@F@sync#...", "name": "sync",
+//                   "qname": "sync", "file": 0, "ret": "plain",
+//                   "sinks": [{"p": 0, "entry": "meshguard::dist::...",
+//                              "module": true, "at": [0, 12, 3]}],
+//                   "pg": [...], "mixed": [{"p": 0, "dtensor": true,
+//                                           "at": [0, 20, 10]}],
+//                   "kept": [1]}]}
+//
+// Places ("at", "file") index "files". A malformed file is skipped whole
+// (one problem each): a half-read file could drop the fact that makes
+// another one moot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "meshguard/Analysis/SummaryDatabase.h"
+#include "clang/AST/Decl.h"
+#include "clang/Index/USRGeneration.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MD5.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include <cstdlib>
+#include <set>
+
+namespace meshguard {
+namespace analysis {
+
+std::string summaryContentHash(llvm::StringRef Content) {
+  llvm::MD5 Hash;
+  Hash.update(Content);
+  llvm::MD5::MD5Result Result;
+  Hash.final(Result);
+  return std::string(Result.digest().str());
+}
+
+std::string functionUSR(const clang::FunctionDecl &FD) {
+  llvm::SmallString<128> USR;
+  if (clang::index::generateUSRForDecl(&FD, USR))
+    return "";
+  return std::string(USR);
+}
+
+std::string findSummaryDirectory(llvm::StringRef Configured,
+                                 llvm::StringRef BuildDirectory) {
+  if (Configured.empty())
+    if (const char *FromEnvironment = std::getenv(SummaryDatabaseVariable))
+      Configured = FromEnvironment;
+  if (!Configured.empty()) {
+    // Relative to the compile command's directory, like its other paths.
+    llvm::SmallString<256> Dir(Configured);
+    if (llvm::sys::path::is_relative(Dir) && !BuildDirectory.empty())
+      llvm::sys::fs::make_absolute(BuildDirectory, Dir);
+    return std::string(Dir);
+  }
+  llvm::SmallString<256> Dir(BuildDirectory);
+  if (Dir.empty() || llvm::sys::fs::make_absolute(Dir))
+    return "";
+  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  for (llvm::StringRef D = Dir; !D.empty();
+       D = llvm::sys::path::parent_path(D)) {
+    llvm::SmallString<256> Candidate(D);
+    llvm::sys::path::append(Candidate, DefaultSummaryDirectory);
+    if (llvm::sys::fs::is_directory(Candidate))
+      return std::string(Candidate);
+  }
+  return "";
+}
+
+std::unique_ptr<SummaryDatabase> SummaryDatabase::load(llvm::StringRef Dir) {
+  auto DB = std::make_unique<SummaryDatabase>();
+  DB->Dir = Dir.str();
+  if (!llvm::sys::fs::is_directory(Dir)) {
+    if (llvm::sys::fs::exists(Dir))
+      DB->Problems.push_back("'" + Dir.str() + "' is not a directory");
+    return DB;
+  }
+  // Sorted: the same entry in two files (a TU compiled twice) resolves the
+  // same way on every run.
+  std::set<std::string> Files;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    if (llvm::sys::path::extension(It->path()) == ".json")
+      Files.insert(It->path());
+  if (EC)
+    DB->Problems.push_back("cannot list '" + Dir.str() + "': " + EC.message());
+  for (const std::string &Path : Files) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+        llvm::MemoryBuffer::getFile(Path);
+    if (!Buffer) {
+      DB->Problems.push_back("cannot read '" + Path +
+                             "': " + Buffer.getError().message());
+      continue;
+    }
+    DB->addFile(Path, (*Buffer)->getBuffer());
+  }
+  return DB;
+}
+
+namespace {
+/// Reads one exported file; the first problem stops it.
+class FileReader {
+public:
+  explicit FileReader(llvm::json::Path::Root &Root) : Root(Root) {}
+
+  bool read(const llvm::json::Value &V, std::vector<StoredSummary> &Out,
+            std::vector<std::string> &USRs) {
+    llvm::json::Path P = Root;
+    const llvm::json::Object *O = V.getAsObject();
+    if (!O)
+      return fail(P, "expected an object");
+    std::optional<int64_t> Version = O->getInteger("version");
+    if (!Version)
+      return fail(P.field("version"), "expected the format version");
+    if (*Version != SummaryFormatVersion)
+      return fail(P.field("version"),
+                  "another version of the format (rerun the summary pass)");
+    const llvm::json::Array *FileList = O->getArray("files");
+    if (!FileList)
+      return fail(P.field("files"), "expected an array");
+    for (size_t I = 0; I < FileList->size(); ++I) {
+      const llvm::json::Array *Pair = (*FileList)[I].getAsArray();
+      std::optional<llvm::StringRef> Name, Hash;
+      if (Pair && Pair->size() == 2) {
+        Name = (*Pair)[0].getAsString();
+        Hash = (*Pair)[1].getAsString();
+      }
+      if (!Name || !Hash)
+        return fail(P.field("files").index(I), "expected [path, hash]");
+      Files.push_back({Name->str(), Hash->str()});
+    }
+    const llvm::json::Array *Functions = O->getArray("functions");
+    if (!Functions)
+      return fail(P.field("functions"), "expected an array");
+    llvm::json::Path FunctionsPath = P.field("functions");
+    for (size_t I = 0; I < Functions->size(); ++I) {
+      llvm::json::Path FP = FunctionsPath.index(I);
+      const llvm::json::Object *F = (*Functions)[I].getAsObject();
+      if (!F)
+        return fail(FP, "expected an object");
+      StoredSummary S;
+      std::optional<llvm::StringRef> USR = F->getString("usr");
+      std::optional<llvm::StringRef> Name = F->getString("name");
+      std::optional<llvm::StringRef> QName = F->getString("qname");
+      std::optional<int64_t> File = F->getInteger("file");
+      if (!USR || !Name || !QName || !File)
+        return fail(FP, "expected usr, name, qname and file");
+      if (*File < 0 || static_cast<size_t>(*File) >= Files.size())
+        return fail(FP.field("file"), "not an index of 'files'");
+      S.Name = Name->str();
+      S.QualifiedName = QName->str();
+      S.File = Files[*File].first;
+      S.FileHash = Files[*File].second;
+      if (std::optional<llvm::StringRef> Ret = F->getString("ret")) {
+        if (*Ret == "plain")
+          S.Return = Provenance::Plain;
+        else if (*Ret == "dtensor")
+          S.Return = Provenance::DTensor;
+        else
+          return fail(FP.field("ret"), "expected \"plain\" or \"dtensor\"");
+      }
+      if (!sinks(*F, "sinks", FP, S.Name, S.Sinks) ||
+          !sinks(*F, "pg", FP, S.Name, S.ProcessGroupSinks) ||
+          !mixed(*F, FP, S.Name, S.MixedOpSinks) ||
+          !indices(F->get("kept"), FP.field("kept"), S.KeptModules))
+        return false;
+      USRs.push_back(USR->str());
+      Out.push_back(std::move(S));
+    }
+    return true;
+  }
+
+private:
+  bool fail(llvm::json::Path P, llvm::StringLiteral Message) {
+    P.report(Message);
+    return false;
+  }
+
+  bool place(const llvm::json::Value *V, llvm::json::Path P,
+             llvm::StringRef Function, ExternalSite &At) {
+    const llvm::json::Array *A = V ? V->getAsArray() : nullptr;
+    std::optional<int64_t> File, Line, Column;
+    if (A && A->size() == 3) {
+      File = (*A)[0].getAsInteger();
+      Line = (*A)[1].getAsInteger();
+      Column = (*A)[2].getAsInteger();
+    }
+    if (!File || !Line || !Column || *File < 0 ||
+        static_cast<size_t>(*File) >= Files.size() || *Line < 1 ||
+        *Column < 1 || *Line > UINT32_MAX || *Column > UINT32_MAX)
+      return fail(P, "expected [file index, line, column]");
+    At = {Files[*File].first, static_cast<unsigned>(*Line),
+          static_cast<unsigned>(*Column), Function.str()};
+    return true;
+  }
+
+  bool param(const llvm::json::Object &O, llvm::json::Path P, unsigned &Out) {
+    std::optional<int64_t> V = O.getInteger("p");
+    if (!V || *V < 0 || *V > 65535)
+      return fail(P.field("p"), "expected a parameter index");
+    Out = static_cast<unsigned>(*V);
+    return true;
+  }
+
+  bool sinks(const llvm::json::Object &F, llvm::StringRef Key,
+             llvm::json::Path FP, llvm::StringRef Function,
+             std::vector<StoredSink> &Out) {
+    const llvm::json::Value *V = F.get(Key);
+    if (!V)
+      return true;
+    const llvm::json::Array *A = V->getAsArray();
+    if (!A)
+      return fail(FP.field(Key), "expected an array");
+    llvm::json::Path KeyPath = FP.field(Key);
+    for (size_t I = 0; I < A->size(); ++I) {
+      llvm::json::Path P = KeyPath.index(I);
+      const llvm::json::Object *O = (*A)[I].getAsObject();
+      if (!O)
+        return fail(P, "expected an object");
+      StoredSink S;
+      std::optional<llvm::StringRef> Entry = O->getString("entry");
+      if (!Entry)
+        return fail(P.field("entry"), "expected the model entry's name");
+      S.Entry = Entry->str();
+      S.IsModule = O->getBoolean("module").value_or(false);
+      if (!param(*O, P, S.Param) ||
+          !place(O->get("at"), P.field("at"), Function, S.At))
+        return false;
+      Out.push_back(std::move(S));
+    }
+    return true;
+  }
+
+  bool mixed(const llvm::json::Object &F, llvm::json::Path FP,
+             llvm::StringRef Function, std::vector<StoredMixedOpSink> &Out) {
+    const llvm::json::Value *V = F.get("mixed");
+    if (!V)
+      return true;
+    const llvm::json::Array *A = V->getAsArray();
+    if (!A)
+      return fail(FP.field("mixed"), "expected an array");
+    llvm::json::Path MixedPath = FP.field("mixed");
+    for (size_t I = 0; I < A->size(); ++I) {
+      llvm::json::Path P = MixedPath.index(I);
+      const llvm::json::Object *O = (*A)[I].getAsObject();
+      if (!O)
+        return fail(P, "expected an object");
+      StoredMixedOpSink S;
+      S.AsDTensor = O->getBoolean("dtensor").value_or(false);
+      if (!param(*O, P, S.Param) ||
+          !place(O->get("at"), P.field("at"), Function, S.At))
+        return false;
+      Out.push_back(std::move(S));
+    }
+    return true;
+  }
+
+  bool indices(const llvm::json::Value *V, llvm::json::Path P,
+               std::vector<unsigned> &Out) {
+    if (!V)
+      return true;
+    const llvm::json::Array *A = V->getAsArray();
+    if (!A)
+      return fail(P, "expected an array");
+    for (size_t I = 0; I < A->size(); ++I) {
+      std::optional<int64_t> N = (*A)[I].getAsInteger();
+      if (!N || *N < 0 || *N > 65535)
+        return fail(P.index(I), "expected a parameter index");
+      Out.push_back(static_cast<unsigned>(*N));
+    }
+    return true;
+  }
+
+  llvm::json::Path::Root &Root;
+  std::vector<std::pair<std::string, std::string>> Files;
+};
+} // namespace
+
+bool SummaryDatabase::addFile(llvm::StringRef Path, llvm::StringRef Text) {
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  if (!V) {
+    Problems.push_back("'" + Path.str() + "' is not JSON (" +
+                       llvm::toString(V.takeError()) + "); ignored");
+    return false;
+  }
+  llvm::json::Path::Root Root("summary");
+  std::vector<StoredSummary> Read;
+  std::vector<std::string> USRs;
+  if (!FileReader(Root).read(*V, Read, USRs)) {
+    Problems.push_back("'" + Path.str() + "' is malformed (" +
+                       llvm::toString(Root.getError()) + "); ignored");
+    return false;
+  }
+  for (size_t I = 0; I < Read.size(); ++I)
+    Entries.try_emplace(USRs[I], std::move(Read[I]));
+  return true;
+}
+
+const StoredSummary *SummaryDatabase::lookup(llvm::StringRef USR) const {
+  auto It = Entries.find(USR);
+  if (It == Entries.end())
+    return nullptr;
+  const StoredSummary &S = It->second;
+  auto Cached = CurrentHashes.find(S.File);
+  if (Cached == CurrentHashes.end()) {
+    std::string Hash; // Empty: unreadable, so never current.
+    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+            llvm::MemoryBuffer::getFile(S.File))
+      Hash = summaryContentHash((*Buffer)->getBuffer());
+    Cached = CurrentHashes.try_emplace(S.File, std::move(Hash)).first;
+  }
+  return Cached->second == S.FileHash ? &S : nullptr;
+}
+
+std::vector<std::string>
+SummaryDatabase::namesWith(SummaryFactKind Kind) const {
+  std::vector<std::string> Names;
+  for (const auto &E : Entries) {
+    const StoredSummary &S = E.second;
+    bool Has = Kind == SummaryFactKind::MeshSinks ? !S.Sinks.empty()
+               : Kind == SummaryFactKind::ProcessGroupSinks
+                   ? !S.ProcessGroupSinks.empty()
+                   : !S.MixedOpSinks.empty();
+    if (Has)
+      Names.push_back(S.QualifiedName);
+  }
+  return Names;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,200 @@
+//===--- SummaryExport.cpp - Writing one TU's summaries -------------------===//
+//
+// The summaries of the functions the main file defines with external
+// linkage (another TU can call only those), as the JSON that
+// SummaryDatabase.cpp reads. Only functions with a fact are written (most
+// have none), and places become [file index, line, column]: a 50-file
+// project's database stays small. "files" lists every file of the TU outside
+// the system headers with its MD5: the main file's hash decides whether an
+// entry is current, the others let meshguard-run reuse the file when
+// nothing the TU read has changed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/SummaryDatabase.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ASTLambda.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+namespace {
+
+/// The functions (and methods, and template instantiations the main file
+/// spells out) defined in the main file with external linkage.
+struct Definitions : RecursiveASTVisitor<Definitions> {
+  explicit Definitions(const SourceManager &SM) : SM(SM) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+        !FD->isInvalidDecl() && !isLambdaCallOperator(FD) &&
+        FD->isExternallyVisible() &&
+        SM.isWrittenInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      Found.push_back(FD);
+    return true;
+  }
+  const SourceManager &SM;
+  std::vector<const FunctionDecl *> Found;
+};
+
+class Writer {
+public:
+  explicit Writer(const SourceManager &SM) : SM(SM) {
+    // Every file of the TU outside the system headers, main file first.
+    addFile(SM.getMainFileID());
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+      FileID FID = SM.translateFile(It->first);
+      if (FID.isValid() && !SM.isInSystemHeader(SM.getLocForStartOfFile(FID)))
+        addFile(FID);
+    }
+  }
+
+  /// The index in "files" of the file \p Loc is written in (-1: none).
+  int64_t fileOf(SourceLocation Loc) {
+    FileID FID = SM.getFileID(SM.getExpansionLoc(Loc));
+    auto It = Indices.find(FID);
+    return It == Indices.end() ? addFile(FID) : It->second;
+  }
+
+  /// [file, line, column] of \p Loc (null when it is nowhere on disk).
+  llvm::json::Value place(SourceLocation Loc) {
+    SourceLocation E = SM.getExpansionLoc(Loc);
+    int64_t File = fileOf(E);
+    if (File < 0)
+      return nullptr;
+    return llvm::json::Array{File, SM.getExpansionLineNumber(E),
+                             SM.getExpansionColumnNumber(E)};
+  }
+
+  /// The place of a fact: its call here, or the place it came from.
+  llvm::json::Value place(const clang::CallExpr *Call,
+                          const ExternalSite *Elsewhere) {
+    if (Call)
+      return place(Call->getBeginLoc());
+    if (!Elsewhere)
+      return nullptr;
+    return llvm::json::Array{externalFile(Elsewhere->File), Elsewhere->Line,
+                             Elsewhere->Column};
+  }
+
+  llvm::json::Array takeFiles() { return std::move(Files); }
+
+private:
+  int64_t addFile(FileID FID) {
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    std::optional<llvm::MemoryBufferRef> Buffer =
+        SM.getBufferOrNone(FID, SourceLocation());
+    if (!FE || !Buffer) {
+      Indices[FID] = -1;
+      return -1;
+    }
+    llvm::SmallString<256> Path(FE->getName());
+    SM.getFileManager().makeAbsolutePath(Path);
+    llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+    int64_t Index = externalFile(Path, summaryContentHash(Buffer->getBuffer()));
+    Indices[FID] = Index;
+    return Index;
+  }
+
+  /// A file by path (a place imported from another TU's summary, whose
+  /// hash this TU does not know: "").
+  int64_t externalFile(llvm::StringRef Path, std::string Hash = "") {
+    auto [It, New] = ByPath.try_emplace(Path, Files.size());
+    if (New)
+      Files.push_back(llvm::json::Array{Path.str(), std::move(Hash)});
+    return It->second;
+  }
+
+  const SourceManager &SM;
+  llvm::DenseMap<FileID, int64_t> Indices;
+  llvm::StringMap<int64_t> ByPath;
+  llvm::json::Array Files;
+};
+
+} // namespace
+
+std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
+                            llvm::StringRef Command) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Writer W(SM);
+  Definitions Defs(SM);
+  Defs.TraverseDecl(Ctx.getTranslationUnitDecl());
+
+  llvm::json::Array Functions;
+  for (const FunctionDecl *FD : Defs.Found) {
+    const FunctionSummary *S = Summaries.get(FD);
+    if (!S)
+      continue;
+    bool KnownReturn =
+        S->Return == Provenance::Plain || S->Return == Provenance::DTensor;
+    if (!KnownReturn && S->Sinks.empty() && S->ProcessGroupSinks.empty() &&
+        S->MixedOpSinks.empty() && S->KeptModules.empty())
+      continue; // Nothing to say: an unknown callee, as without a summary.
+    std::string USR = functionUSR(*FD);
+    if (USR.empty())
+      continue;
+    llvm::json::Object F{{"usr", USR},
+                         {"name", FD->getNameAsString()},
+                         {"qname", FD->getQualifiedNameAsString()},
+                         {"file", W.fileOf(FD->getLocation())}};
+    if (KnownReturn)
+      F["ret"] = S->Return == Provenance::Plain ? "plain" : "dtensor";
+    auto Sinks = [&](llvm::StringRef Key, const auto &Facts) {
+      llvm::json::Array A;
+      for (const auto &Fact : Facts) {
+        llvm::json::Value At = W.place(Fact.Collective, Fact.Elsewhere);
+        if (At.kind() == llvm::json::Value::Null)
+          continue; // Nowhere to point a note: the caller does not know.
+        llvm::json::Object O{{"p", Fact.Param},
+                             {"entry", Fact.Entry->Function},
+                             {"at", std::move(At)}};
+        if (Fact.IsModule)
+          O["module"] = true;
+        A.push_back(std::move(O));
+      }
+      if (!A.empty())
+        F[Key] = std::move(A);
+    };
+    Sinks("sinks", S->Sinks);
+    Sinks("pg", S->ProcessGroupSinks);
+    llvm::json::Array Mixed;
+    for (const MixedOpSinkFact &Fact : S->MixedOpSinks) {
+      llvm::json::Value At = W.place(Fact.Op, Fact.Elsewhere);
+      if (At.kind() != llvm::json::Value::Null)
+        Mixed.push_back(llvm::json::Object{
+            {"p", Fact.Param}, {"dtensor", Fact.AsDTensor}, {"at", At}});
+    }
+    if (!Mixed.empty())
+      F["mixed"] = std::move(Mixed);
+    if (!S->KeptModules.empty())
+      F["kept"] = llvm::json::Array(S->KeptModules);
+    Functions.push_back(std::move(F));
+  }
+
+  llvm::SmallString<256> TU;
+  if (OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID()))
+    TU = Main->getName();
+  SM.getFileManager().makeAbsolutePath(TU);
+  llvm::json::Object Root{{"version", SummaryFormatVersion},
+                          {"tu", std::string(TU)},
+                          {"command", Command},
+                          {"files", W.takeFiles()},
+                          {"functions", std::move(Functions)}};
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::json::Value(std::move(Root));
+  return Text;
+}
+
+} // namespace analysis
+} // namespace meshguard
