@@ -413,12 +413,21 @@ const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   static std::mutex mu;
   static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<ops::ShardedCallDecision>>();
   const c10::FunctionSchema* key = &op.schema();
+  // The same op called again on this thread (a loop, a layer) skips the lock
+  // and the hash: memo entries are never erased, so the pointer stays valid.
+  thread_local const c10::FunctionSchema* last_key = nullptr;
+  thread_local const ops::ShardedCallDecision* last = nullptr;
+  if (key == last_key) {
+    return *last;
+  }
   std::lock_guard<std::mutex> lock(mu);
   auto it = memo->find(key);
   if (it == memo->end()) {
     it = memo->emplace(key, std::make_unique<ops::ShardedCallDecision>(ops::sharded_call(op))).first;
   }
-  return *it->second;
+  last_key = key;
+  last = it->second.get();
+  return *last;
 }
 
 void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
