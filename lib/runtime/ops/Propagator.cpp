@@ -48,7 +48,12 @@ void put_ints(std::string& key, c10::IntArrayRef v) {
 // are present (fixed by the overload).
 // Written into `key` (cleared first), so that a cache hit reuses one
 // thread-local buffer instead of allocating a new string per call.
-void cache_key(std::string& key, const RuleEntry& entry, const CallInfo& call, const DeviceMesh& mesh, int64_t written) {
+void cache_key(
+    std::string& key,
+    const RuleEntry& entry,
+    const CallInfo& call,
+    const DeviceMesh& mesh,
+    int64_t written) {
   key.clear();
   put(key, reinterpret_cast<intptr_t>(&entry));
   put_ints(key, mesh.shape());
