@@ -3,7 +3,8 @@
 // communication: the kernel unwraps, looks the decision up, runs the local
 // op and wraps), interleaved with the same op on the plain local tensors.
 // Prints median ns per call and the overhead in us; --quick: fewer
-// iterations.
+// iterations; --only TEXT: only the rows whose name contains TEXT (to
+// profile one op with perf).
 
 #include <algorithm>
 #include <chrono>
@@ -62,7 +63,18 @@ std::pair<double, double> ns_per_call(const std::function<void()>& dtensor, cons
 } // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--only TEXT]\n", argv[0]);
+      return 2;
+    }
+  }
   const int iters = quick ? 2000 : 20000;
   at::set_num_threads(1);
   auto mesh = solo_mesh();
@@ -95,6 +107,9 @@ int main(int argc, char** argv) {
   std::printf("## cached sharding propagation on a 1-rank mesh, [16, 16] float, 1 thread, median ns per call\n\n");
   std::printf("| op | DTensor | plain local op | overhead (us) | ratio |\n|---|---|---|---|---|\n");
   for (const auto& row : rows) {
+    if (!only.empty() && std::string(row.op).find(only) == std::string::npos) {
+      continue;
+    }
     auto [d, p] = ns_per_call(row.dtensor, row.plain, iters);
     std::printf("| %s | %.0f | %.0f | %.2f | %.2f |\n", row.op, d, p, (d - p) / 1000.0, d / p);
   }

@@ -76,10 +76,12 @@ void DTensorImpl::refresh_metadata() {
   // When the local tensor has the global shape (Replicate/Partial), mirror its
   // strides so that is_contiguous() tells the truth and .contiguous() really
   // makes a dense local buffer (collectives need one).
-  const bool same_shape = local_.sizes().vec() == spec_.shape;
-  set_sizes_and_strides(
-      spec_.shape,
-      same_shape ? local_.strides().vec() : contiguous_strides(spec_.shape));
+  // (IntArrayRef views: no vector copies of the local's sizes on every op.)
+  if (local_.sizes() == c10::IntArrayRef(spec_.shape)) {
+    set_sizes_and_strides(spec_.shape, local_.strides());
+  } else {
+    set_sizes_and_strides(spec_.shape, contiguous_strides(spec_.shape));
+  }
 }
 
 void DTensorImpl::set_local_and_spec(at::Tensor local, DTensorSpec spec) {

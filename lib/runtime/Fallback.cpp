@@ -19,6 +19,7 @@
 #include <ATen/core/stack.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/core/InferenceMode.h>
+#include <c10/util/SmallVector.h>
 
 #include <meshguard/runtime/DTensorImpl.h>
 
@@ -41,9 +42,10 @@ bool scalar_like(const at::Tensor& t) {
   return t.dim() == 0 || t.numel() == 1;
 }
 
+// Inline capacity for the few operands of an op: no heap on the hot path.
 struct ArgScan {
-  std::vector<const DTensorImpl*> dtensors;
-  std::vector<at::Tensor> plain;
+  c10::SmallVector<const DTensorImpl*, 8> dtensors;
+  bool plain_not_scalar = false; // a plain operand that is not scalar-like
   const DTensorImpl* first = nullptr;
 };
 
@@ -64,14 +66,28 @@ void for_each_tensor(const c10::IValue& v, F&& f) {
   }
 }
 
-c10::IValue unwrap(const c10::IValue& v, std::unordered_map<c10::TensorImpl*, at::Tensor>& originals) {
+// The callers' tensors, by the impl the op sees (its in-place/out= results
+// are those). A handful per call: a vector, where a hash map would allocate
+// a node per entry on every op call. The first entry for an impl wins.
+using Originals = c10::SmallVector<std::pair<c10::TensorImpl*, at::Tensor>, 8>;
+
+const at::Tensor* find_original(const Originals& originals, c10::TensorImpl* impl) {
+  for (const auto& entry : originals) {
+    if (entry.first == impl) {
+      return &entry.second;
+    }
+  }
+  return nullptr;
+}
+
+c10::IValue unwrap(const c10::IValue& v, Originals& originals) {
   auto local_of = [&](const at::Tensor& t) -> at::Tensor {
     if (auto* impl = get_dtensor_impl(t)) {
-      originals.emplace(impl->local().unsafeGetTensorImpl(), t);
+      originals.emplace_back(impl->local().unsafeGetTensorImpl(), t);
       return impl->local();
     }
     if (t.defined()) {
-      originals.emplace(t.unsafeGetTensorImpl(), t);
+      originals.emplace_back(t.unsafeGetTensorImpl(), t);
     }
     return t;
   };
@@ -133,10 +149,8 @@ void check_operands(const c10::OperatorHandle& op, const ArgScan& scan) {
           d->spec().mesh.to_string());
     }
   }
-  for (const auto& p : scan.plain) {
-    if (!scalar_like(p)) {
-      fail_mixed(op);
-    }
+  if (scan.plain_not_scalar) {
+    fail_mixed(op);
   }
 }
 
@@ -155,7 +169,7 @@ template <typename SpecOf>
 void wrap_results(
     const c10::OperatorHandle& op,
     torch::jit::Stack* stack,
-    const std::unordered_map<c10::TensorImpl*, at::Tensor>& originals,
+    const Originals& originals,
     SpecOf spec_of) {
   const auto num_returns = op.schema().returns().size();
   const auto rets_begin = stack->size() - num_returns;
@@ -165,9 +179,8 @@ void wrap_results(
     if (!out.defined()) {
       return out;
     }
-    auto it = originals.find(out.unsafeGetTensorImpl());
-    if (it != originals.end()) {
-      return it->second; // in-place or out= result: the caller's tensor
+    if (const at::Tensor* original = find_original(originals, out.unsafeGetTensorImpl())) {
+      return *original; // in-place or out= result: the caller's tensor
     }
     return make_dtensor(out, spec_of(i, out));
   };
@@ -197,7 +210,7 @@ void run_below_autograd(const c10::OperatorHandle& op, torch::jit::Stack* stack)
 // its results are Replicate with their own shapes.
 void run_replicated(const c10::OperatorHandle& op, torch::jit::Stack* stack, size_t args_begin, const ArgScan& scan) {
   const DeviceMesh mesh = scan.first->spec().mesh;
-  std::unordered_map<c10::TensorImpl*, at::Tensor> originals;
+  Originals originals;
   for (size_t i = args_begin; i < stack->size(); ++i) {
     (*stack)[i] = unwrap((*stack)[i], originals);
   }
@@ -248,8 +261,9 @@ void run_with_rule(
   call.num_args = num_args;
   call.mesh_size = mesh.size();
   int64_t written = -1;
-  std::vector<const DTensorImpl*> impls;
-  std::vector<at::Tensor> operand_tensors; // the callers' DTensors
+  call.operands.reserve(scan.dtensors.size());
+  c10::SmallVector<const DTensorImpl*, 8> impls;
+  c10::SmallVector<at::Tensor, 8> operand_tensors; // the callers' DTensors
   for (size_t i = 0; i < num_args; ++i) {
     const c10::IValue& v = args[i];
     if (v.isTensor()) {
@@ -297,15 +311,16 @@ void run_with_rule(
       " outputs, the op has ",
       op.schema().returns().size());
 
-  std::unordered_map<c10::TensorImpl*, at::Tensor> originals;
+  Originals originals;
   std::vector<at::Tensor> locals;
+  locals.reserve(call.operands.size());
   for (size_t k = 0; k < call.operands.size(); ++k) {
     const DTensorImpl* impl = impls[k];
     at::Tensor local = impl->local();
     if (!(decision->input_targets[k] == impl->spec().placements)) {
       local = detail::redistribute_local(local, impl->spec(), decision->input_targets[k]);
     } else {
-      originals.emplace(local.unsafeGetTensorImpl(), operand_tensors[k]);
+      originals.emplace_back(local.unsafeGetTensorImpl(), operand_tensors[k]);
     }
     locals.push_back(local);
     if (call.operands[k].list_index < 0) {
@@ -326,6 +341,7 @@ void run_with_rule(
     (*stack)[args_begin + arg] = list;
   }
   std::vector<ops::Shape> local_shapes;
+  local_shapes.reserve(decision->output_shapes.size());
   for (size_t o = 0; o < decision->output_shapes.size(); ++o) {
     local_shapes.push_back(
         detail::local_shape(decision->output_shapes[o], decision->output_placements[o], mesh, mesh.coordinate()));
@@ -335,6 +351,7 @@ void run_with_rule(
     {
       at::AutoDispatchBelowADInplaceOrView guard;
       std::vector<ops::Shape> input_shapes;
+      input_shapes.reserve(call.operands.size());
       for (const auto& o : call.operands) {
         input_shapes.push_back(o.shape);
       }
@@ -377,7 +394,7 @@ void run_with_rule(
         local_shapes.size(),
         "; a bug in the rule; please report it)");
     TORCH_CHECK(
-        out.sizes().vec() == local_shapes[o],
+        out.sizes() == c10::IntArrayRef(local_shapes[o]),
         name,
         ": the local result has shape ",
         out.sizes(),
@@ -396,12 +413,21 @@ const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   static std::mutex mu;
   static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<ops::ShardedCallDecision>>();
   const c10::FunctionSchema* key = &op.schema();
+  // The same op called again on this thread (a loop, a layer) skips the lock
+  // and the hash: memo entries are never erased, so the pointer stays valid.
+  thread_local const c10::FunctionSchema* last_key = nullptr;
+  thread_local const ops::ShardedCallDecision* last = nullptr;
+  if (key == last_key) {
+    return *last;
+  }
   std::lock_guard<std::mutex> lock(mu);
   auto it = memo->find(key);
   if (it == memo->end()) {
     it = memo->emplace(key, std::make_unique<ops::ShardedCallDecision>(ops::sharded_call(op))).first;
   }
-  return *it->second;
+  last_key = key;
+  last = it->second.get();
+  return *last;
 }
 
 void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -423,7 +449,7 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
           scan.first = impl;
         }
       } else {
-        scan.plain.push_back(t);
+        scan.plain_not_scalar = scan.plain_not_scalar || !scalar_like(t);
       }
     });
   }

@@ -46,9 +46,15 @@ void put_ints(std::string& key, c10::IntArrayRef v) {
 // Everything a rule may read: operand specs and the int/bool/list/dtype
 // arguments. Scalars do not change any rule's decision, except whether they
 // are present (fixed by the overload).
-std::string cache_key(const RuleEntry& entry, const CallInfo& call, const DeviceMesh& mesh, int64_t written) {
-  std::string key;
-  key.reserve(160);
+// Written into `key` (cleared first), so that a cache hit reuses one
+// thread-local buffer instead of allocating a new string per call.
+void cache_key(
+    std::string& key,
+    const RuleEntry& entry,
+    const CallInfo& call,
+    const DeviceMesh& mesh,
+    int64_t written) {
+  key.clear();
   put(key, reinterpret_cast<intptr_t>(&entry));
   put_ints(key, mesh.shape());
   put(key, written);
@@ -73,14 +79,18 @@ std::string cache_key(const RuleEntry& entry, const CallInfo& call, const Device
       key += v.toBool() ? 'T' : 'F';
     } else if (v.isIntList()) {
       key += 'l';
-      put_ints(key, v.toIntList().vec());
+      // The same bytes as put_ints, without copying the list into a vector.
+      const auto list = v.toIntList();
+      put(key, static_cast<int64_t>(list.size()));
+      for (const int64_t x : list) {
+        put(key, x);
+      }
     } else if (v.isNone()) {
       key += 'N';
     } else {
       key += '?';
     }
   }
-  return key;
 }
 
 std::shared_ptr<const Decision> compute(
@@ -185,7 +195,11 @@ std::shared_ptr<const Decision> decide(
     const CallInfo& call,
     const DeviceMesh& mesh,
     int64_t written) {
-  const std::string key = cache_key(entry, call, mesh, written);
+  // One buffer per thread: a hit allocates nothing. A miss copies the key
+  // before compute(), so even a rule that re-entered decide() is safe.
+  thread_local std::string key_buffer;
+  cache_key(key_buffer, entry, call, mesh, written);
+  const std::string& key = key_buffer;
   auto& c = cache();
   {
     std::lock_guard<std::mutex> lock(c.mu);
@@ -194,12 +208,13 @@ std::shared_ptr<const Decision> decide(
       return it->second;
     }
   }
+  std::string owned_key = key; // a miss: the map keeps its own copy
   auto decision = compute(op_name, entry, call, mesh, written);
   std::lock_guard<std::mutex> lock(c.mu);
   if (c.entries.size() > 100000) {
     c.entries.clear(); // bounded: shapes that keep changing must not grow it forever
   }
-  c.entries.emplace(key, decision);
+  c.entries.emplace(std::move(owned_key), decision);
   return decision;
 }
 

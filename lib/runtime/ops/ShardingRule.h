@@ -25,12 +25,14 @@ namespace ops {
 
 using Shape = std::vector<int64_t>;
 
-// One DTensor operand of the call.
+// One DTensor operand of the call. Shape and placements refer to the
+// operand's own spec (alive for the whole call): built on every op call,
+// copies would cost two heap allocations per operand.
 struct Operand {
   size_t arg_index = 0; // position in the schema's arguments
   int64_t list_index = -1; // position in a Tensor[] argument (cat, stack); -1: a Tensor argument
-  Shape shape; // global
-  Placements placements; // current, one per mesh dim
+  const Shape& shape; // global
+  const Placements& placements; // current, one per mesh dim
 };
 
 struct CallInfo {
