@@ -5,6 +5,7 @@
 // values, output placements and gradients must agree. MESHGUARD_SWEEP=N
 // adds N random row counts per case (uneven and empty shards).
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <optional>
@@ -88,7 +89,14 @@ inline at::Tensor rnd(std::vector<int64_t> shape, int64_t seed) {
   return at::randn(shape, gen, at::kFloat);
 }
 
-inline const Placement S0 = Shard{0}, S1 = Shard{1}, S2 = Shard{2}, R = Replicate{};
+inline const Placement S0 = Shard{0}, S1 = Shard{1}, S2 = Shard{2}, R = Replicate{}, P = Partial{};
+
+// Random indices in [0, high) (at least [0, 1): an index tensor for an empty
+// dim still needs a valid range), the same on every rank for one seed.
+inline at::Tensor indices(std::vector<int64_t> shape, int64_t high, int64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return at::randint(0, std::max<int64_t>(high, 1), shape, gen, at::kLong);
+}
 
 inline int64_t sweep_count() {
   const char* v = std::getenv("MESHGUARD_SWEEP");

@@ -4,7 +4,6 @@
 // output placements, gradients and their placements). Run under
 // meshguard-launch; MESHGUARD_SWEEP=N adds random row counts.
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include "DifferentialCase.h"
@@ -12,17 +11,6 @@
 using namespace meshguard;
 using namespace meshguard::testing;
 using namespace meshguard::testing::differential;
-
-namespace {
-
-const Placement P = Partial{};
-
-at::Tensor indices(std::vector<int64_t> shape, int64_t high, int64_t seed) {
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  return at::randint(0, std::max<int64_t>(high, 1), shape, gen, at::kLong);
-}
-
-} // namespace
 
 TEST(NnRules, Embedding) {
   auto mesh = world_mesh();

@@ -5,7 +5,6 @@
 // gradients). Run under meshguard-launch; MESHGUARD_SWEEP=N adds random row
 // counts (uneven and empty shards).
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include "DifferentialCase.h"
@@ -15,13 +14,6 @@ using namespace meshguard::testing;
 using namespace meshguard::testing::differential;
 
 namespace {
-
-const Placement P = Partial{};
-
-at::Tensor indices(std::vector<int64_t> shape, int64_t high, int64_t seed) {
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  return at::randint(0, std::max<int64_t>(high, 1), shape, gen, at::kLong);
-}
 
 std::optional<Placements> if_even(int64_t n, const Placements& p) {
   return n % world_size() == 0 && n > 0 ? std::optional<Placements>(p) : std::nullopt;
