@@ -4,7 +4,8 @@ and a closing summary.
 
     meshguard-run -p BUILD [-j N] [-checks=...] [--report-skipped]
                   [--sarif OUT.sarif] [--export-fixes OUT.yaml]
-                  [--no-summaries] [--summaries DIR] [--summary-model FILE]
+                  [--no-summaries | --summaries-only] [--summaries DIR]
+                  [--summary-model FILE]
                   [FILE_REGEX...]
                   [-- MORE MESHGUARD-TIDY ARGS]
 
@@ -19,13 +20,19 @@ meshguard-tidy`), plus:
     check's ReportSkipped option on top of the effective .clang-tidy), time;
   * --sarif writes SARIF 2.1.0 (through meshguard-sarif), --export-fixes the
     merged clang-tidy YAML;
-  * whole-program summaries (docs/tools/whole-program.md): a first pass
-    (meshguard-tidy --summarize, in parallel) writes the function summaries
-    of every file of the database to BUILD/meshguard-summaries (--summaries
-    DIR), reusing a file's entry while its compile command and the files it
-    read are unchanged; the checks then see helpers of other files.
-    --no-summaries skips that pass (the checks still use the entries of an
-    existing database that are up to date).
+  * whole-program summaries (docs/tools/whole-program.md): each check run
+    also writes its file's function summaries to BUILD/meshguard-summaries
+    (--summaries DIR), and sees those of the files checked before it. Files
+    run after the files whose helpers they call (known from the previous
+    database, guessed from the source text otherwise); a file that ran before
+    a helper it used got its summary, or whose helper's summary changed, is
+    checked again. So from an empty database each file is parsed about once,
+    and an up-to-date database costs nothing. Files of the compilation
+    database the regular expressions do not select are summarised only
+    (meshguard-tidy --summarize), and only when out of date.
+    --no-summaries: the checks alone, nothing written (an existing database
+    is still used where up to date). --summaries-only: the summaries of
+    every file, no check (for clang-tidy-diff and editors afterwards).
 Exit status: 0 all files ran clean of errors; 1 a file failed (compiler
 errors, -warnings-as-errors findings, a crash); 2 bad usage or configuration.
 """
@@ -52,8 +59,12 @@ except ImportError:  # pragma: no cover
 HERE = os.path.dirname(os.path.realpath(__file__))
 SKIP_OPTION = "dtensor-collective-without-mesh.ReportSkipped"
 SKIP_TEXT = " was not checked for collectives without a DeviceMesh: "
-SUMMARY_VERSION = 1
 SUMMARY_ENV = "MESHGUARD_SUMMARY_DATABASE"
+EXPORT_ENV = "MESHGUARD_SUMMARY_EXPORT"
+TAG_ENV = "MESHGUARD_SUMMARY_TAG"
+
+sys.path.insert(0, HERE)
+import meshguard_run_order as order  # noqa: E402  (beside this script)
 
 
 def find_tool(name, explicit):
@@ -80,82 +91,73 @@ def command_tag(entry):
     return hashlib.md5(text.encode()).hexdigest()
 
 
-def read_summary_files(out_dir):
-    """tu path -> (json path, command tag, [(file, md5)]) of the database."""
-    known = {}
+def read_database(out_dir):
+    """tu path -> summary doc of the database in OUT_DIR, and the json paths
+    of files to drop (another version, unreadable)."""
+    docs, drop = {}, []
     try:
         names = sorted(os.listdir(out_dir))
     except OSError:
-        return known
+        return docs, drop
     for name in names:
-        if not name.endswith(".json"):
-            continue
-        path = os.path.join(out_dir, name)
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            if doc.get("version") != SUMMARY_VERSION:
-                continue
-            known[doc["tu"]] = (path, doc.get("command", ""),
-                                [tuple(pair) for pair in doc.get("files", [])])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # rewritten below if its TU is in the database
-    return known
+        if name.endswith(".json"):
+            path = os.path.join(out_dir, name)
+            doc = order.read_summary_doc(path)
+            if doc is None:
+                drop.append(path)
+            else:
+                docs.setdefault(doc["tu"], doc)
+    return docs, drop
 
 
-def summarise(tidy, build, db, out_dir, jobs, model):
-    """Pass 1: the summaries of every file of the compilation database.
-    Returns (summarised, reused, failed, seconds, bytes)."""
-    start = time.monotonic()
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as e:
-        print("meshguard-run: cannot create %s: %s; no summaries" % (out_dir, e), file=sys.stderr)
-        return 0, 0, 1, 0.0, 0
-    known = read_summary_files(out_dir)
-    todo, reused, seen = [], 0, set()
+def plan_summaries(db, out_dir, model):
+    """What the database needs: (tags, docs, stale). tags: tu -> the tag its
+    summary file must carry; docs: tu -> its current summary file; stale: the
+    tus whose entries may change when they run (their compile command or a
+    file they read changed, they have none, or an entry they looked up is
+    gone, changed, or defined by a stale tu)."""
+    docs, drop = read_database(out_dir)
+    tags = {}
     for entry in db:
         path = os.path.normpath(os.path.join(entry.get("directory", ""), entry["file"]))
-        if path in seen:
-            continue
-        seen.add(path)
-        tag = command_tag(entry)
-        if model:  # another model, other summaries
-            tag = hashlib.md5((tag + (file_md5(model) or "")).encode()).hexdigest()
-        old = known.get(path)
-        if old and old[1] == tag and old[2] and all(
-                not h or file_md5(f) == h for f, h in old[2]):
-            reused += 1
-        else:
-            todo.append((path, tag))
-    # Entries of files no longer in the database would only be stale.
-    for tu, (json_path, _, _) in known.items():
-        if tu not in seen:
-            try:
-                os.remove(json_path)
-            except OSError:
-                pass
-
-    def run_one(item):
-        path, tag = item
-        return path, subprocess.run(
-            [tidy, "--summarize=" + out_dir, "-p", build, "--summary-tag=" + tag]
-            + (["--summary-model=" + model] if model else []) + [path],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for path, proc in pool.map(run_one, todo):
-            if proc.returncode != 0:
-                failed += 1
-                sys.stderr.write(proc.stderr)
-                print("meshguard-run: no summaries for %s (exit %d); its functions are "
-                      "unknown to the other files" % (path, proc.returncode), file=sys.stderr)
-    size = 0
-    for name in os.listdir(out_dir):
-        if name.endswith(".json"):
-            size += os.path.getsize(os.path.join(out_dir, name))
-    return len(todo) - failed, reused, failed, time.monotonic() - start, size
+        if path not in tags:
+            tag = command_tag(entry)
+            if model:  # another model, other summaries
+                tag = hashlib.md5((tag + (file_md5(model) or "")).encode()).hexdigest()
+            tags[path] = tag
+    # Entries of files no longer in the compilation database would only be
+    # stale; files of another version are rewritten.
+    for tu in [t for t in docs if t not in tags]:
+        drop.append(os.path.join(out_dir, order.summary_file_name(tu)))
+        del docs[tu]
+    for path in drop:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+    stale = set()
+    for tu in tags:
+        doc = docs.get(tu)
+        if not doc or doc.get("command") != tags[tu] or not doc.get("files") or any(
+                not h or file_md5(f) != h for f, h in doc["files"]):
+            stale.add(tu)
+    defined_in, current = {}, {}
+    for tu, doc in docs.items():
+        for usr, h in order.entry_hashes(doc).items():
+            defined_in.setdefault(usr, tu)
+            current.setdefault(usr, h)
+    grew = True
+    while grew:
+        grew = False
+        for tu, doc in docs.items():
+            if tu in stale:
+                continue
+            for usr, h in order.lookups(doc).items():
+                if defined_in.get(usr) in stale or current.get(usr, "") != h:
+                    stale.add(tu)
+                    grew = True
+                    break
+    return tags, docs, stale
 
 
 def main():
@@ -181,9 +183,15 @@ def main():
                     help="skip the summary pass (an existing database is still used where up to date)")
     ap.add_argument("--summaries", help="the summary database (default: BUILD/meshguard-summaries)")
     ap.add_argument("--summary-model", help="the YAML API model (ModelFile) for the summary pass")
+    ap.add_argument("--summaries-only", action="store_true",
+                    help="write the summaries of every file of the database (in order), check nothing")
     ap.add_argument("files", nargs="*", help="regular expressions selecting files of the database")
     args = ap.parse_args(argv)
 
+    if args.summaries_only and (args.no_summaries or args.files):
+        print("meshguard-run: --summaries-only writes the summaries of every file: it takes neither "
+              "--no-summaries nor file expressions", file=sys.stderr)
+        return 2
     if args.summary_model and not os.path.isfile(args.summary_model):
         print("meshguard-run: --summary-model %s: no such file" % args.summary_model, file=sys.stderr)
         return 2
@@ -253,69 +261,172 @@ def main():
             cfg.setdefault("CheckOptions", {})[SKIP_OPTION] = "true"
             per_dir_config[d] = ["-config=" + json.dumps(cfg)]
 
-    # 3. The summary pass, over every file of the database (a helper may be
-    #    in a file the regular expressions do not select).
+    # 3. The whole-program summaries: which files' entries may change (they
+    #    run first, in dependency order), which unselected files need theirs
+    #    rewritten (a helper may be in a file the expressions do not select).
     summary_dir = os.path.abspath(args.summaries or os.path.join(args.build, "meshguard-summaries"))
     env = dict(os.environ)
-    if not args.no_summaries:
-        done_n, reused_n, failed_n, secs, size = summarise(tidy, args.build, db, summary_dir, args.j,
-                                                         args.summary_model)
-        print("meshguard-run: summaries: %d file%s summarised, %d reused, %d failed in %.1f s; "
-              "database %s (%d KiB)" % (done_n, "" if done_n == 1 else "s", reused_n, failed_n, secs,
-                                        summary_dir, (size + 1023) // 1024),
-              file=sys.stderr, flush=True)
-        env[SUMMARY_ENV] = summary_dir
+    summaries = not args.no_summaries
+    if summaries:
+        try:
+            os.makedirs(summary_dir, exist_ok=True)
+        except OSError as e:
+            print("meshguard-run: cannot create %s: %s; no summaries" % (summary_dir, e),
+                  file=sys.stderr)
+            summaries = False
+    tags, docs, stale, deps, summarise_only = {}, {}, set(), {}, []
+    if summaries:
+        tags, docs, stale = plan_summaries(db, summary_dir, args.summary_model)
+        if args.summaries_only:
+            files = []
+        summarise_only = [tu for tu in tags if tu in stale and tu not in files]
+        moving = [p for p in files + summarise_only if p in stale]
+        guessed = order.lexical_dependencies(moving)
+        recorded = order.database_dependencies(docs)
+        deps = {p: (guessed.get(p, set()) | recorded.get(p, set())) & stale for p in moving}
+        env[SUMMARY_ENV] = env[EXPORT_ENV] = summary_dir
     elif args.summaries:
         env[SUMMARY_ENV] = summary_dir
+    only_summary = set(summarise_only)
+    schedule = order.Schedule(files + summarise_only, deps, docs)
+    names = {}  # usr -> qualified name, for the "checked again" lines
+    for doc in docs.values():
+        names.update({f.get("usr"): f.get("qname") for f in doc.get("functions") or []
+                      if isinstance(f, dict)})
 
     tmp = tempfile.mkdtemp(prefix="meshguard-run.")
     start = time.monotonic()
+    index_of = {p: i for i, p in enumerate(files)}
 
-    def run_one(index, path):
-        fixes = os.path.join(tmp, "%d.yaml" % index)
+    def run_one(path, attempt):
+        t0 = time.monotonic()
+        if path in only_summary:
+            cmd = ([tidy, "--summarize=" + summary_dir, "-p", args.build,
+                    "--summary-tag=" + tags[path]]
+                   + (["--summary-model=" + args.summary_model] if args.summary_model else [])
+                   + [path])
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env)
+            return path, proc, None, time.monotonic() - t0
+        fixes = os.path.join(tmp, "%d-%d.yaml" % (index_of[path], attempt))
         cmd = ([tidy] + common + per_dir_config.get(os.path.dirname(path), config_args)
                + ["-export-fixes=" + fixes] + extra + [path])
-        t0 = time.monotonic()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        return index, path, proc, fixes, time.monotonic() - t0
+        job_env = env
+        if summaries:
+            job_env = dict(env)
+            job_env[TAG_ENV] = tags[path]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=job_env)
+        return path, proc, fixes, time.monotonic() - t0
 
-    findings, skipped, failed, errors = Counter(), Counter(), [], 0
-    yaml_docs = []
+    def diagnostics(fixes):
+        if not fixes or not os.path.exists(fixes):
+            return []
+        with open(fixes) as f:
+            return (yaml.safe_load(f) or {}).get("Diagnostics") or []
+
+    def is_finding(diag):
+        name = diag.get("DiagnosticName", "?")
+        if diag.get("Level") == "Remark":
+            return False
+        return not (name.startswith("clang-diagnostic-") and diag.get("Level") == "Error")
+
+    def say_again(paths):
+        for other in paths:
+            usr = schedule.again.get(other, "")
+            print("meshguard-run: %s runs again: the summary of '%s' changed after it ran" % (
+                other, names.get(usr) or usr), file=sys.stderr, flush=True)
+
+    results = {}  # path -> (proc, fixes) of its last check run
+    rerun, summary_failed = set(), []
     done = 0
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-            futures = [pool.submit(run_one, i, p) for i, p in enumerate(files)]
-            for fut in concurrent.futures.as_completed(futures):
-                index, path, proc, fixes, secs = fut.result()
-                done += 1
-                n = 0
-                if os.path.exists(fixes):
-                    with open(fixes) as f:
-                        doc = yaml.safe_load(f) or {}
-                    yaml_docs.append(fixes)
-                    for diag in doc.get("Diagnostics") or []:
-                        name = diag.get("DiagnosticName", "?")
-                        message = (diag.get("DiagnosticMessage") or {}).get("Message", "")
-                        if diag.get("Level") == "Remark" and SKIP_TEXT in message:
-                            skipped[message.split(SKIP_TEXT, 1)[1]] += 1
-                        elif name.startswith("clang-diagnostic-") and diag.get("Level") == "Error":
-                            errors += 1
-                        elif diag.get("Level") != "Remark":
-                            findings[name] += 1
-                            n += 1
-                status = "" if proc.returncode == 0 else " FAILED (exit %d)" % proc.returncode
-                if proc.returncode != 0:
-                    failed.append(path)
-                print("[%*d/%d] %6.2fs %3d finding%s %s%s" % (
-                    len(str(len(files))), done, len(files), secs, n, " " if n == 1 else "s",
-                    path, status), file=sys.stderr, flush=True)
-                if not args.quiet or proc.returncode < 0:
-                    sys.stdout.write(proc.stdout)
-                    if proc.returncode != 0 or not args.quiet:
-                        err = "\n".join(l for l in proc.stderr.splitlines()
-                                        if not re.match(r"^(\d+ warnings? generated|Suppressed \d+ warnings|Use -header-filter)", l))
-                        if err.strip():
-                            sys.stderr.write(err + "\n")
+            running = {}
+            while True:
+                while len(running) < max(1, args.j):
+                    path = schedule.next()
+                    if path is None:
+                        break
+                    running[pool.submit(run_one, path, schedule.runs[path])] = path
+                if not running:
+                    break
+                finished, _ = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for fut in finished:
+                    del running[fut]
+                    path, proc, fixes, secs = fut.result()
+                    doc = None
+                    if summaries:
+                        doc = order.read_summary_doc(
+                            os.path.join(summary_dir, order.summary_file_name(path)))
+                        if doc is None or doc.get("tu") != path or doc.get("command") != tags[path]:
+                            doc = None
+                        else:
+                            names.update({f.get("usr"): f.get("qname")
+                                          for f in doc.get("functions") or [] if isinstance(f, dict)})
+                    again = schedule.done(path, doc)
+                    rerun.update(again)
+                    if path in only_summary:
+                        if proc.returncode != 0:
+                            summary_failed.append(path)
+                            sys.stderr.write(proc.stderr)
+                            print("meshguard-run: no summaries for %s (exit %d); its functions are "
+                                  "unknown to the other files" % (path, proc.returncode),
+                                  file=sys.stderr, flush=True)
+                        say_again(again)
+                        continue
+                    first = path not in results
+                    results[path] = (proc, fixes)
+                    if first:
+                        done += 1
+                        label = "%*d/%d" % (len(str(len(files))), done, len(files))
+                    else:
+                        label = "again"
+                    n = sum(1 for d in diagnostics(fixes) if is_finding(d))
+                    status = "" if proc.returncode == 0 else " FAILED (exit %d)" % proc.returncode
+                    print("[%s] %6.2fs %3d finding%s %s%s" % (
+                        label, secs, n, " " if n == 1 else "s", path, status),
+                        file=sys.stderr, flush=True)
+                    say_again(again)
+
+        findings, skipped, failed, errors = Counter(), Counter(), [], 0
+        yaml_docs = []
+        for path in files:
+            proc, fixes = results[path]
+            if fixes and os.path.exists(fixes):
+                yaml_docs.append(fixes)
+            for diag in diagnostics(fixes):
+                name = diag.get("DiagnosticName", "?")
+                message = (diag.get("DiagnosticMessage") or {}).get("Message", "")
+                if diag.get("Level") == "Remark" and SKIP_TEXT in message:
+                    skipped[message.split(SKIP_TEXT, 1)[1]] += 1
+                elif name.startswith("clang-diagnostic-") and diag.get("Level") == "Error":
+                    errors += 1
+                elif is_finding(diag):
+                    findings[name] += 1
+            if proc.returncode != 0:
+                failed.append(path)
+            if not args.quiet or proc.returncode < 0:
+                sys.stdout.write(proc.stdout)
+                if proc.returncode != 0 or not args.quiet:
+                    err = "\n".join(l for l in proc.stderr.splitlines()
+                                    if not re.match(r"^(\d+ warnings? generated|Suppressed \d+ warnings|Use -header-filter)", l))
+                    if err.strip():
+                        sys.stderr.write(err + "\n")
+        if summaries:
+            size = sum(os.path.getsize(os.path.join(summary_dir, n))
+                       for n in os.listdir(summary_dir) if n.endswith(".json"))
+            written = len([p for p in files + summarise_only if p in stale])
+            print("meshguard-run: summaries: %d file%s written (%d summarised only), %d up to date, "
+                  "%d run again after a helper's summary changed, %d failed; database %s (%d KiB)" % (
+                      written, "" if written == 1 else "s", len(summarise_only),
+                      len(tags) - written, len(rerun), len(summary_failed), summary_dir,
+                      (size + 1023) // 1024), file=sys.stderr)
+            for path in schedule.unsettled():
+                print("meshguard-run: %s: the summary of a function it calls still changed after %d "
+                      "runs (files whose helpers call each other?); its findings may lack what the "
+                      "newest summaries say" % (path, order.MAX_RUNS), file=sys.stderr)
         elapsed = time.monotonic() - start
 
         if args.export_fixes:
@@ -346,7 +457,7 @@ def main():
     total = sum(findings.values())
     print("meshguard-run: %d file%s in %.1f s (%d job%s, %.2f s/file), %d failed" % (
         len(files), "" if len(files) == 1 else "s", elapsed, args.j, "" if args.j == 1 else "s",
-        elapsed * max(1, args.j) / len(files), len(failed)), file=sys.stderr)
+        elapsed * max(1, args.j) / max(1, len(files)), len(failed)), file=sys.stderr)
     print("meshguard-run: %d finding%s%s" % (total, "" if total == 1 else "s", ":" if total else ""),
           file=sys.stderr)
     for name, count in sorted(findings.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -1,0 +1,17 @@
+// A project whose helpers call helpers of a third file
+// (whole-program-one-pass.test): top.cpp -> mid.cpp -> low.cpp.
+#pragma once
+#include <meshguard/meshguard.h>
+#include <torch/torch.h>
+
+namespace low {
+// The collective: its mesh comes only from the parameter.
+void reduce(const at::Tensor &t);
+// Fine whatever it is given.
+void reduce_on(const at::Tensor &t, const meshguard::DeviceMesh &mesh);
+} // namespace low
+
+namespace mid {
+void forward(const at::Tensor &g);
+void forward_on(const at::Tensor &g, const meshguard::DeviceMesh &mesh);
+} // namespace mid
