@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover
 HERE = os.path.dirname(os.path.realpath(__file__))
 SKIP_OPTION = "dtensor-collective-without-mesh.ReportSkipped"
 SKIP_TEXT = " was not checked for collectives without a DeviceMesh: "
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 SUMMARY_ENV = "MESHGUARD_SUMMARY_DATABASE"
 
 
