@@ -16,6 +16,14 @@ and prints CPU time (user + system of meshguard-run and everything it ran,
 median of --repeat), the ratios both/check and reuse/check, the database
 size, the re-checks, and the findings of each (the summaries must add the
 cross-file ones). The target: both/check <= 1.3, database of 50 files < 1 MB.
+
+    whole_program_bench.py --build BUILD --export-cost [--files 10] [--repeat 5]
+
+measures instead what the export of a check run costs (MESHGUARD_SUMMARY_EXPORT,
+docs/tools/whole-program.md): on the generated project, with its database
+filled by one exporting pass first, meshguard-tidy on each file reading that
+database, without and with the export, interleaved file by file; prints the
+CPU time of each round (all files) and the median ratio with/without.
 """
 import argparse
 import json
@@ -102,10 +110,11 @@ def copy_test_project(out):
     return build
 
 
-def cpu_of(cmd):
+def cpu_of(cmd, env=None):
     """CPU seconds (user + system) of cmd and its descendants, and its stderr."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
@@ -157,15 +166,49 @@ def measure(name, build, run, repeat, jobs):
     return med["both"] / med["check"], size
 
 
+def export_cost(build, tidy, files, repeat):
+    """CPU of check runs with and without the export, same database."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        paths = [e["file"] for e in json.load(f)][:files]
+    db = os.path.join(build, "meshguard-summaries")
+    cmd = [tidy, "-p", build, "-config={}", "-checks=-*,dtensor-*"]
+    plain = dict(os.environ, MESHGUARD_SUMMARY_DATABASE=db)
+    plain.pop("MESHGUARD_SUMMARY_EXPORT", None)
+    export = dict(plain, MESHGUARD_SUMMARY_EXPORT=db)
+    for path in paths:  # the database every run reads
+        cpu_of(cmd + [path], export)
+    ratios = []
+    for r in range(repeat):
+        without = with_ = 0.0
+        for path in paths:
+            without += cpu_of(cmd + [path], plain)[0]
+            with_ += cpu_of(cmd + [path], export)[0]
+        ratios.append(with_ / without)
+        print("round %d: %d files, without export %.2f s CPU, with %.2f s, ratio %.3f"
+              % (r + 1, len(paths), without, with_, with_ / without))
+    print("export cost: median ratio with/without %.3f over %d rounds"
+          % (statistics.median(ratios), repeat))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True, help="meshguard's build directory (bin/meshguard-run)")
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--export-cost", action="store_true",
+                    help="the cost of a check run's export instead (see above)")
     args = ap.parse_args()
     run = os.path.join(os.path.abspath(args.build), "bin", "meshguard-run")
     tmp = tempfile.mkdtemp(prefix="meshguard-wp-bench.")
+    if args.export_cost:
+        try:
+            export_cost(generate(os.path.join(tmp, "gen"), args.files),
+                        os.path.join(os.path.abspath(args.build), "bin", "meshguard-tidy"),
+                        args.files, args.repeat)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     try:
         measure("test project (2 files)", copy_test_project(os.path.join(tmp, "test")), run,
                 args.repeat, args.j)

@@ -2,9 +2,10 @@
 //
 // One JSON file per translation unit (SummaryExport.cpp writes them):
 //
-//   {"version": 1, "tu": "/src/dist_utils.cpp", "command": "...",
+//   {"version": 2, "tu": "/src/dist_utils.cpp", "command": "...",
 //    "files": [["/src/dist_utils.cpp", "<md5>"], ...],
-//    "functions": [{"usr": "c:@F@sync#...", "name": "sync",
+//    "lookups": [["c:@F@h#...", "<hash of the entry it got, or empty>"]],
+//    "functions": [{"usr": "c:@F@sync#...", "name": "sync", "hash": "...",
 //                   "qname": "sync", "file": 0, "ret": "plain",
 //                   "sinks": [{"p": 0, "entry": "meshguard::dist::...",
 //                              "module": true, "at": [0, 12, 3]}],
@@ -47,18 +48,34 @@ std::string functionUSR(const clang::FunctionDecl &FD) {
   return std::string(USR);
 }
 
+/// \p Configured, relative to the compile command's directory like its
+/// other paths.
+static std::string relativeToBuild(llvm::StringRef Configured,
+                                   llvm::StringRef BuildDirectory) {
+  llvm::SmallString<256> Dir(Configured);
+  if (llvm::sys::path::is_relative(Dir) && !BuildDirectory.empty())
+    llvm::sys::fs::make_absolute(BuildDirectory, Dir);
+  return std::string(Dir);
+}
+
+std::string findSummaryExportDirectory(llvm::StringRef Configured,
+                                       llvm::StringRef BuildDirectory) {
+  if (Configured.empty())
+    if (const char *FromEnvironment = std::getenv(SummaryExportVariable))
+      Configured = FromEnvironment;
+  return Configured.empty() ? "" : relativeToBuild(Configured, BuildDirectory);
+}
+
 std::string findSummaryDirectory(llvm::StringRef Configured,
-                                 llvm::StringRef BuildDirectory) {
+                                 llvm::StringRef BuildDirectory,
+                                 llvm::StringRef ExportDirectory) {
   if (Configured.empty())
     if (const char *FromEnvironment = std::getenv(SummaryDatabaseVariable))
       Configured = FromEnvironment;
-  if (!Configured.empty()) {
-    // Relative to the compile command's directory, like its other paths.
-    llvm::SmallString<256> Dir(Configured);
-    if (llvm::sys::path::is_relative(Dir) && !BuildDirectory.empty())
-      llvm::sys::fs::make_absolute(BuildDirectory, Dir);
-    return std::string(Dir);
-  }
+  if (!Configured.empty())
+    return relativeToBuild(Configured, BuildDirectory);
+  if (!ExportDirectory.empty())
+    return ExportDirectory.str();
   llvm::SmallString<256> Dir(BuildDirectory);
   if (Dir.empty() || llvm::sys::fs::make_absolute(Dir))
     return "";
@@ -111,7 +128,8 @@ public:
   explicit FileReader(llvm::json::Path::Root &Root) : Root(Root) {}
 
   bool read(const llvm::json::Value &V, std::vector<StoredSummary> &Out,
-            std::vector<std::string> &USRs) {
+            std::vector<std::string> &USRs,
+            std::vector<SummaryLookupRecord> &Lookups) {
     llvm::json::Path P = Root;
     const llvm::json::Object *O = V.getAsObject();
     if (!O)
@@ -136,6 +154,20 @@ public:
         return fail(P.field("files").index(I), "expected [path, hash]");
       Files.push_back({Name->str(), Hash->str()});
     }
+    const llvm::json::Array *LookupList = O->getArray("lookups");
+    if (!LookupList)
+      return fail(P.field("lookups"), "expected an array");
+    for (size_t I = 0; I < LookupList->size(); ++I) {
+      const llvm::json::Array *Pair = (*LookupList)[I].getAsArray();
+      std::optional<llvm::StringRef> USR, Hash;
+      if (Pair && Pair->size() == 2) {
+        USR = (*Pair)[0].getAsString();
+        Hash = (*Pair)[1].getAsString();
+      }
+      if (!USR || !Hash)
+        return fail(P.field("lookups").index(I), "expected [usr, hash]");
+      Lookups.push_back({USR->str(), Hash->str()});
+    }
     const llvm::json::Array *Functions = O->getArray("functions");
     if (!Functions)
       return fail(P.field("functions"), "expected an array");
@@ -150,14 +182,16 @@ public:
       std::optional<llvm::StringRef> Name = F->getString("name");
       std::optional<llvm::StringRef> QName = F->getString("qname");
       std::optional<int64_t> File = F->getInteger("file");
-      if (!USR || !Name || !QName || !File)
-        return fail(FP, "expected usr, name, qname and file");
+      std::optional<llvm::StringRef> Hash = F->getString("hash");
+      if (!USR || !Name || !QName || !File || !Hash)
+        return fail(FP, "expected usr, name, qname, file and hash");
       if (*File < 0 || static_cast<size_t>(*File) >= Files.size())
         return fail(FP.field("file"), "not an index of 'files'");
       S.Name = Name->str();
       S.QualifiedName = QName->str();
       S.File = Files[*File].first;
       S.FileHash = Files[*File].second;
+      S.Hash = Hash->str();
       if (std::optional<llvm::StringRef> Ret = F->getString("ret")) {
         if (*Ret == "plain")
           S.Return = Provenance::Plain;
@@ -293,30 +327,23 @@ bool SummaryDatabase::addFile(llvm::StringRef Path, llvm::StringRef Text) {
   llvm::json::Path::Root Root("summary");
   std::vector<StoredSummary> Read;
   std::vector<std::string> USRs;
-  if (!FileReader(Root).read(*V, Read, USRs)) {
+  SummaryUnit Unit{Path.str(), {}};
+  if (!FileReader(Root).read(*V, Read, USRs, Unit.Lookups)) {
     Problems.push_back("'" + Path.str() + "' is malformed (" +
                        llvm::toString(Root.getError()) + "); ignored");
     return false;
   }
-  for (size_t I = 0; I < Read.size(); ++I)
+  for (size_t I = 0; I < Read.size(); ++I) {
+    Read[I].Unit = Units.size();
     Entries.try_emplace(USRs[I], std::move(Read[I]));
+  }
+  Units.push_back(std::move(Unit));
   return true;
 }
 
-const StoredSummary *SummaryDatabase::lookup(llvm::StringRef USR) const {
+const StoredSummary *SummaryDatabase::find(llvm::StringRef USR) const {
   auto It = Entries.find(USR);
-  if (It == Entries.end())
-    return nullptr;
-  const StoredSummary &S = It->second;
-  auto Cached = CurrentHashes.find(S.File);
-  if (Cached == CurrentHashes.end()) {
-    std::string Hash; // Empty: unreadable, so never current.
-    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-            llvm::MemoryBuffer::getFile(S.File))
-      Hash = summaryContentHash((*Buffer)->getBuffer());
-    Cached = CurrentHashes.try_emplace(S.File, std::move(Hash)).first;
-  }
-  return Cached->second == S.FileHash ? &S : nullptr;
+  return It == Entries.end() ? nullptr : &It->second;
 }
 
 std::vector<std::string>

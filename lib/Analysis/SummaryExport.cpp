@@ -7,7 +7,9 @@
 // project's database stays small. "files" lists every file of the TU outside
 // the system headers with its MD5: the main file's hash decides whether an
 // entry is current, the others let meshguard-run reuse the file when
-// nothing the TU read has changed.
+// nothing the TU read has changed. Each entry has the hash of its facts, and
+// "lookups" what the TU imported from other files (SummaryLookup checks
+// those against the database before an entry is used).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
@@ -35,6 +38,12 @@ namespace {
 struct Definitions : RecursiveASTVisitor<Definitions> {
   explicit Definitions(const SourceManager &SM) : SM(SM) {}
   bool shouldVisitTemplateInstantiations() const { return false; }
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return true; // Not the main file's.
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
         !FD->isInvalidDecl() && !isLambdaCallOperator(FD) &&
@@ -88,6 +97,8 @@ public:
   }
 
   llvm::json::Array takeFiles() { return std::move(Files); }
+  /// The path of file index \p I.
+  llvm::StringRef path(int64_t I) const { return Paths[I]; }
 
 private:
   int64_t addFile(FileID FID) {
@@ -110,8 +121,10 @@ private:
   /// hash this TU does not know: "").
   int64_t externalFile(llvm::StringRef Path, std::string Hash = "") {
     auto [It, New] = ByPath.try_emplace(Path, Files.size());
-    if (New)
+    if (New) {
       Files.push_back(llvm::json::Array{Path.str(), std::move(Hash)});
+      Paths.push_back(Path.str());
+    }
     return It->second;
   }
 
@@ -119,16 +132,107 @@ private:
   llvm::DenseMap<FileID, int64_t> Indices;
   llvm::StringMap<int64_t> ByPath;
   llvm::json::Array Files;
+  std::vector<std::string> Paths;
+};
+
+/// [file index, line, column] with the index replaced by the path.
+llvm::json::Value placeByPath(const llvm::json::Value &At, const Writer &W) {
+  const llvm::json::Array *A = At.getAsArray();
+  if (!A || A->size() != 3 || !(*A)[0].getAsInteger())
+    return At;
+  return llvm::json::Array{W.path(*(*A)[0].getAsInteger()), (*A)[1], (*A)[2]};
+}
+
+/// The MD5 of an entry's facts, everything but its USR, with file indices
+/// replaced by paths (an index depends on the other files of the TU, which
+/// no caller sees). Fields that hold facts with places ("at") are arrays of
+/// objects; any such field, present or future, is covered.
+std::string entryHash(const llvm::json::Object &F, const Writer &W) {
+  llvm::json::Object Facts;
+  for (const auto &[Key, Value] : F) {
+    if (Key == "usr")
+      continue;
+    if (Key == "file" && Value.getAsInteger()) {
+      Facts[Key] = W.path(*Value.getAsInteger());
+      continue;
+    }
+    const llvm::json::Array *List = Value.getAsArray();
+    if (!List) {
+      Facts[Key] = Value;
+      continue;
+    }
+    llvm::json::Array Resolved;
+    for (const llvm::json::Value &Item : *List) {
+      const llvm::json::Object *O = Item.getAsObject();
+      if (!O || !O->get("at")) {
+        Resolved.push_back(Item);
+        continue;
+      }
+      llvm::json::Object Copy = *O;
+      Copy["at"] = placeByPath(*O->get("at"), W);
+      Resolved.push_back(std::move(Copy));
+    }
+    Facts[Key] = std::move(Resolved);
+  }
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::json::Value(std::move(Facts)); // Keys sorted: canonical.
+  return summaryContentHash(Text);
+}
+
+/// The callees without a body in the TU that its code (outside the system
+/// headers) calls directly: what another TU's summary could tell about.
+/// (The API model's own functions are left out, in headers that are not
+/// system headers too: no summary of another file can be about them.)
+struct BodilessCallees : RecursiveASTVisitor<BodilessCallees> {
+  BodilessCallees(const SourceManager &SM, const ApiIndex &Index)
+      : SM(SM), Index(Index) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return true; // Nothing of the user's inside.
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    // Operator calls other than () are the API's tensor arithmetic, which
+    // summaries never describe (SummaryProvider::get is not asked).
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->getOperator() != OO_Call)
+      return true;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && !FD->hasBody() && !FD->isDependentContext() &&
+        !FD->isInvalidDecl() && !SM.isInSystemHeader(FD->getLocation()) &&
+        !isModelFunction(Index, *FD))
+      Found.insert(FD->getCanonicalDecl());
+    return true;
+  }
+  const SourceManager &SM;
+  const ApiIndex &Index;
+  llvm::SetVector<const FunctionDecl *> Found;
 };
 
 } // namespace
 
+std::string mainFilePath(const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  if (!Main)
+    return "";
+  llvm::SmallString<256> Path(Main->getName());
+  SM.getFileManager().makeAbsolutePath(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path);
+}
+
 std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
-                            llvm::StringRef Command) {
+                            llvm::StringRef Command, SummaryLookup *Lookups) {
   const SourceManager &SM = Ctx.getSourceManager();
   Writer W(SM);
+  // TraverseAST: the TU, or in clangd the main file's declarations only
+  // (its traversal scope; the preamble's are not deserialised).
   Definitions Defs(SM);
-  Defs.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Defs.TraverseAST(Ctx);
 
   llvm::json::Array Functions;
   for (const FunctionDecl *FD : Defs.Found) {
@@ -178,17 +282,28 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
       F["mixed"] = std::move(Mixed);
     if (!S->KeptModules.empty())
       F["kept"] = llvm::json::Array(S->KeptModules);
+    F["hash"] = entryHash(F, W);
     Functions.push_back(std::move(F));
   }
 
-  llvm::SmallString<256> TU;
-  if (OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID()))
-    TU = Main->getName();
-  SM.getFileManager().makeAbsolutePath(TU);
+  llvm::json::Array LookupList;
+  if (Lookups) {
+    // Every callee another file may define, asked about even when no
+    // function needed its summary: when its entry appears or changes, this
+    // TU's results may change (what meshguard-run re-checks by).
+    BodilessCallees Callees(SM, Summaries.index());
+    Callees.TraverseAST(Ctx);
+    for (const FunctionDecl *FD : Callees.Found)
+      if (std::string USR = functionUSR(*FD); !USR.empty())
+        Lookups->lookup(USR);
+    for (const auto &[USR, Hash] : Lookups->recorded())
+      LookupList.push_back(llvm::json::Array{USR, Hash});
+  }
   llvm::json::Object Root{{"version", SummaryFormatVersion},
-                          {"tu", std::string(TU)},
+                          {"tu", mainFilePath(Ctx)},
                           {"command", Command},
                           {"files", W.takeFiles()},
+                          {"lookups", std::move(LookupList)},
                           {"functions", std::move(Functions)}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);

@@ -28,6 +28,14 @@ static const EntryT *entryNamed(const std::vector<EntryT> &Entries,
   return nullptr;
 }
 
+bool isModelFunction(const ApiIndex &Index, const FunctionDecl &FD) {
+  return Index.source(&FD) ||
+         Index.collectiveKind(&FD) != CollectiveKind::None ||
+         Index.isOpFunction(&FD) || Index.isDistributeModule(&FD) ||
+         Index.isMeshOf(&FD) || Index.isDTensorTest(&FD) ||
+         Index.isRankSource(&FD);
+}
+
 const FunctionSummary *SummaryProvider::imported(const FunctionDecl &FD) {
   const FunctionDecl *Key = FD.getCanonicalDecl();
   auto It = Imported.find(Key);
@@ -35,7 +43,8 @@ const FunctionSummary *SummaryProvider::imported(const FunctionDecl &FD) {
     return It->second.get();
   std::unique_ptr<FunctionSummary> &Slot = Imported[Key];
   if (Ctx.getSourceManager().isInSystemHeader(FD.getLocation()) ||
-      FD.isDependentContext() || FD.isInvalidDecl())
+      FD.isDependentContext() || FD.isInvalidDecl() ||
+      isModelFunction(Index, FD))
     return nullptr;
   std::string USR = functionUSR(FD);
   const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);

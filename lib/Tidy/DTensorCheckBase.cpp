@@ -5,10 +5,12 @@
 #include "DiagnosticMessages.h"
 #include "meshguard/Analysis/DeclaredNames.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdlib>
 
@@ -25,7 +27,10 @@ DTensorCheckBase::DTensorCheckBase(StringRef Name,
       Index(makeApiIndex(Analysis.ModelFile, Config)), Context(*Context),
       SummaryDatabaseOption(Options.getLocalOrGlobal("MeshguardSummaryDatabase")
                                 .value_or("")
-                                .str()) {}
+                                .str()),
+      SummaryExportOption(Options.getLocalOrGlobal("MeshguardSummaryExport")
+                              .value_or("")
+                              .str()) {}
 
 void DTensorCheckBase::registerPPCallbacks(const SourceManager &SM,
                                            Preprocessor *, Preprocessor *) {
@@ -56,6 +61,7 @@ bool inSystemHeader(SourceLocation Loc, const SourceManager &SM) {
 /// the system headers; only then the walk of the body.
 AST_MATCHER_P2(FunctionDecl, isDefinitionWorthAnalysing,
                const DTensorCheckBase *, Check, StatementMatcher, BodyMatcher) {
+  Check->noteASTContext(Finder->getASTContext());
   if (!Node.isThisDeclarationADefinition() ||
       !Check->tuDeclaresInterestingCallee(Finder->getASTContext()))
     return false;
@@ -70,6 +76,7 @@ AST_MATCHER_P2(FunctionDecl, isDefinitionWorthAnalysing,
 /// The same for a lambda, whose body is part of the expression.
 AST_MATCHER_P2(LambdaExpr, isLambdaWorthAnalysing, const DTensorCheckBase *,
                Check, StatementMatcher, InnerMatcher) {
+  Check->noteASTContext(Finder->getASTContext());
   if (!Check->tuDeclaresInterestingCallee(Finder->getASTContext()) ||
       inSystemHeader(Node.getBeginLoc(),
                      Finder->getASTContext().getSourceManager()))
@@ -138,11 +145,7 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-void DTensorCheckBase::loadSummaryDatabase() {
-  SummaryDB.reset();
-  std::optional<analysis::SummaryFactKind> Kind = summaryFacts();
-  if (!Kind)
-    return;
+std::shared_ptr<TUSummaries> DTensorCheckBase::makeTUSummaries() const {
   // clang-tidy knows the compile command's directory; clangd gives it as
   // the working directory of the TU's file system.
   std::string BuildDir = Context.getCurrentBuildDirectory();
@@ -151,11 +154,24 @@ void DTensorCheckBase::loadSummaryDatabase() {
                                              .getVirtualFileSystem()
                                              .getCurrentWorkingDirectory())
       BuildDir = *Cwd;
-  std::string Dir =
-      analysis::findSummaryDirectory(SummaryDatabaseOption, BuildDir);
-  if (Dir.empty())
+  auto Shared = std::make_shared<TUSummaries>();
+  Shared->ExportDir =
+      analysis::findSummaryExportDirectory(SummaryExportOption, BuildDir);
+  Shared->DatabaseDir = analysis::findSummaryDirectory(
+      SummaryDatabaseOption, BuildDir, Shared->ExportDir);
+  return Shared;
+}
+
+void DTensorCheckBase::loadSummaryDatabase() {
+  SummaryDB.reset();
+  TUShared =
+      joinTUSummaries(&Context, getID(), [&] { return makeTUSummaries(); });
+  std::optional<analysis::SummaryFactKind> Kind = summaryFacts();
+  if (!Kind || (TUShared->DatabaseDir.empty() && TUShared->ExportDir.empty()))
     return;
-  SummaryDB = analysis::SummaryDatabase::load(Dir);
+  // Shared with the TU's other checks, alive as long as this one needs it.
+  SummaryDB =
+      std::shared_ptr<analysis::SummaryLookup>(TUShared, &TUShared->lookup());
   // Each problem once per TU: from the first enabled check that reads the
   // database (they all read the same one).
   const auto *First = llvm::find_if(DTensorCheckNames, [&](StringRef Name) {
@@ -164,6 +180,7 @@ void DTensorCheckBase::loadSummaryDatabase() {
   });
   if (First == std::end(DTensorCheckNames) || *First != getID())
     return addSummarisedNames(*Kind);
+  const std::string &Dir = TUShared->DatabaseDir;
   bool Named = !SummaryDatabaseOption.empty() ||
                std::getenv(analysis::SummaryDatabaseVariable);
   if (Named && !llvm::sys::fs::exists(Dir))
@@ -171,13 +188,40 @@ void DTensorCheckBase::loadSummaryDatabase() {
                   "' (MeshguardSummaryDatabase or " +
                   analysis::SummaryDatabaseVariable +
                   ") does not exist; functions of other files are unknown");
-  for (const std::string &Problem : SummaryDB->problems())
+  for (const std::string &Problem : SummaryDB->database().problems())
     Config.report("summary database: " + Problem);
   addSummarisedNames(*Kind);
 }
 
+void DTensorCheckBase::exportSummaries() {
+  if (!TUContext)
+    return; // Nothing was parsed.
+  std::string TU = analysis::mainFilePath(*TUContext);
+  if (TU.empty())
+    return;
+  analysis::SummaryProvider Provider(*TUContext, *Index,
+                                     analysis::AnalysisLimits());
+  Provider.setDatabase(&TUShared->lookup());
+  const char *Tag = std::getenv(analysis::SummaryTagVariable);
+  std::string Text = analysis::exportSummaries(
+      *TUContext, Provider, Tag ? Tag : "", &TUShared->lookup());
+  const std::string &Dir = TUShared->ExportDir;
+  llvm::SmallString<256> Path(Dir);
+  llvm::sys::path::append(Path, analysis::summaryFileName(TU));
+  llvm::Error Written =
+      llvm::errorCodeToError(llvm::sys::fs::create_directories(Dir));
+  if (!Written)
+    Written = analysis::writeFileAtomically(Path, Text);
+  if (Written)
+    Config.report("summary export (MeshguardSummaryExport or " +
+                      std::string(analysis::SummaryExportVariable) +
+                      "): cannot write this file's summaries to '" + Dir +
+                      "': " + llvm::toString(std::move(Written)),
+                  DiagnosticIDs::Error);
+}
+
 void DTensorCheckBase::addSummarisedNames(analysis::SummaryFactKind Kind) {
-  for (const std::string &Name : SummaryDB->namesWith(Kind))
+  for (const std::string &Name : SummaryDB->database().namesWith(Kind))
     CalleeNames.insert(Name);
 }
 
@@ -206,6 +250,12 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
 }
 
 void DTensorCheckBase::onEndOfTranslationUnit() {
+  // Before the configuration problems are repeated: an export that fails
+  // is one of them.
+  if (TUShared && leaveTUSummaries(&Context, getID()) &&
+      !TUShared->ExportDir.empty())
+    exportSummaries();
+  TUContext = nullptr;
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
   DeclaredCtx = nullptr;

@@ -11,6 +11,7 @@
 
 #include "AnalysisOptions.h"
 #include "MeshInScope.h"
+#include "TUSummaries.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
@@ -45,6 +46,9 @@ public:
   /// When it does not, no function in it is matched (the fixed cost on a TU
   /// that uses none of the API).
   bool tuDeclaresInterestingCallee(const clang::ASTContext &Ctx) const;
+  /// The matchers note the TU's ASTContext here (for the export at the
+  /// end of the TU, where clang-tidy gives none).
+  void noteASTContext(clang::ASTContext &Ctx) const { TUContext = &Ctx; }
 
 protected:
   /// Calls to these (qualified names) make a function worth analysing.
@@ -71,9 +75,10 @@ protected:
   std::unique_ptr<analysis::ApiIndex> Index;
   /// The DeviceMesh locals of the function being reported on.
   MeshLocals MeshCache;
-  /// The summaries of functions of other TUs (SummaryDatabase.h), read once
-  /// per TU when summaryFacts() names some; null when there is none.
-  std::unique_ptr<analysis::SummaryDatabase> SummaryDB;
+  /// The summaries of functions of other TUs (SummaryDatabase.h) as this
+  /// TU sees them (shared by its checks), when summaryFacts() names some;
+  /// null when there is no database and no export.
+  std::shared_ptr<analysis::SummaryLookup> SummaryDB;
 
 private:
   clang::tidy::ClangTidyContext &Context;
@@ -84,11 +89,20 @@ private:
   /// The TU's sources, for configuration problems shown in the main file.
   const clang::SourceManager *Sources = nullptr;
   llvm::StringSet<> CalleeNames;
-  /// The global option MeshguardSummaryDatabase (a directory).
+  /// The global options MeshguardSummaryDatabase and MeshguardSummaryExport
+  /// (directories).
   std::string SummaryDatabaseOption;
-  /// Reads the summary database of this TU and adds its functions with
-  /// facts to CalleeNames.
+  std::string SummaryExportOption;
+  /// What the checks of this TU share of the summaries.
+  std::shared_ptr<TUSummaries> TUShared;
+  mutable clang::ASTContext *TUContext = nullptr;
+  /// Joins the TU's summaries, reads the database when this check uses it,
+  /// and adds its functions with facts to CalleeNames.
   void loadSummaryDatabase();
+  std::shared_ptr<TUSummaries> makeTUSummaries() const;
+  /// Writes the TU's summaries to the export directory (the last check of
+  /// the TU does).
+  void exportSummaries();
   void addSummarisedNames(analysis::SummaryFactKind Kind);
   mutable llvm::DenseMap<const clang::FunctionDecl *, bool> CalleeCache;
   mutable const clang::ASTContext *DeclaredCtx = nullptr;

@@ -6,13 +6,15 @@
 // The first pass of the whole-program analysis: parses each FILE with its
 // compile command (BUILD/compile_commands.json, found as clang-tidy finds it
 // when -p is not given) and writes the summaries of the functions it defines
-// to DIR/<hash of the file's path>.json (SummaryDatabase.h). The built-in API
-// model is used, extended by --summary-model (the check option ModelFile's
-// YAML). --summary-tag is recorded as the file's "command" (meshguard-run
-// stores the hash of the compile command there). A mode of meshguard-tidy,
-// not a tool of its own: one static link of clang instead of two.
-// Exit status: 0 all files summarised; 1 some could not be (parse failure,
-// unwritable DIR); 2 bad usage.
+// to DIR/<hash of the file's path>.json (SummaryDatabase.h). Callees of
+// other files get the entries of the database: DIR itself, or
+// $MESHGUARD_SUMMARY_DATABASE when set (so a helper's summary carries what
+// its own helpers in other files do). The built-in API model is used,
+// extended by --summary-model (the check option ModelFile's YAML).
+// --summary-tag is recorded as the file's "command" (meshguard-run stores the
+// hash of the compile command there). A mode of meshguard-tidy, not a tool of
+// its own: one static link of clang instead of two. Exit status: 0 all files
+// summarised; 1 some could not be (parse failure, unwritable DIR); 2 bad usage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+#include <set>
 
 using namespace clang;
 using namespace meshguard::analysis;
@@ -42,44 +46,13 @@ namespace {
 
 struct Settings {
   std::string OutDir;
+  /// The database the summaries import from (DIR unless named).
+  std::string DatabaseDir;
   std::string BuildDir;
   std::string ModelFile;
   std::string Tag;
   std::vector<std::string> Files;
 };
-
-/// Writes \p Text to \p Path through a temporary file and a rename, so that
-/// a reader (a check running at the same time) never sees half a file.
-bool writeAtomically(llvm::StringRef Path, llvm::StringRef Text) {
-  llvm::SmallString<256> Temp;
-  int FD;
-  if (std::error_code EC =
-          llvm::sys::fs::createUniqueFile(Path + ".tmp-%%%%%%", FD, Temp)) {
-    llvm::errs() << "meshguard-tidy: cannot write in '"
-                 << llvm::sys::path::parent_path(Path) << "': " << EC.message()
-                 << "\n";
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Text;
-    OS.close();
-    if (OS.has_error()) {
-      llvm::errs() << "meshguard-tidy: cannot write '" << Temp
-                   << "': " << OS.error().message() << "\n";
-      OS.clear_error();
-      llvm::sys::fs::remove(Temp);
-      return false;
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
-    llvm::errs() << "meshguard-tidy: cannot write '" << Path
-                 << "': " << EC.message() << "\n";
-    llvm::sys::fs::remove(Temp);
-    return false;
-  }
-  return true;
-}
 
 class SummaryConsumer : public ASTConsumer {
 public:
@@ -98,23 +71,31 @@ public:
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     ++Done;
-    ApiIndex Index(Model);
-    SummaryProvider Summaries(Ctx, Index, AnalysisLimits());
-    std::string Text = exportSummaries(Ctx, Summaries, S.Tag);
-    const SourceManager &SM = Ctx.getSourceManager();
-    OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
-    if (!Main) {
+    std::string TU = mainFilePath(Ctx);
+    if (TU.empty()) {
       Failed = true;
       return;
     }
-    llvm::SmallString<256> TU(Main->getName());
-    SM.getFileManager().makeAbsolutePath(TU);
-    llvm::sys::path::remove_dots(TU, /*remove_dot_dot=*/true);
+    ApiIndex Index(Model);
+    // Loaded again for each file only when a file of it changed (the
+    // previous file's summaries, written just now, count).
+    std::shared_ptr<const SummaryDatabase> DB =
+        loadSharedSummaryDatabase(S.DatabaseDir);
+    for (const std::string &Problem : DB->problems())
+      if (ReportedProblems.insert(Problem).second)
+        llvm::errs() << "meshguard-tidy: warning: summary database: " << Problem
+                     << "\n";
+    SummaryLookup Lookups(DB);
+    SummaryProvider Summaries(Ctx, Index, AnalysisLimits());
+    Summaries.setDatabase(&Lookups);
+    std::string Text = exportSummaries(Ctx, Summaries, S.Tag, &Lookups);
     llvm::SmallString<256> Out(S.OutDir);
-    llvm::sys::path::append(Out,
-                            summaryContentHash(TU).substr(0, 16) + ".json");
-    if (!writeAtomically(Out, Text))
+    llvm::sys::path::append(Out, summaryFileName(TU));
+    if (llvm::Error E = writeFileAtomically(Out, Text)) {
+      llvm::errs() << "meshguard-tidy: " << llvm::toString(std::move(E))
+                   << "\n";
       Failed = true;
+    }
   }
 
 private:
@@ -122,6 +103,8 @@ private:
   const ApiModel &Model;
   bool &Failed;
   unsigned &Done;
+  /// Each database problem once per run (not once per file).
+  static inline std::set<std::string> ReportedProblems;
 };
 
 class SummaryAction : public ASTFrontendAction {
@@ -144,6 +127,8 @@ private:
   const ApiModel &Model;
   bool &Failed;
   unsigned &Done;
+  /// Each database problem once per run (not once per file).
+  static inline std::set<std::string> ReportedProblems;
 };
 
 class SummaryActionFactory : public tooling::FrontendActionFactory {
@@ -222,6 +207,8 @@ int summarizeMain(int Argc, const char **Argv) {
                  << "': " << EC.message() << "\n";
     return 1;
   }
+  const char *Named = std::getenv(SummaryDatabaseVariable);
+  S.DatabaseDir = Named && *Named ? Named : S.OutDir;
 
   std::string Error;
   std::unique_ptr<tooling::CompilationDatabase> DB =

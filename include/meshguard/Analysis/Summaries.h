@@ -115,8 +115,9 @@ public:
   const FunctionSummary *get(const clang::FunctionDecl *FD);
 
   /// Callees without a body in this TU are looked up in \p DB (which must
-  /// outlive the provider).
-  void setDatabase(const SummaryDatabase *DB) { Database = DB; }
+  /// outlive the provider, and records the lookups for the TU's export).
+  void setDatabase(SummaryLookup *DB) { Database = DB; }
+  const ApiIndex &index() const { return Index; }
 
   /// Calls \p Fn with each argument of \p Call that the callee's summary
   /// names as a sink (none for operator calls and the API's sources).
@@ -186,7 +187,7 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionSummary>>
       Cache;
   llvm::DenseSet<const clang::FunctionDecl *> InProgress;
-  const SummaryDatabase *Database = nullptr;
+  SummaryLookup *Database = nullptr;
   /// Imported summaries by canonical declaration (null: none usable), and
   /// the places their facts point to.
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionSummary>>

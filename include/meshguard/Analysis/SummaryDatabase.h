@@ -5,10 +5,14 @@
 // functions it defines (SummaryExport.cpp); the checks read the directory
 // back and use an entry for a callee with no body in their TU, keyed by USR
 // (SummaryImport.cpp). AST pointers become facts that survive the TU: the
-// callee-side place (file, line, column) and the model entry's name. An entry
-// is used only while the file that defines the function still has the hash
-// recorded with it: a stale entry is "unknown", never a finding.
-// docs/tools/whole-program.md describes the format and the workflow.
+// callee-side place (file, line, column) and the model entry's name. The
+// summaries may themselves import entries of other files (a chain of
+// helpers across several files); each file records what it looked up and
+// the hash of what it got. An entry is used only while the file that
+// defines the function still has the hash recorded with it and every lookup
+// of its file still gets the same answer (SummaryLookup): a stale entry is
+// "unknown", never a finding. docs/tools/whole-program.md describes the
+// format and the workflow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,8 @@
 #include "meshguard/Analysis/Provenance.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,8 +41,8 @@ class ApiIndex;
 class SummaryProvider;
 
 /// The format's version; a file of another version is skipped with a
-/// problem.
-inline constexpr int SummaryFormatVersion = 1;
+/// problem. 2: entry hashes and the file's lookups.
+inline constexpr int SummaryFormatVersion = 2;
 /// The directory meshguard-run writes and the checks look for by default.
 inline constexpr llvm::StringLiteral DefaultSummaryDirectory =
     "meshguard-summaries";
@@ -77,6 +83,21 @@ struct StoredSummary {
   std::vector<StoredSink> ProcessGroupSinks;
   std::vector<StoredMixedOpSink> MixedOpSinks;
   std::vector<unsigned> KeptModules;
+  /// MD5 of the entry's facts (what a caller's result depends on).
+  std::string Hash;
+  /// The database file (TU) it comes from: SummaryDatabase::unit().
+  unsigned Unit = 0;
+};
+
+/// A USR a TU asked the database for, and the hash of the entry it got
+/// ("" when it got no usable one).
+using SummaryLookupRecord = std::pair<std::string, std::string>;
+
+/// One file of the database: one TU's summaries.
+struct SummaryUnit {
+  std::string Path;
+  /// What the TU looked up when it was summarised.
+  std::vector<SummaryLookupRecord> Lookups;
 };
 
 /// Which facts make a call worth a check's attention.
@@ -89,9 +110,11 @@ public:
   /// A missing directory gives an empty database and no problem.
   static std::unique_ptr<SummaryDatabase> load(llvm::StringRef Dir);
 
-  /// The entry for \p Usr, if the database has one and the file that
-  /// defines it still has the recorded hash (checked once per file).
-  const StoredSummary *lookup(llvm::StringRef Usr) const;
+  /// The entry for \p Usr as stored, current or not (SummaryLookup says
+  /// whether it may be used).
+  const StoredSummary *find(llvm::StringRef Usr) const;
+  const SummaryUnit &unit(unsigned I) const { return Units[I]; }
+  size_t units() const { return Units.size(); }
 
   /// Qualified names of the functions with facts of \p Kind (a check
   /// analyses the functions that call them).
@@ -108,10 +131,56 @@ public:
 private:
   std::string Dir;
   llvm::StringMap<StoredSummary> Entries;
+  std::vector<SummaryUnit> Units;
   std::vector<std::string> Problems;
-  /// File path -> whether its content still has the recorded hash.
-  mutable llvm::StringMap<std::string> CurrentHashes;
 };
+
+/// The database as one TU sees it (not shared between TUs or threads; the
+/// database it reads is). An entry is usable when the file that defines it
+/// still has the recorded MD5 and every lookup recorded in its unit still
+/// resolves to the recorded hash, recursively (memoized; a unit reached
+/// again while it is being checked, a cycle among files, counts as
+/// consistent). Every lookup is recorded, for the TU's own export.
+class SummaryLookup {
+public:
+  explicit SummaryLookup(std::shared_ptr<const SummaryDatabase> DB);
+
+  /// The usable entry for \p Usr, or null; recorded either way.
+  const StoredSummary *lookup(llvm::StringRef Usr);
+  /// Every lookup so far, sorted by USR.
+  std::vector<SummaryLookupRecord> recorded() const;
+  const SummaryDatabase &database() const { return *DB; }
+
+private:
+  const StoredSummary *resolve(llvm::StringRef Usr);
+  bool unitConsistent(unsigned Unit);
+  bool fileCurrent(llvm::StringRef Path, llvm::StringRef Hash);
+
+  std::shared_ptr<const SummaryDatabase> DB;
+  std::map<std::string, std::string> Recorded;
+  /// Per unit: 0 not checked, 1 being checked, 2 consistent, 3 stale.
+  std::vector<unsigned char> UnitState;
+  /// The content hash of each file asked about in this TU.
+  llvm::StringMap<std::string> FileHashes;
+};
+
+/// The database of \p Dir, loaded once per process and shared (clangd's
+/// worker threads, the TUs of one meshguard-tidy run); loaded again when the
+/// directory's listing or one of its files' size or time changed.
+std::shared_ptr<const SummaryDatabase>
+loadSharedSummaryDatabase(llvm::StringRef Dir);
+
+/// The MD5 of the file at \p Path now ("" when unreadable); computed once
+/// per process while its size and time stay the same (thread-safe).
+std::string currentContentHash(llvm::StringRef Path);
+
+/// The name of a TU's file in the database: the first 16 hex digits of the
+/// MD5 of \p TUPath (absolute, normalised), ".json".
+std::string summaryFileName(llvm::StringRef TUPath);
+
+/// Writes \p Text to \p Path through a temporary file and a rename, so that
+/// a reader (a check running at the same time) never sees half a file.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
 
 /// The hash the database records for a file's content (MD5, hex).
 std::string summaryContentHash(llvm::StringRef Content);
@@ -119,23 +188,47 @@ std::string summaryContentHash(llvm::StringRef Content);
 /// The environment variable naming the database (meshguard-run sets it).
 inline constexpr const char *SummaryDatabaseVariable =
     "MESHGUARD_SUMMARY_DATABASE";
+/// The environment variable naming the directory a check run writes its
+/// TU's summaries to (the global option MeshguardSummaryExport too).
+inline constexpr const char *SummaryExportVariable = "MESHGUARD_SUMMARY_EXPORT";
+/// The environment variable recorded as a check run's "command".
+inline constexpr const char *SummaryTagVariable = "MESHGUARD_SUMMARY_TAG";
 
 /// The summary database for a TU: \p Configured when not empty (relative to
-/// \p BuildDirectory), else $MESHGUARD_SUMMARY_DATABASE when set, else the
-/// first "meshguard-summaries" directory in \p BuildDirectory or one of its
-/// parents. Empty when there is none.
+/// \p BuildDirectory), else $MESHGUARD_SUMMARY_DATABASE when set, else
+/// \p ExportDirectory when not empty (a run that exports reads what it and
+/// the others wrote), else the first "meshguard-summaries" directory in
+/// \p BuildDirectory or one of its parents. Empty when there is none.
 std::string findSummaryDirectory(llvm::StringRef Configured,
-                                 llvm::StringRef BuildDirectory);
+                                 llvm::StringRef BuildDirectory,
+                                 llvm::StringRef ExportDirectory = "");
+
+/// The export directory of a TU: \p Configured (MeshguardSummaryExport) when
+/// not empty, else $MESHGUARD_SUMMARY_EXPORT; relative to \p BuildDirectory.
+/// Empty: no export.
+std::string findSummaryExportDirectory(llvm::StringRef Configured,
+                                       llvm::StringRef BuildDirectory);
 
 /// The USR of \p FD (empty if it has none).
 std::string functionUSR(const clang::FunctionDecl &FD);
 
 /// The JSON text of the summaries of the functions the main file of \p Ctx
-/// defines (with external linkage), computed by \p Summaries. \p Command
-/// is recorded as is (meshguard-run puts the hash of the compile command
-/// there to know when an entry can be reused).
+/// defines (with external linkage), computed by \p Summaries (which reads
+/// \p Lookups, if given, for callees of other TUs). \p Command is recorded
+/// as is (meshguard-run puts the hash of the compile command there to know
+/// when an entry can be reused). With \p Lookups, every callee of the TU's
+/// code without a body in it (outside the system headers) is looked up, and
+/// "lookups" lists what \p Lookups recorded.
 std::string exportSummaries(clang::ASTContext &Ctx, SummaryProvider &Summaries,
-                            llvm::StringRef Command);
+                            llvm::StringRef Command,
+                            SummaryLookup *Lookups = nullptr);
+
+/// Whether the API model describes \p FD (a source, a collective, an op):
+/// no summary of another file is about it, so it is never looked up.
+bool isModelFunction(const ApiIndex &Index, const clang::FunctionDecl &FD);
+
+/// The absolute, normalised path of \p Ctx's main file ("" if none).
+std::string mainFilePath(const clang::ASTContext &Ctx);
 
 } // namespace analysis
 } // namespace meshguard

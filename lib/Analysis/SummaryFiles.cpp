@@ -1,0 +1,51 @@
+//===--- SummaryFiles.cpp - Where a TU's summaries go, and how ------------===//
+//
+// One file per TU, named by the TU's path, written through a temporary file
+// and a rename: a check reading the database at the same time sees the old
+// file or the new one, never half of one. Shared by meshguard-tidy's
+// --summarize and the export of a check run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "meshguard/Analysis/SummaryDatabase.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace meshguard {
+namespace analysis {
+
+std::string summaryFileName(llvm::StringRef TUPath) {
+  return summaryContentHash(TUPath).substr(0, 16) + ".json";
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+  auto Failed = [](const llvm::Twine &What, std::error_code EC) {
+    return llvm::createStringError(EC, "cannot write %s: %s",
+                                   What.str().c_str(), EC.message().c_str());
+  };
+  llvm::SmallString<256> Temp;
+  int FD;
+  if (std::error_code EC =
+          llvm::sys::fs::createUniqueFile(Path + ".tmp-%%%%%%", FD, Temp))
+    return Failed("in '" + llvm::sys::path::parent_path(Path) + "'", EC);
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      llvm::sys::fs::remove(Temp);
+      return Failed("'" + Temp + "'", EC);
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return Failed("'" + Path + "'", EC);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace analysis
+} // namespace meshguard
