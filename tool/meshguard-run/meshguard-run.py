@@ -139,7 +139,7 @@ def plan_summaries(db, out_dir, model):
     for tu in tags:
         doc = docs.get(tu)
         if not doc or doc.get("command") != tags[tu] or not doc.get("files") or any(
-                not h or file_md5(f) != h for f, h in doc["files"]):
+                h and file_md5(f) != h for f, h in doc["files"]):
             stale.add(tu)
     defined_in, current = {}, {}
     for tu, doc in docs.items():
