@@ -413,6 +413,19 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   return Summary;
 }
 
+template <typename Facts, typename Fact>
+void SummaryProvider::forEachSummaryFactArgument(
+    const CallExpr &Call, Facts FunctionSummary::*Member,
+    llvm::function_ref<void(const Fact &, const Expr *)> Fn) {
+  const FunctionDecl *Callee = summarisedCallee(Call);
+  if (!Callee || Index.source(Callee))
+    return;
+  if (const FunctionSummary *Inner = get(Callee))
+    for (const Fact &F : Inner->*Member)
+      if (const Expr *Arg = argumentForParameter(Call, *Callee, F.Param, Index))
+        Fn(F, Arg);
+}
+
 void SummaryProvider::forEachCollectiveArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
@@ -428,14 +441,7 @@ void SummaryProvider::forEachCollectiveArgument(
 void SummaryProvider::forEachSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
-    for (const SinkFact &Sink : Inner->Sinks)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, Sink.Param, Index))
-        Fn(Sink, Arg);
+  forEachSummaryFactArgument(Call, &FunctionSummary::Sinks, Fn);
 }
 
 void SummaryProvider::forEachProcessGroupArgument(
@@ -454,27 +460,13 @@ void SummaryProvider::forEachProcessGroupArgument(
 void SummaryProvider::forEachMixedOpSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const MixedOpSinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
-    for (const MixedOpSinkFact &Sink : Inner->MixedOpSinks)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, Sink.Param, Index))
-        Fn(Sink, Arg);
+  forEachSummaryFactArgument(Call, &FunctionSummary::MixedOpSinks, Fn);
 }
 
 void SummaryProvider::forEachProcessGroupSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const ProcessGroupSinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
-    for (const ProcessGroupSinkFact &Sink : Inner->ProcessGroupSinks)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, Sink.Param, Index))
-        Fn(Sink, Arg);
+  forEachSummaryFactArgument(Call, &FunctionSummary::ProcessGroupSinks, Fn);
 }
 
 // A module parameter is analysed twice, assuming it was never distributed

@@ -141,6 +141,12 @@ public:
 
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
+  /// The three forEach*SinkArgument: calls \p Fn with each argument of
+  /// \p Call that a fact of the callee's summary (in \p Member) names.
+  template <typename Facts, typename Fact>
+  void forEachSummaryFactArgument(
+      const clang::CallExpr &Call, Facts FunctionSummary::*Member,
+      llvm::function_ref<void(const Fact &, const clang::Expr *)> Fn);
   /// The database's entry for \p FD as a summary (SummaryImport.cpp).
   const FunctionSummary *imported(const clang::FunctionDecl &FD);
   /// Calls \p Fn with each argument of \p Call that alone reaches a
