@@ -19,26 +19,50 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
+SummaryProvider::~SummaryProvider() = default;
+
 const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD) {
+  return get(FD, {});
+}
+
+const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD,
+                                            llvm::ArrayRef<ParamLambda> Bound) {
   if (FD && Database && !FD->hasBody())
-    return imported(*FD); // Defined in another TU, perhaps.
+    return Bound.empty() ? imported(*FD) : nullptr; // Defined elsewhere.
   const FunctionDecl *Def = nullptr;
   if (!FD || !FD->hasBody(Def) || !Def || Def->isDependentContext() ||
       Def->isInvalidDecl() ||
       Ctx.getSourceManager().isInSystemHeader(Def->getLocation()))
     return nullptr;
-  auto It = Cache.find(Def);
-  if (It != Cache.end())
+  std::vector<std::pair<unsigned, const void *>> Key(Bound.begin(),
+                                                     Bound.end());
+  if (Bound.empty()) {
+    if (auto It = Cache.find(Def); It != Cache.end())
+      return It->second.get();
+  } else if (auto It = BoundCache.find({Def, Key}); It != BoundCache.end()) {
     return It->second.get();
+  }
   if (InProgress.contains(Def) || Depth >= MaxDepth)
     return nullptr; // Recursion or too deep: unknown (not cached).
+  // The body names the definition's parameters.
+  Frame F{Def, {}};
+  // A parameter the body changes may call something else.
+  for (const auto &[Param, Lambda] : Bound)
+    if (Param < Def->getNumParams() &&
+        Callables->neverChanged(*Def->getParamDecl(Param)))
+      F.Bound.push_back({Def->getParamDecl(Param), Lambda});
   InProgress.insert(Def);
+  Frames.push_back(std::move(F));
   ++Depth;
   std::unique_ptr<FunctionSummary> Summary = compute(*Def);
   --Depth;
+  Frames.pop_back();
   InProgress.erase(Def);
   const FunctionSummary *Result = Summary.get();
-  Cache[Def] = std::move(Summary);
+  if (Bound.empty())
+    Cache[Def] = std::move(Summary);
+  else
+    BoundCache[{Def, std::move(Key)}] = std::move(Summary);
   return Result;
 }
 
@@ -67,13 +91,23 @@ RecordStorageLocation *parameterObject(const VarDecl &P,
 
 /// The function whose summary says what \p Call's arguments reach: the
 /// callee of a plain call, or the operator() of a lambda or function object
-/// called directly (`sync(w)`); none for the other operator calls (tensor
-/// arithmetic is the API's).
-const FunctionDecl *summarisedCallee(const CallExpr &Call) {
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
-      Op && Op->getOperator() != OO_Call)
+/// called directly (`sync(w)`), or of the lambda a std::function surely
+/// holds (`fn(w)`); none for the other operator calls (tensor arithmetic is
+/// the API's).
+const FunctionDecl *summarisedCallee(const CallExpr &Call,
+                                     CallableTargets &Callables,
+                                     llvm::ArrayRef<CallableBinding> Bound) {
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (Op && Op->getOperator() != OO_Call)
     return nullptr;
-  return Call.getDirectCallee();
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
+  if (!Op || !MD || !isStdFunction(MD->getParent()))
+    return Call.getDirectCallee();
+  const LambdaExpr *Lambda = Callables.heldLambda(Call.getArg(0), Bound);
+  const CXXMethodDecl *Target = Lambda ? Lambda->getCallOperator() : nullptr;
+  if (!Target || Target->getNumParams() != parameterArguments(Call).size())
+    return nullptr;
+  return Target;
 }
 
 /// The lambda expression of a lambda's call operator \p FD, or null.
@@ -413,14 +447,33 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   return Summary;
 }
 
+std::pair<const FunctionDecl *, const FunctionSummary *>
+SummaryProvider::summaryAt(const CallExpr &Call) {
+  llvm::ArrayRef<CallableBinding> Bound;
+  if (!Frames.empty())
+    Bound = Frames.back().Bound;
+  const FunctionDecl *Callee = summarisedCallee(Call, *Callables, Bound);
+  if (!Callee || Index.source(Callee))
+    return {nullptr, nullptr};
+  // std::function parameters given a lambda it surely holds: the callee's
+  // summary for this call, with calls through them calling the lambda.
+  llvm::SmallVector<ParamLambda, 1> Lambdas;
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
+  for (unsigned I = 0,
+                N = std::min<size_t>(Args.size(), Callee->getNumParams());
+       I < N; ++I)
+    if (isStdFunctionType(Callee->getParamDecl(I)->getType()))
+      if (const LambdaExpr *L = Callables->heldLambda(Args[I], Bound))
+        Lambdas.push_back({I, L});
+  return {Callee, get(Callee, Lambdas)};
+}
+
 template <typename Facts, typename Fact>
 void SummaryProvider::forEachSummaryFactArgument(
     const CallExpr &Call, Facts FunctionSummary::*Member,
     llvm::function_ref<void(const Fact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
+  auto [Callee, Inner] = summaryAt(Call);
+  if (Inner)
     for (const Fact &F : Inner->*Member)
       if (const Expr *Arg = argumentForParameter(Call, *Callee, F.Param, Index))
         Fn(F, Arg);
