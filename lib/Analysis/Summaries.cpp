@@ -118,15 +118,36 @@ const LambdaExpr *lambdaOf(const FunctionDecl &FD, const ApiIndex &Index) {
   return lambdaExprOf(*MD->getParent(), Index);
 }
 
+/// The `x` of a pointer argument `&x`, or of a local pointer variable
+/// initialised with `&x` (or with another such variable) that its function
+/// never changes; null for any other pointer.
+const Expr *addressTaken(const Expr *Arg, CallableTargets &Callables) {
+  for (unsigned Depth = 0; Arg && Depth < 4; ++Depth) {
+    Arg = Arg->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(Arg);
+        U && U->getOpcode() == UO_AddrOf)
+      return U->getSubExpr();
+    const auto *Ref = dyn_cast<DeclRefExpr>(Arg);
+    const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!VD || !VD->isLocalVarDecl() || !VD->getType()->isPointerType() ||
+        !VD->getInit() || !Callables.neverChanged(*VD))
+      return nullptr;
+    Arg = VD->getInit();
+  }
+  return nullptr;
+}
+
 /// The object \p Call gives input \p Param of \p Callee: the argument, or
-/// for a pointer parameter the `x` of `&x` (a module pointer also takes
-/// `holder.get()`, which ModuleNavigation reads); for a lambda's variable
-/// captured by reference (inputs after the parameters), the variable as the
-/// capture names it, read where the call is. Null when it is none of these
-/// (a pointer variable: unknown, never a finding).
+/// for a pointer parameter the `x` of `&x` or of an unchanged pointer
+/// variable initialised with it (a module pointer also takes `holder.get()`,
+/// which ModuleNavigation reads); for a lambda's variable captured by
+/// reference (inputs after the parameters), the variable as the capture
+/// names it, read where the call is. Null when it is none of these (another
+/// pointer: unknown, never a finding).
 const Expr *argumentForParameter(const CallExpr &Call,
                                  const FunctionDecl &Callee, unsigned Param,
-                                 const ApiIndex &Index) {
+                                 const ApiIndex &Index,
+                                 CallableTargets &Callables) {
   if (Param >= Callee.getNumParams()) {
     const LambdaExpr *Lambda = lambdaOf(Callee, Index);
     unsigned Capture = Param - Callee.getNumParams();
@@ -141,9 +162,8 @@ const Expr *argumentForParameter(const CallExpr &Call,
   const ParmVarDecl &P = *Callee.getParamDecl(Param);
   if (!P.getType()->isPointerType())
     return Arg;
-  if (const auto *U = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
-      U && U->getOpcode() == UO_AddrOf)
-    return U->getSubExpr();
+  if (const Expr *Pointee = addressTaken(Arg, Callables))
+    return Pointee;
   return Index.isModuleType(objectType(P)) ? Arg : nullptr;
 }
 
@@ -475,7 +495,8 @@ void SummaryProvider::forEachSummaryFactArgument(
   auto [Callee, Inner] = summaryAt(Call);
   if (Inner)
     for (const Fact &F : Inner->*Member)
-      if (const Expr *Arg = argumentForParameter(Call, *Callee, F.Param, Index))
+      if (const Expr *Arg =
+              argumentForParameter(Call, *Callee, F.Param, Index, *Callables))
         Fn(F, Arg);
 }
 

@@ -65,10 +65,16 @@ std::string calleeName(const CallExpr &Call, ASTContext &Ctx) {
   return "'" + OS.str() + "'";
 }
 
-bool givenByCapture(const CallExpr &Call, const Expr &Arg,
-                    const SourceManager &SM) {
-  return !SM.isPointWithin(Arg.getBeginLoc(), Call.getBeginLoc(),
-                           Call.getEndLoc());
+bool givenByCapture(const CallExpr &Call, const Expr &Arg, ASTContext &Ctx) {
+  // Named outside the call, and by a lambda's capture list (its capture
+  // initialisers are the lambda expression's children), not by the
+  // initialiser of a pointer variable the call is given.
+  if (Ctx.getSourceManager().isPointWithin(
+          Arg.getBeginLoc(), Call.getBeginLoc(), Call.getEndLoc()))
+    return false;
+  return llvm::any_of(Ctx.getParents(Arg), [](const DynTypedNode &Parent) {
+    return Parent.get<LambdaExpr>() != nullptr;
+  });
 }
 
 std::string originName(const Expr &Origin) {
