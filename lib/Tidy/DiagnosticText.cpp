@@ -30,7 +30,9 @@ static const Expr *written(const Expr *E) {
 std::string operandName(const Expr &E, ASTContext &Ctx) {
   const Expr *W = written(&E);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(W))
-    return Ref->getDecl()->getNameAsString();
+    // A pointer stands for what it points to (`p` of `p->add(x)`).
+    return (W->getType()->isPointerType() ? "*" : "") +
+           Ref->getDecl()->getNameAsString();
   if (const auto *Member = dyn_cast<MemberExpr>(W))
     if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
       return Member->getMemberDecl()->getNameAsString();
