@@ -66,6 +66,17 @@ void syncNamedCallback(const DeviceMesh &mesh) {
   // CHECK-FIXES-CWM-NEXT: {{^}}  meshguard::distribute_module(*model, mesh);{{$}}
 }
 
+void syncThroughTemplate(const DeviceMesh &mesh) {
+  Net model;
+  for_each_param_t(model, [&](at::Tensor &p) { meshguard::dist::all_reduce_({p.grad()}); });
+  // CHECK-NOTES-CWM: :[[@LINE-1]]:3: warning: call to 'for_each_param_t' reaches collective 'c10d.allreduce_.default' with no DeviceMesh: module 'model' was never passed to meshguard::distribute_module{{.*}}
+  // CHECK-NOTES-CWM: :[[@LINE-3]]:7: note: 'model' is created here; distribute it with 'meshguard::distribute_module(*model, mesh)' before training
+  // CHECK-NOTES-CWM: :[[@LINE-3]]:48: note: the collective is called here on tensors of the module's parameters()
+  // CHECK-FIXES-CWM: {{^}}void syncThroughTemplate(const DeviceMesh &mesh) {{{$}}
+  // CHECK-FIXES-CWM-NEXT: {{^}}  Net model;{{$}}
+  // CHECK-FIXES-CWM-NEXT: {{^}}  meshguard::distribute_module(*model, mesh);{{$}}
+}
+
 void syncPassedThrough(const DeviceMesh &mesh) {
   at::Tensor dt = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor local = meshguard::to_local(dt);
