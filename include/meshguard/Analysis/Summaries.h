@@ -17,10 +17,14 @@
 //    shape of DDP's _sync_module_states, called after distribute_module.
 //
 // A parameter may be a pointer (`at::Tensor *t`, `Model *m`): its pointee
-// is what the facts are about, and the caller's `&x` gives it. A lambda's
-// call operator (or a function object's) is summarised like any function,
-// and a variable the lambda captures by reference counts as one more input
-// (numbered after the parameters), which the caller reads where it calls.
+// is what the facts are about, and the caller's `&x` (or an unchanged
+// pointer variable holding it) gives it. A lambda's call operator (or a
+// function object's) is summarised like any function, and a variable the
+// lambda captures by reference counts as one more input (numbered after the
+// parameters), which the caller reads where it calls. A call through a
+// std::function that surely holds a lambda is a call to the lambda; a
+// helper given a lambda for a std::function parameter is summarised for
+// that call with the parameter bound to it (CallableTargets.h).
 //
 // A callee defined in another TU gets the summary the whole-program pass
 // stored for it (SummaryDatabase.h), with its places as ExternalSites.
