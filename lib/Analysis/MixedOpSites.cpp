@@ -51,7 +51,11 @@ OpOperands opOperands(const CallExpr *Call, const ApiIndex &Index) {
   const Expr *Obj = objectArgument(*Call);
   llvm::ArrayRef<const Expr *> Args = parameterArguments(*Call);
   if (MD && !MD->isStatic()) {
-    if (!Obj || !Index.isTensorType(Obj->getType()))
+    // `p->add(x)` on a tensor pointer: its pointee is the operand.
+    QualType ObjType = Obj ? Obj->getType() : QualType();
+    if (Obj && ObjType->isPointerType())
+      ObjType = ObjType->getPointeeType();
+    if (!Obj || !Index.isTensorType(ObjType))
       return Out;
     IsOp = true;
     Out.Operands.push_back(Obj);

@@ -19,26 +19,50 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
+SummaryProvider::~SummaryProvider() = default;
+
 const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD) {
+  return get(FD, {});
+}
+
+const FunctionSummary *SummaryProvider::get(const FunctionDecl *FD,
+                                            llvm::ArrayRef<ParamLambda> Bound) {
   if (FD && Database && !FD->hasBody())
-    return imported(*FD); // Defined in another TU, perhaps.
+    return Bound.empty() ? imported(*FD) : nullptr; // Defined elsewhere.
   const FunctionDecl *Def = nullptr;
   if (!FD || !FD->hasBody(Def) || !Def || Def->isDependentContext() ||
       Def->isInvalidDecl() ||
       Ctx.getSourceManager().isInSystemHeader(Def->getLocation()))
     return nullptr;
-  auto It = Cache.find(Def);
-  if (It != Cache.end())
+  std::vector<std::pair<unsigned, const void *>> Key(Bound.begin(),
+                                                     Bound.end());
+  if (Bound.empty()) {
+    if (auto It = Cache.find(Def); It != Cache.end())
+      return It->second.get();
+  } else if (auto It = BoundCache.find({Def, Key}); It != BoundCache.end()) {
     return It->second.get();
+  }
   if (InProgress.contains(Def) || Depth >= MaxDepth)
     return nullptr; // Recursion or too deep: unknown (not cached).
+  // The body names the definition's parameters.
+  Frame F{Def, {}};
+  // A parameter the body changes may call something else.
+  for (const auto &[Param, Lambda] : Bound)
+    if (Param < Def->getNumParams() &&
+        Callables->neverChanged(*Def->getParamDecl(Param)))
+      F.Bound.push_back({Def->getParamDecl(Param), Lambda});
   InProgress.insert(Def);
+  Frames.push_back(std::move(F));
   ++Depth;
   std::unique_ptr<FunctionSummary> Summary = compute(*Def);
   --Depth;
+  Frames.pop_back();
   InProgress.erase(Def);
   const FunctionSummary *Result = Summary.get();
-  Cache[Def] = std::move(Summary);
+  if (Bound.empty())
+    Cache[Def] = std::move(Summary);
+  else
+    BoundCache[{Def, std::move(Key)}] = std::move(Summary);
   return Result;
 }
 
@@ -67,13 +91,23 @@ RecordStorageLocation *parameterObject(const VarDecl &P,
 
 /// The function whose summary says what \p Call's arguments reach: the
 /// callee of a plain call, or the operator() of a lambda or function object
-/// called directly (`sync(w)`); none for the other operator calls (tensor
-/// arithmetic is the API's).
-const FunctionDecl *summarisedCallee(const CallExpr &Call) {
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
-      Op && Op->getOperator() != OO_Call)
+/// called directly (`sync(w)`), or of the lambda a std::function surely
+/// holds (`fn(w)`); none for the other operator calls (tensor arithmetic is
+/// the API's).
+const FunctionDecl *summarisedCallee(const CallExpr &Call,
+                                     CallableTargets &Callables,
+                                     llvm::ArrayRef<CallableBinding> Bound) {
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (Op && Op->getOperator() != OO_Call)
     return nullptr;
-  return Call.getDirectCallee();
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
+  if (!Op || !MD || !isStdFunction(MD->getParent()))
+    return Call.getDirectCallee();
+  const LambdaExpr *Lambda = Callables.heldLambda(Call.getArg(0), Bound);
+  const CXXMethodDecl *Target = Lambda ? Lambda->getCallOperator() : nullptr;
+  if (!Target || Target->getNumParams() != parameterArguments(Call).size())
+    return nullptr;
+  return Target;
 }
 
 /// The lambda expression of a lambda's call operator \p FD, or null.
@@ -84,15 +118,36 @@ const LambdaExpr *lambdaOf(const FunctionDecl &FD, const ApiIndex &Index) {
   return lambdaExprOf(*MD->getParent(), Index);
 }
 
+/// The `x` of a pointer argument `&x`, or of a local pointer variable
+/// initialised with `&x` (or with another such variable) that its function
+/// never changes; null for any other pointer.
+const Expr *addressTaken(const Expr *Arg, CallableTargets &Callables) {
+  for (unsigned Depth = 0; Arg && Depth < 4; ++Depth) {
+    Arg = Arg->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(Arg);
+        U && U->getOpcode() == UO_AddrOf)
+      return U->getSubExpr();
+    const auto *Ref = dyn_cast<DeclRefExpr>(Arg);
+    const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!VD || !VD->isLocalVarDecl() || !VD->getType()->isPointerType() ||
+        !VD->getInit() || !Callables.neverChanged(*VD))
+      return nullptr;
+    Arg = VD->getInit();
+  }
+  return nullptr;
+}
+
 /// The object \p Call gives input \p Param of \p Callee: the argument, or
-/// for a pointer parameter the `x` of `&x` (a module pointer also takes
-/// `holder.get()`, which ModuleNavigation reads); for a lambda's variable
-/// captured by reference (inputs after the parameters), the variable as the
-/// capture names it, read where the call is. Null when it is none of these
-/// (a pointer variable: unknown, never a finding).
+/// for a pointer parameter the `x` of `&x` or of an unchanged pointer
+/// variable initialised with it (a module pointer also takes `holder.get()`,
+/// which ModuleNavigation reads); for a lambda's variable captured by
+/// reference (inputs after the parameters), the variable as the capture
+/// names it, read where the call is. Null when it is none of these (another
+/// pointer: unknown, never a finding).
 const Expr *argumentForParameter(const CallExpr &Call,
                                  const FunctionDecl &Callee, unsigned Param,
-                                 const ApiIndex &Index) {
+                                 const ApiIndex &Index,
+                                 CallableTargets &Callables) {
   if (Param >= Callee.getNumParams()) {
     const LambdaExpr *Lambda = lambdaOf(Callee, Index);
     unsigned Capture = Param - Callee.getNumParams();
@@ -107,9 +162,8 @@ const Expr *argumentForParameter(const CallExpr &Call,
   const ParmVarDecl &P = *Callee.getParamDecl(Param);
   if (!P.getType()->isPointerType())
     return Arg;
-  if (const auto *U = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
-      U && U->getOpcode() == UO_AddrOf)
-    return U->getSubExpr();
+  if (const Expr *Pointee = addressTaken(Arg, Callables))
+    return Pointee;
   return Index.isModuleType(objectType(P)) ? Arg : nullptr;
 }
 
@@ -413,6 +467,39 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   return Summary;
 }
 
+std::pair<const FunctionDecl *, const FunctionSummary *>
+SummaryProvider::summaryAt(const CallExpr &Call) {
+  llvm::ArrayRef<CallableBinding> Bound;
+  if (!Frames.empty())
+    Bound = Frames.back().Bound;
+  const FunctionDecl *Callee = summarisedCallee(Call, *Callables, Bound);
+  if (!Callee || Index.source(Callee))
+    return {nullptr, nullptr};
+  // std::function parameters given a lambda it surely holds: the callee's
+  // summary for this call, with calls through them calling the lambda.
+  llvm::SmallVector<ParamLambda, 1> Lambdas;
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
+  for (unsigned I = 0,
+                N = std::min<size_t>(Args.size(), Callee->getNumParams());
+       I < N; ++I)
+    if (isStdFunctionType(Callee->getParamDecl(I)->getType()))
+      if (const LambdaExpr *L = Callables->heldLambda(Args[I], Bound))
+        Lambdas.push_back({I, L});
+  return {Callee, get(Callee, Lambdas)};
+}
+
+template <typename Facts, typename Fact>
+void SummaryProvider::forEachSummaryFactArgument(
+    const CallExpr &Call, Facts FunctionSummary::*Member,
+    llvm::function_ref<void(const Fact &, const Expr *)> Fn) {
+  auto [Callee, Inner] = summaryAt(Call);
+  if (Inner)
+    for (const Fact &F : Inner->*Member)
+      if (const Expr *Arg =
+              argumentForParameter(Call, *Callee, F.Param, Index, *Callables))
+        Fn(F, Arg);
+}
+
 void SummaryProvider::forEachCollectiveArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
@@ -428,14 +515,7 @@ void SummaryProvider::forEachCollectiveArgument(
 void SummaryProvider::forEachSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const SinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
-    for (const SinkFact &Sink : Inner->Sinks)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, Sink.Param, Index))
-        Fn(Sink, Arg);
+  forEachSummaryFactArgument(Call, &FunctionSummary::Sinks, Fn);
 }
 
 void SummaryProvider::forEachProcessGroupArgument(
@@ -454,27 +534,13 @@ void SummaryProvider::forEachProcessGroupArgument(
 void SummaryProvider::forEachMixedOpSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const MixedOpSinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
-    for (const MixedOpSinkFact &Sink : Inner->MixedOpSinks)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, Sink.Param, Index))
-        Fn(Sink, Arg);
+  forEachSummaryFactArgument(Call, &FunctionSummary::MixedOpSinks, Fn);
 }
 
 void SummaryProvider::forEachProcessGroupSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const ProcessGroupSinkFact &, const Expr *)> Fn) {
-  const FunctionDecl *Callee = summarisedCallee(Call);
-  if (!Callee || Index.source(Callee))
-    return;
-  if (const FunctionSummary *Inner = get(Callee))
-    for (const ProcessGroupSinkFact &Sink : Inner->ProcessGroupSinks)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, Sink.Param, Index))
-        Fn(Sink, Arg);
+  forEachSummaryFactArgument(Call, &FunctionSummary::ProcessGroupSinks, Fn);
 }
 
 // A module parameter is analysed twice, assuming it was never distributed

@@ -42,9 +42,27 @@ StorageLocation &OriginTable::locationFor(const Expr *E, Environment &Env) {
   return *Loc;
 }
 
+/// What the pointer \p E (`p` of `p->add(x)`) points to, if known.
+static RecordStorageLocation *pointee(const Expr &E, const Environment &Env) {
+  PointerValue *P = nullptr;
+  if (E.isPRValue()) {
+    P = Env.get<PointerValue>(E);
+    if (const auto *Cast = dyn_cast<ImplicitCastExpr>(&E); !P && Cast)
+      return pointee(*Cast->getSubExpr()->IgnoreParens(), Env);
+  } else if (StorageLocation *L = Env.getStorageLocation(E))
+    P = Env.get<PointerValue>(*L);
+  else if (const auto *Ref = dyn_cast<DeclRefExpr>(&E))
+    // A variable named outside the statement being evaluated.
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+      P = Env.get<PointerValue>(*VD);
+  return P ? dyn_cast<RecordStorageLocation>(&P->getPointeeLoc()) : nullptr;
+}
+
 RecordStorageLocation *recordLocation(const Expr *E, const Environment &Env) {
   while (E) {
     E = E->IgnoreParens();
+    if (E->getType()->isPointerType())
+      return pointee(*E, Env);
     if (E->isGLValue()) {
       if (auto *L = dyn_cast_or_null<RecordStorageLocation>(
               Env.getStorageLocation(*E)))

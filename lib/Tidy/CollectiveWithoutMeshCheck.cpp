@@ -160,7 +160,7 @@ void CollectiveWithoutMeshCheck::reportThroughCall(const FunctionDecl &FD,
     noteOperand(*this, Arg, Ctx);
   noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
                msg::CollectiveInCallee, Ctx)
-      << givenByCapture(Call, *Arg.E, Ctx.getSourceManager());
+      << givenByCapture(Call, *Arg.E, Ctx);
 }
 
 void CollectiveWithoutMeshCheck::reportUndistributedModule(

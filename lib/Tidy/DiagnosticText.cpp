@@ -30,7 +30,9 @@ static const Expr *written(const Expr *E) {
 std::string operandName(const Expr &E, ASTContext &Ctx) {
   const Expr *W = written(&E);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(W))
-    return Ref->getDecl()->getNameAsString();
+    // A pointer stands for what it points to (`p` of `p->add(x)`).
+    return (W->getType()->isPointerType() ? "*" : "") +
+           Ref->getDecl()->getNameAsString();
   if (const auto *Member = dyn_cast<MemberExpr>(W))
     if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
       return Member->getMemberDecl()->getNameAsString();
@@ -65,10 +67,16 @@ std::string calleeName(const CallExpr &Call, ASTContext &Ctx) {
   return "'" + OS.str() + "'";
 }
 
-bool givenByCapture(const CallExpr &Call, const Expr &Arg,
-                    const SourceManager &SM) {
-  return !SM.isPointWithin(Arg.getBeginLoc(), Call.getBeginLoc(),
-                           Call.getEndLoc());
+bool givenByCapture(const CallExpr &Call, const Expr &Arg, ASTContext &Ctx) {
+  // Named outside the call, and by a lambda's capture list (its capture
+  // initialisers are the lambda expression's children), not by the
+  // initialiser of a pointer variable the call is given.
+  if (Ctx.getSourceManager().isPointWithin(
+          Arg.getBeginLoc(), Call.getBeginLoc(), Call.getEndLoc()))
+    return false;
+  return llvm::any_of(Ctx.getParents(Arg), [](const DynTypedNode &Parent) {
+    return Parent.get<LambdaExpr>() != nullptr;
+  });
 }
 
 std::string originName(const Expr &Origin) {

@@ -22,9 +22,10 @@ std::string operandName(const clang::Expr &E, clang::ASTContext &Ctx);
 std::string calleeName(const clang::CallExpr &Call, clang::ASTContext &Ctx);
 
 /// Whether \p Call gives the callee \p Arg as a variable its lambda captures
-/// by reference (named outside the call) rather than as an argument.
+/// by reference (named outside the call, in the lambda's captures) rather
+/// than as an argument.
 bool givenByCapture(const clang::CallExpr &Call, const clang::Expr &Arg,
-                    const clang::SourceManager &SM);
+                    clang::ASTContext &Ctx);
 
 /// How a note names the call an origin is: "to_local()", "torch::randn()".
 std::string originName(const clang::Expr &Origin);

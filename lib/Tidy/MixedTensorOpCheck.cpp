@@ -74,8 +74,9 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
   std::optional<std::string> Mesh;
   if (const VarDecl *VD = namedVariable(Site.DTensor.E);
       VD && VD->getIdentifier() && !Index->model().MeshOfFunction.empty())
-    Mesh =
-        "*" + Index->model().MeshOfFunction + "(" + VD->getNameAsString() + ")";
+    Mesh = "*" + Index->model().MeshOfFunction + "(" +
+           (VD->getType()->isPointerType() ? "*" : "") + VD->getNameAsString() +
+           ")";
   else
     Mesh =
         meshExpressionInScope(FD, Call, Site.DTensorVars, *Index, &MeshCache);
@@ -91,8 +92,11 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
   if (Mesh && !PlainSelf)
     for (const OperandFact &P : Site.Plain) {
       SourceRange R = P.E->getSourceRange();
+      // A plain tensor reached through a pointer (`q->add(w)`) is no
+      // tensor expression to wrap.
       SourceLocation After =
-          isEditable({R.getBegin(), R.getEnd()}, SM)
+          !P.E->getType()->isPointerType() &&
+                  isEditable({R.getBegin(), R.getEnd()}, SM)
               ? Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, Ctx.getLangOpts())
               : SourceLocation();
       if (After.isInvalid()) {

@@ -60,7 +60,7 @@ void ProcessGroupMisuseCheck::reportCallThrough(const ProcessGroupSite &Site,
       << operandName(*First.E, Ctx);
   noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
                msg::ProcessGroupCollectiveInCallee, Ctx)
-      << givenByCapture(Call, *First.E, Ctx.getSourceManager());
+      << givenByCapture(Call, *First.E, Ctx);
 }
 
 /// Replaces \p E with `meshguard::to_local(<E>)`, unless it is in a macro or

@@ -106,12 +106,16 @@ void capturedModuleDistributed(const DeviceMesh &mesh) {
   syncGrads();
 }
 
-// Negative twin: not followed (documented): a lambda behind std::function.
+// A lambda behind a local std::function never changed after: the same
+// (more shapes in dtensor-std-function-locals.cpp).
 void throughStdFunction() {
   std::function<void(const at::Tensor &)> sync = [](const at::Tensor &g) {
     meshguard::dist::all_reduce_({g});
   };
   sync(torch::zeros({4}));
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: call to 'sync' reaches collective 'c10d.allreduce_.default' with no DeviceMesh: argument 'torch::zeros({4})' is a plain at::Tensor
+  // CHECK-NOTES: :[[@LINE-2]]:8: note: 'torch::zeros({4})' is a plain tensor: it comes from torch::zeros() here
+  // CHECK-NOTES: :[[@LINE-5]]:5: note: the collective is called here; its tensor arguments come only from that parameter
 }
 
 // A lambda handed to a function template of this file that calls it: the

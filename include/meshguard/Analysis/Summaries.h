@@ -17,10 +17,14 @@
 //    shape of DDP's _sync_module_states, called after distribute_module.
 //
 // A parameter may be a pointer (`at::Tensor *t`, `Model *m`): its pointee
-// is what the facts are about, and the caller's `&x` gives it. A lambda's
-// call operator (or a function object's) is summarised like any function,
-// and a variable the lambda captures by reference counts as one more input
-// (numbered after the parameters), which the caller reads where it calls.
+// is what the facts are about, and the caller's `&x` (or an unchanged
+// pointer variable holding it) gives it. A lambda's call operator (or a
+// function object's) is summarised like any function, and a variable the
+// lambda captures by reference counts as one more input (numbered after the
+// parameters), which the caller reads where it calls. A call through a
+// std::function that surely holds a lambda is a call to the lambda; a
+// helper given a lambda for a std::function parameter is summarised for
+// that call with the parameter bound to it (CallableTargets.h).
 //
 // A callee defined in another TU gets the summary the whole-program pass
 // stored for it (SummaryDatabase.h), with its places as ExternalSites.
@@ -31,6 +35,7 @@
 #define MESHGUARD_ANALYSIS_SUMMARIES_H
 
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/CallableTargets.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/Provenance.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
@@ -38,7 +43,11 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace meshguard {
 namespace analysis {
@@ -106,7 +115,9 @@ class SummaryProvider {
 public:
   SummaryProvider(clang::ASTContext &Ctx, const ApiIndex &Index,
                   AnalysisLimits Limits, unsigned MaxDepth = 3)
-      : Ctx(Ctx), Index(Index), Limits(Limits), MaxDepth(MaxDepth) {}
+      : Ctx(Ctx), Index(Index), Limits(Limits), MaxDepth(MaxDepth),
+        Callables(std::make_unique<CallableTargets>()) {}
+  ~SummaryProvider();
 
   /// The summary of \p FD; null when it has no body in this TU (and the
   /// summary database has no up-to-date entry for it), is a system header
@@ -142,6 +153,23 @@ public:
 
 private:
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
+  /// A std::function parameter of a callee (by number) bound to the lambda
+  /// the call passes it.
+  using ParamLambda = std::pair<unsigned, const clang::LambdaExpr *>;
+  /// get(), for one call that binds std::function parameters of \p FD to
+  /// lambdas: FD's summary with calls through them calling the lambdas.
+  const FunctionSummary *get(const clang::FunctionDecl *FD,
+                             llvm::ArrayRef<ParamLambda> Bound);
+  /// The function whose summary says what \p Call's arguments reach, and
+  /// that summary (null: none).
+  std::pair<const clang::FunctionDecl *, const FunctionSummary *>
+  summaryAt(const clang::CallExpr &Call);
+  /// The three forEach*SinkArgument: calls \p Fn with each argument of
+  /// \p Call that a fact of the callee's summary (in \p Member) names.
+  template <typename Facts, typename Fact>
+  void forEachSummaryFactArgument(
+      const clang::CallExpr &Call, Facts FunctionSummary::*Member,
+      llvm::function_ref<void(const Fact &, const clang::Expr *)> Fn);
   /// The database's entry for \p FD as a summary (SummaryImport.cpp).
   const FunctionSummary *imported(const clang::FunctionDecl &FD);
   /// Calls \p Fn with each argument of \p Call that alone reaches a
@@ -188,6 +216,21 @@ private:
       Cache;
   llvm::DenseSet<const clang::FunctionDecl *> InProgress;
   SummaryLookup *Database = nullptr;
+  /// The lambdas std::functions hold.
+  std::unique_ptr<CallableTargets> Callables;
+  /// The functions being summarised, innermost last, with the std::function
+  /// parameters each is summarised for.
+  struct Frame {
+    const clang::FunctionDecl *FD;
+    llvm::SmallVector<CallableBinding, 1> Bound;
+  };
+  std::vector<Frame> Frames;
+  /// Summaries for calls that bind std::function parameters, by definition
+  /// and (parameter number, lambda) pairs.
+  std::map<std::pair<const clang::FunctionDecl *,
+                     std::vector<std::pair<unsigned, const void *>>>,
+           std::unique_ptr<FunctionSummary>>
+      BoundCache;
   /// Imported summaries by canonical declaration (null: none usable), and
   /// the places their facts point to.
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionSummary>>

@@ -96,7 +96,8 @@ struct ContainerFacts {
 };
 
 /// The record storage location an expression of record type denotes, or null.
-/// Looks through copies, moves, temporaries and no-op casts.
+/// Looks through copies, moves, temporaries and no-op casts; for a pointer
+/// (`p` of `p->add(x)`), what it points to.
 clang::dataflow::RecordStorageLocation *
 recordLocation(const clang::Expr *E, const clang::dataflow::Environment &Env);
 
