@@ -7,10 +7,14 @@
 // project's database stays small. "files" lists every file of the TU outside
 // the system headers with its MD5: the main file's hash decides whether an
 // entry is current, the others let meshguard-run reuse the file when
-// nothing the TU read has changed.
+// nothing the TU read has changed. "coll" is the first collective a
+// function performs as dtensor-rank-divergent-collective sees it
+// (DivergenceMemo::performed), so that a rank-dependent call of it in
+// another file counts as that collective.
 //
 //===----------------------------------------------------------------------===//
 
+#include "meshguard/Analysis/DivergentCollectives.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTContext.h"
@@ -130,15 +134,30 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
   Definitions Defs(SM);
   Defs.TraverseDecl(Ctx.getTranslationUnitDecl());
 
+  // The divergence check's helper memo; with the provider's database (if
+  // any), as the other facts see callees of other files.
+  DivergenceMemo Divergence(Ctx, Summaries.index());
+  Divergence.setDatabase(Summaries.database());
+
+  // A function without a summary (a limit hit) may still perform one.
+  const FunctionSummary NoSummary{};
   llvm::json::Array Functions;
   for (const FunctionDecl *FD : Defs.Found) {
     const FunctionSummary *S = Summaries.get(FD);
     if (!S)
-      continue;
+      S = &NoSummary;
+    llvm::json::Value Performed = nullptr;
+    if (const std::optional<CollectiveCall> &C = Divergence.performed(*FD))
+      if (llvm::json::Value At = W.place(C->Inner, C->InnerElsewhere);
+          At.kind() != llvm::json::Value::Null)
+        Performed =
+            llvm::json::Object{{"name", C->InnerName}, {"at", std::move(At)}};
+    bool Performs = Performed.kind() != llvm::json::Value::Null;
     bool KnownReturn =
         S->Return == Provenance::Plain || S->Return == Provenance::DTensor;
-    if (!KnownReturn && S->Sinks.empty() && S->ProcessGroupSinks.empty() &&
-        S->MixedOpSinks.empty() && S->KeptModules.empty())
+    if (!Performs && !KnownReturn && S->Sinks.empty() &&
+        S->ProcessGroupSinks.empty() && S->MixedOpSinks.empty() &&
+        S->KeptModules.empty())
       continue; // Nothing to say: an unknown callee, as without a summary.
     std::string USR = functionUSR(*FD);
     if (USR.empty())
@@ -147,6 +166,8 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
                          {"name", FD->getNameAsString()},
                          {"qname", FD->getQualifiedNameAsString()},
                          {"file", W.fileOf(FD->getLocation())}};
+    if (Performs)
+      F["coll"] = std::move(Performed);
     if (KnownReturn)
       F["ret"] = S->Return == Provenance::Plain ? "plain" : "dtensor";
     auto Sinks = [&](llvm::StringRef Key, const auto &Facts) {

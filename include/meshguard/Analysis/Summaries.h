@@ -117,6 +117,8 @@ public:
   /// Callees without a body in this TU are looked up in \p DB (which must
   /// outlive the provider).
   void setDatabase(const SummaryDatabase *DB) { Database = DB; }
+  const SummaryDatabase *database() const { return Database; }
+  const ApiIndex &index() const { return Index; }
 
   /// Calls \p Fn with each argument of \p Call that the callee's summary
   /// names as a sink (none for operator calls and the API's sources).

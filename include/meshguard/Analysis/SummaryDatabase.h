@@ -66,6 +66,15 @@ struct StoredMixedOpSink {
   ExternalSite At;
 };
 
+/// The first collective a function performs (itself or through helpers of
+/// its file), for dtensor-rank-divergent-collective: a call of it counts as
+/// that collective.
+struct StoredCollective {
+  /// The collective's qualified name, e.g. "meshguard::dist::all_reduce_".
+  std::string Name;
+  ExternalSite At;
+};
+
 struct StoredSummary {
   std::string Name;
   std::string QualifiedName;
@@ -77,10 +86,16 @@ struct StoredSummary {
   std::vector<StoredSink> ProcessGroupSinks;
   std::vector<StoredMixedOpSink> MixedOpSinks;
   std::vector<unsigned> KeptModules;
+  std::optional<StoredCollective> Collective;
 };
 
 /// Which facts make a call worth a check's attention.
-enum class SummaryFactKind { MeshSinks, ProcessGroupSinks, MixedOpSinks };
+enum class SummaryFactKind {
+  MeshSinks,
+  ProcessGroupSinks,
+  MixedOpSinks,
+  Collectives
+};
 
 class SummaryDatabase {
 public:
