@@ -12,6 +12,7 @@
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "BranchSides.h"
 #include "RankDependence.h"
+#include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -45,10 +46,15 @@ bool isCollectiveCall(const CallExpr &Call, const ApiIndex &Index,
 }
 
 DivergenceMemo::DivergenceMemo(ASTContext &Ctx, const ApiIndex &Index)
-    : Ctx(Ctx), Index(Index),
-      Facts(std::make_unique<RankDependenceTU>(Ctx, Index)) {}
+    : Ctx(Ctx), Index(Index) {}
 
 DivergenceMemo::~DivergenceMemo() = default;
+
+RankDependenceTU &DivergenceMemo::rankFacts() {
+  if (!Facts)
+    Facts = std::make_unique<RankDependenceTU>(Ctx, Index);
+  return *Facts;
+}
 
 /// Calls in \p S in evaluation order (arguments before the call), lambda
 /// bodies excluded.
@@ -79,16 +85,45 @@ DivergenceMemo::performed(const FunctionDecl &FD) {
     callsIn(Def->getBody(), Calls);
     for (const CallExpr *Call : Calls)
       if (std::optional<CollectiveCall> C = collective(*Call)) {
+        bool Nested = C->Inner || C->InnerElsewhere;
         Found = CollectiveCall{nullptr,
                                isLambdaCallOperator(Def)
                                    ? std::string("lambda")
                                    : FD.getQualifiedNameAsString(),
-                               Def, C->Inner ? C->Inner : C->Call,
-                               C->Inner ? C->InnerName : C->Name};
+                               Def,
+                               Nested ? C->Inner : C->Call,
+                               Nested ? C->InnerName : C->Name,
+                               C->InnerElsewhere};
         break;
       }
+  } else if (!Def) {
+    Found = imported(FD);
   }
   return Performs[Key] = Found;
+}
+
+std::optional<CollectiveCall> DivergenceMemo::imported(const FunctionDecl &FD) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())))
+    return std::nullopt;
+  std::string USR = functionUSR(FD);
+  // lookup() gives up-to-date entries only: stale or missing = unknown.
+  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  if (!Stored || !Stored->Collective)
+    return std::nullopt;
+  // A collective the model no longer has: unknown, never a finding.
+  const std::string &Name = Stored->Collective->Name;
+  if (!llvm::is_contained(Index.allCollectiveNames(), llvm::StringRef(Name)))
+    return std::nullopt;
+  ExternalSites.push_back(
+      std::make_unique<ExternalSite>(Stored->Collective->At));
+  CollectiveCall C;
+  C.Name = FD.getQualifiedNameAsString();
+  C.Helper = &FD;
+  C.InnerName = Name;
+  C.InnerElsewhere = ExternalSites.back().get();
+  return C;
 }
 
 std::optional<CollectiveCall> DivergenceMemo::collective(const CallExpr &Call) {

@@ -11,7 +11,9 @@
 //                              "module": true, "at": [0, 12, 3]}],
 //                   "pg": [...], "mixed": [{"p": 0, "dtensor": true,
 //                                           "at": [0, 20, 10]}],
-//                   "kept": [1]}]}
+//                   "kept": [1],
+//                   "coll": {"name": "meshguard::dist::all_reduce_",
+//                            "at": [0, 12, 3]}}]}
 //
 // Places ("at", "file") index "files". A malformed file is skipped whole
 // (one problem each): a half-read file could drop the fact that makes
@@ -203,7 +205,8 @@ public:
       if (!sinks(*F, "sinks", FP, S.Name, S.Sinks) ||
           !sinks(*F, "pg", FP, S.Name, S.ProcessGroupSinks) ||
           !mixed(*F, FP, S.Name, S.MixedOpSinks) ||
-          !indices(F->get("kept"), FP.field("kept"), S.KeptModules))
+          !indices(F->get("kept"), FP.field("kept"), S.KeptModules) ||
+          !collective(*F, FP, S.Name, S.Collective))
         return false;
       USRs.push_back(USR->str());
       Out.push_back(std::move(S));
@@ -296,6 +299,27 @@ private:
     return true;
   }
 
+  bool collective(const llvm::json::Object &F, llvm::json::Path FP,
+                  llvm::StringRef Function,
+                  std::optional<StoredCollective> &Out) {
+    const llvm::json::Value *V = F.get("coll");
+    if (!V)
+      return true;
+    llvm::json::Path P = FP.field("coll");
+    const llvm::json::Object *O = V->getAsObject();
+    if (!O)
+      return fail(P, "expected an object");
+    std::optional<llvm::StringRef> Name = O->getString("name");
+    if (!Name || Name->empty())
+      return fail(P.field("name"), "expected the collective's name");
+    StoredCollective C;
+    C.Name = Name->str();
+    if (!place(O->get("at"), P.field("at"), Function, C.At))
+      return false;
+    Out = std::move(C);
+    return true;
+  }
+
   bool indices(const llvm::json::Value *V, llvm::json::Path P,
                std::vector<unsigned> &Out) {
     if (!V)
@@ -346,18 +370,27 @@ const StoredSummary *SummaryDatabase::find(llvm::StringRef USR) const {
   return It == Entries.end() ? nullptr : &It->second;
 }
 
+/// Whether \p S has a fact of \p Kind.
+static bool hasFact(const StoredSummary &S, SummaryFactKind Kind) {
+  switch (Kind) {
+  case SummaryFactKind::MeshSinks:
+    return !S.Sinks.empty();
+  case SummaryFactKind::ProcessGroupSinks:
+    return !S.ProcessGroupSinks.empty();
+  case SummaryFactKind::MixedOpSinks:
+    return !S.MixedOpSinks.empty();
+  case SummaryFactKind::Collectives:
+    return S.Collective.has_value();
+  }
+  return false;
+}
+
 std::vector<std::string>
 SummaryDatabase::namesWith(SummaryFactKind Kind) const {
   std::vector<std::string> Names;
-  for (const auto &E : Entries) {
-    const StoredSummary &S = E.second;
-    bool Has = Kind == SummaryFactKind::MeshSinks ? !S.Sinks.empty()
-               : Kind == SummaryFactKind::ProcessGroupSinks
-                   ? !S.ProcessGroupSinks.empty()
-                   : !S.MixedOpSinks.empty();
-    if (Has)
-      Names.push_back(S.QualifiedName);
-  }
+  for (const auto &E : Entries)
+    if (hasFact(E.second, Kind))
+      Names.push_back(E.second.QualifiedName);
   return Names;
 }
 

@@ -10,9 +10,14 @@
 // nothing the TU read has changed. Each entry has the hash of its facts, and
 // "lookups" what the TU imported from other files (SummaryLookup checks
 // those against the database before an entry is used).
+// "coll" is the first collective a
+// function performs as dtensor-rank-divergent-collective sees it
+// (DivergenceMemo::performed), so that a rank-dependent call of it in
+// another file counts as that collective.
 //
 //===----------------------------------------------------------------------===//
 
+#include "meshguard/Analysis/DivergentCollectives.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTContext.h"
@@ -145,8 +150,8 @@ llvm::json::Value placeByPath(const llvm::json::Value &At, const Writer &W) {
 
 /// The MD5 of an entry's facts, everything but its USR, with file indices
 /// replaced by paths (an index depends on the other files of the TU, which
-/// no caller sees). Fields that hold facts with places ("at") are arrays of
-/// objects; any such field, present or future, is covered.
+/// no caller sees). Fields that hold facts with places ("at") are objects or
+/// arrays of objects; any such field, present or future, is covered.
 std::string entryHash(const llvm::json::Object &F, const Writer &W) {
   llvm::json::Object Facts;
   for (const auto &[Key, Value] : F) {
@@ -154,6 +159,13 @@ std::string entryHash(const llvm::json::Object &F, const Writer &W) {
       continue;
     if (Key == "file" && Value.getAsInteger()) {
       Facts[Key] = W.path(*Value.getAsInteger());
+      continue;
+    }
+    if (const llvm::json::Object *O = Value.getAsObject();
+        O && O->get("at")) { // "coll"
+      llvm::json::Object Copy = *O;
+      Copy["at"] = placeByPath(*O->get("at"), W);
+      Facts[Key] = std::move(Copy);
       continue;
     }
     const llvm::json::Array *List = Value.getAsArray();
@@ -234,15 +246,30 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
   Definitions Defs(SM);
   Defs.TraverseAST(Ctx);
 
+  // The divergence check's helper memo; with the provider's database (if
+  // any), as the other facts see callees of other files.
+  DivergenceMemo Divergence(Ctx, Summaries.index());
+  Divergence.setDatabase(Summaries.database());
+
+  // A function without a summary (a limit hit) may still perform one.
+  const FunctionSummary NoSummary{};
   llvm::json::Array Functions;
   for (const FunctionDecl *FD : Defs.Found) {
     const FunctionSummary *S = Summaries.get(FD);
     if (!S)
-      continue;
+      S = &NoSummary;
+    llvm::json::Value Performed = nullptr;
+    if (const std::optional<CollectiveCall> &C = Divergence.performed(*FD))
+      if (llvm::json::Value At = W.place(C->Inner, C->InnerElsewhere);
+          At.kind() != llvm::json::Value::Null)
+        Performed =
+            llvm::json::Object{{"name", C->InnerName}, {"at", std::move(At)}};
+    bool Performs = Performed.kind() != llvm::json::Value::Null;
     bool KnownReturn =
         S->Return == Provenance::Plain || S->Return == Provenance::DTensor;
-    if (!KnownReturn && S->Sinks.empty() && S->ProcessGroupSinks.empty() &&
-        S->MixedOpSinks.empty() && S->KeptModules.empty())
+    if (!Performs && !KnownReturn && S->Sinks.empty() &&
+        S->ProcessGroupSinks.empty() && S->MixedOpSinks.empty() &&
+        S->KeptModules.empty())
       continue; // Nothing to say: an unknown callee, as without a summary.
     std::string USR = functionUSR(*FD);
     if (USR.empty())
@@ -251,6 +278,8 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
                          {"name", FD->getNameAsString()},
                          {"qname", FD->getQualifiedNameAsString()},
                          {"file", W.fileOf(FD->getLocation())}};
+    if (Performs)
+      F["coll"] = std::move(Performed);
     if (KnownReturn)
       F["ret"] = S->Return == Provenance::Plain ? "plain" : "dtensor";
     auto Sinks = [&](llvm::StringRef Key, const auto &Facts) {

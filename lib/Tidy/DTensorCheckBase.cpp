@@ -175,8 +175,7 @@ void DTensorCheckBase::loadSummaryDatabase() {
   // Each problem once per TU: from the first enabled check that reads the
   // database (they all read the same one).
   const auto *First = llvm::find_if(DTensorCheckNames, [&](StringRef Name) {
-    return Name != "dtensor-rank-divergent-collective" &&
-           Context.isCheckEnabled(Name);
+    return Context.isCheckEnabled(Name);
   });
   if (First == std::end(DTensorCheckNames) || *First != getID())
     return addSummarisedNames(*Kind);

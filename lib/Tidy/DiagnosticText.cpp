@@ -5,7 +5,6 @@
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
@@ -124,23 +123,36 @@ std::vector<const Expr *> elementsWrittenInto(const VarDecl &Container) {
   return Out;
 }
 
+/// The range-for statement in \p S whose loop variable is \p VD.
+static const CXXForRangeStmt *rangeForOf(const Stmt *S, const VarDecl *VD) {
+  if (!S)
+    return nullptr;
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S);
+      For && For->getLoopVariable() == VD)
+    return For;
+  for (const Stmt *Child : S->children())
+    if (const CXXForRangeStmt *Found = rangeForOf(Child, VD))
+      return Found;
+  return nullptr;
+}
+
 /// The range-for loop variable \p E starts from (`p` in `p.grad()`,
-/// `p.grad().contiguous()`), and the range it iterates over.
-static const Expr *loopRangeOf(const Expr &E, ASTContext &Ctx) {
+/// `p.grad().contiguous()`), and the range it iterates over. The loop is
+/// found by a walk of the variable's function, not ASTContext::getParents:
+/// that builds the parent map of the whole TU, torch headers included, on
+/// first use (docs/tools/performance.md, "The parent map").
+static const Expr *loopRangeOf(const Expr &E) {
   const Expr *Root = written(&E);
   while (const auto *Member = dyn_cast<CXXMemberCallExpr>(Root))
     Root = written(Member->getImplicitObjectArgument());
   const auto *Ref = dyn_cast<DeclRefExpr>(Root);
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD)
+  if (!VD || !VD->isCXXForRangeDecl())
     return nullptr;
-  for (const DynTypedNode &Parent : Ctx.getParents(*VD))
-    if (const auto *DS = Parent.get<DeclStmt>())
-      for (const DynTypedNode &Loop : Ctx.getParents(*DS))
-        if (const auto *For = Loop.get<CXXForRangeStmt>();
-            For && For->getLoopVariable() == VD)
-          return For->getRangeInit();
-  return nullptr;
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  const CXXForRangeStmt *For = Fn ? rangeForOf(Fn->getBody(), VD) : nullptr;
+  return For ? For->getRangeInit() : nullptr;
 }
 
 static const VarDecl *moduleOfParametersCall(const Expr &E);
@@ -154,7 +166,6 @@ const VarDecl *parametersOfLocalModule(const Expr &E) {
   const VarDecl *Container = localVariable(E);
   if (!Container)
     return nullptr;
-  ASTContext &Ctx = Container->getASTContext();
   const VarDecl *Module = nullptr;
   auto Agree = [&](const VarDecl *M) {
     if (!M || (Module && Module != M))
@@ -170,7 +181,7 @@ const VarDecl *parametersOfLocalModule(const Expr &E) {
       cast<CXXConstructExpr>(written(Init))->getNumArgs() != 0)
     return nullptr; // A braced list or a copy of something else.
   for (const Expr *Element : elementsWrittenInto(*Container)) {
-    const Expr *Range = loopRangeOf(*Element, Ctx);
+    const Expr *Range = loopRangeOf(*Element);
     if (!Range || !Agree(moduleOfParametersCall(*Range)))
       return nullptr;
   }

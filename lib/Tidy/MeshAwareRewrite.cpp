@@ -4,7 +4,6 @@
 #include "EditableSource.h"
 #include "NamedFunctions.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Lex/Lexer.h"
 
@@ -13,24 +12,39 @@ using namespace clang;
 namespace meshguard {
 namespace tidy {
 
-/// Whether \p Call's value is discarded: it is a statement of a block.
-static bool isStatement(const CallExpr &Call, ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(Call);
+/// \p S without the temporaries that wrap a returned object.
+static const Stmt *unwrapped(const Stmt *S) {
   while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.size() != 1)
-      return false;
-    const DynTypedNode &Parent = Parents[0];
-    if (Parent.get<ExprWithCleanups>() || Parent.get<CXXBindTemporaryExpr>() ||
-        Parent.get<MaterializeTemporaryExpr>()) {
-      Node = Parent;
-      continue;
-    }
-    return Parent.get<CompoundStmt>() != nullptr;
+    if (const auto *E = dyn_cast_or_null<ExprWithCleanups>(S))
+      S = E->getSubExpr();
+    else if (const auto *B = dyn_cast_or_null<CXXBindTemporaryExpr>(S))
+      S = B->getSubExpr();
+    else if (const auto *M = dyn_cast_or_null<MaterializeTemporaryExpr>(S))
+      S = M->getSubExpr();
+    else
+      return S;
   }
 }
 
+/// Whether \p Call's value is discarded: it is a statement of a block in
+/// \p S. A walk of the function, not ASTContext::getParents, which builds
+/// the parent map of the whole TU, torch headers included, on first use
+/// (docs/tools/performance.md, "The parent map").
+static bool isStatementIn(const Stmt *S, const CallExpr &Call) {
+  if (!S)
+    return false;
+  if (const auto *Block = dyn_cast<CompoundStmt>(S))
+    if (llvm::any_of(Block->body(), [&](const Stmt *Child) {
+          return unwrapped(Child) == &Call;
+        }))
+      return true;
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return isStatementIn(Child, Call);
+  });
+}
+
 std::optional<FixItHint> meshAwareRewrite(const CallExpr &Call,
+                                          const FunctionDecl &FD,
                                           StringRef MeshFunction,
                                           ASTContext &Ctx) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
@@ -46,7 +60,8 @@ std::optional<FixItHint> meshAwareRewrite(const CallExpr &Call,
     ExtraArgs = ", 0"; // BroadcastOptions' default root.
   else if (MD->getName() != "allreduce")
     return std::nullopt; // Others differ in their outputs.
-  if (!isStatement(Call, Ctx) || functionsNamed(Ctx, MeshFunction).empty())
+  if (!isStatementIn(FD.getBody(), Call) ||
+      functionsNamed(Ctx, MeshFunction).empty())
     return std::nullopt;
   const SourceManager &SM = Ctx.getSourceManager();
   SourceRange Range = Call.getSourceRange();

@@ -23,8 +23,10 @@ namespace tidy {
 /// `pg.broadcast(ts);` -> `meshguard::dist::broadcast_(ts, 0);`,
 /// `pg.allreduce(ts);` -> `meshguard::dist::all_reduce_(ts);`: a
 /// ProcessGroup method with default options, as a statement (the Work it
-/// returns unused), with \p MeshFunction declared in the TU; else nothing.
+/// returns unused: a statement of a block of \p FD, the function that
+/// holds it), with \p MeshFunction declared in the TU; else nothing.
 std::optional<clang::FixItHint> meshAwareRewrite(const clang::CallExpr &Call,
+                                                 const clang::FunctionDecl &FD,
                                                  llvm::StringRef MeshFunction,
                                                  clang::ASTContext &Ctx);
 

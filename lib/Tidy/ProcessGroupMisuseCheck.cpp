@@ -47,7 +47,7 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
     if (Site->Inner || Site->InnerElsewhere)
       reportCallThrough(*Site, Ctx);
     else
-      report(*Site, Ctx);
+      report(*Site, FD, Ctx);
 }
 
 void ProcessGroupMisuseCheck::reportCallThrough(const ProcessGroupSite &Site,
@@ -87,7 +87,7 @@ static std::optional<FixItHint> wrapInToLocal(const Expr &E, ASTContext &Ctx) {
 }
 
 void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
-                                     ASTContext &Ctx) {
+                                     const FunctionDecl &FD, ASTContext &Ctx) {
   const CallExpr &Call = *Site.Call;
   const OperandFact &First = Site.DTensorOperands.front();
   std::string Name = operandName(*First.E, Ctx);
@@ -131,7 +131,7 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
         return Op.IsContainer && Op.P == Provenance::DTensor;
       }))
     if (std::optional<FixItHint> Fix =
-            meshAwareRewrite(Call, MeshAware->Function, Ctx))
+            meshAwareRewrite(Call, FD, MeshAware->Function, Ctx))
       Fixes.push_back(*Fix);
   {
     auto Warning =

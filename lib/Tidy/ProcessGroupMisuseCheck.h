@@ -29,7 +29,8 @@ private:
   }
   bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
-  void report(const analysis::ProcessGroupSite &Site, clang::ASTContext &Ctx);
+  void report(const analysis::ProcessGroupSite &Site,
+              const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
   /// A call to a function of this TU that hands a DTensor to a raw
   /// collective inside it: the warning at the call, a note in the callee.
   void reportCallThrough(const analysis::ProcessGroupSite &Site,

@@ -2,6 +2,7 @@
 //===//
 
 #include "RankDivergentCollectiveCheck.h"
+#include "CalleeNotes.h"
 #include "HoistGatherFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -26,8 +27,10 @@ void RankDivergentCollectiveCheck::onEndOfTranslationUnit() {
 
 void RankDivergentCollectiveCheck::analyse(const FunctionDecl &FD,
                                            ASTContext &Ctx) {
-  if (!Memo || &Memo->context() != &Ctx)
+  if (!Memo || &Memo->context() != &Ctx) {
     Memo = std::make_unique<DivergenceMemo>(Ctx, *Index);
+    Memo->setDatabase(SummaryDB.get());
+  }
   DivergenceScan Scan =
       findDivergentCollectives(FD, *Memo, *Index, Analysis.Limits);
   if (!finished(FD, Scan.Result, "collectives that not every rank reaches"))
@@ -116,9 +119,11 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
         << shortText(*D.RankOrigin, Ctx);
   if (D.Exit)
     diag(D.Exit->getBeginLoc(), "some ranks leave here", DiagnosticIDs::Note);
-  if (C.Helper && C.Inner)
-    diag(C.Inner->getBeginLoc(), "'%0' performs the collective '%1' here",
-         DiagnosticIDs::Note)
+  // Inside the helper; for one of another file, "inside 'sync'
+  // (dist_utils.cpp:13): ..." at its recorded place.
+  if (C.Helper && (C.Inner || C.InnerElsewhere))
+    noteInCallee(*this, C.Inner, C.InnerElsewhere, *C.Call,
+                 "'%0' performs the collective '%1' here", Ctx)
         << C.Name << C.InnerName;
 }
 

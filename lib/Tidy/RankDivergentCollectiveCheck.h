@@ -28,6 +28,10 @@ public:
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
   bool followWrappers() const override { return true; }
+  /// Helpers of other files that perform a collective.
+  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
+    return analysis::SummaryFactKind::Collectives;
+  }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::DivergentCollective &D,
               const clang::FunctionDecl &FD, clang::ASTContext &Ctx);

@@ -1,8 +1,9 @@
 //===--- DivergentCollectives.h - Collectives not every rank reaches -*- C++
 //-*-===//
 //
-// Finds collectives (explicit, implicit, or a call of a helper of this TU
-// that performs one) whose execution is control-dependent on a condition
+// Finds collectives (explicit, implicit, or a call of a helper that performs
+// one: a helper of this TU, or of another file through the summary
+// database) whose execution is control-dependent on a condition
 // that differs per rank: inside `if (rank == 0)`, in a loop whose trip count
 // is rank-dependent, or after a rank-dependent early exit. A branch whose two
 // sides run the same collective sequence is balanced and not reported.
@@ -24,9 +25,12 @@ namespace meshguard {
 namespace analysis {
 
 class RankDependenceTU;
+class SummaryLookup;
+struct ExternalSite;
 
 /// A call that communicates: a collective itself, or a call of a function
-/// of this TU that performs one (\c Inner is then the collective inside).
+/// that performs one (\c Inner, or \c InnerElsewhere for a helper of
+/// another file, is then the collective inside).
 struct CollectiveCall {
   const clang::CallExpr *Call = nullptr;
   /// What every rank must call, e.g. "meshguard::full_tensor".
@@ -35,6 +39,9 @@ struct CollectiveCall {
   const clang::FunctionDecl *Helper = nullptr;
   const clang::CallExpr *Inner = nullptr;
   std::string InnerName;
+  /// For a helper summarised in another file: where its collective is
+  /// (then Inner is null).
+  const ExternalSite *InnerElsewhere = nullptr;
 };
 
 enum class DivergenceShape {
@@ -76,7 +83,12 @@ public:
   DivergenceMemo(clang::ASTContext &Ctx, const ApiIndex &Index);
   ~DivergenceMemo();
   clang::ASTContext &context() const { return Ctx; }
-  RankDependenceTU &rankFacts() { return *Facts; }
+  /// Built on first use: the summary pass asks only performed().
+  RankDependenceTU &rankFacts();
+
+  /// Functions without a body in this TU are looked up in \p DB (which
+  /// must outlive the memo); an up-to-date entry's collective counts.
+  void setDatabase(SummaryLookup *DB) { Database = DB; }
 
   /// The collective \p Call is or performs, if any.
   std::optional<CollectiveCall> collective(const clang::CallExpr &Call);
@@ -84,15 +96,22 @@ public:
   /// run when called, excluded).
   std::vector<std::string> sequence(const clang::Stmt *S);
 
-private:
-  /// The first collective \p FD's body performs (itself or in a helper).
+  /// The first collective \p FD performs (itself or in a helper); for a
+  /// function without a body here, the database's entry.
   const std::optional<CollectiveCall> &performed(const clang::FunctionDecl &FD);
+
+private:
+  /// The database's fact for \p FD (no body in this TU), if usable.
+  std::optional<CollectiveCall> imported(const clang::FunctionDecl &FD);
 
   clang::ASTContext &Ctx;
   const ApiIndex &Index;
   std::unique_ptr<RankDependenceTU> Facts;
   llvm::DenseMap<const clang::FunctionDecl *, std::optional<CollectiveCall>>
       Performs;
+  SummaryLookup *Database = nullptr;
+  /// The places imported facts point to (CollectiveCall::InnerElsewhere).
+  std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
 };
 
 /// Analyses one function.

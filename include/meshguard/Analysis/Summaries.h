@@ -128,6 +128,7 @@ public:
   /// Callees without a body in this TU are looked up in \p DB (which must
   /// outlive the provider, and records the lookups for the TU's export).
   void setDatabase(SummaryLookup *DB) { Database = DB; }
+  SummaryLookup *database() const { return Database; }
   const ApiIndex &index() const { return Index; }
 
   /// Calls \p Fn with each argument of \p Call that the callee's summary

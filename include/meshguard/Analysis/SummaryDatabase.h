@@ -72,6 +72,15 @@ struct StoredMixedOpSink {
   ExternalSite At;
 };
 
+/// The first collective a function performs (itself or through helpers of
+/// its file), for dtensor-rank-divergent-collective: a call of it counts as
+/// that collective.
+struct StoredCollective {
+  /// The collective's qualified name, e.g. "meshguard::dist::all_reduce_".
+  std::string Name;
+  ExternalSite At;
+};
+
 struct StoredSummary {
   std::string Name;
   std::string QualifiedName;
@@ -83,6 +92,7 @@ struct StoredSummary {
   std::vector<StoredSink> ProcessGroupSinks;
   std::vector<StoredMixedOpSink> MixedOpSinks;
   std::vector<unsigned> KeptModules;
+  std::optional<StoredCollective> Collective;
   /// MD5 of the entry's facts (what a caller's result depends on).
   std::string Hash;
   /// The database file (TU) it comes from: SummaryDatabase::unit().
@@ -101,7 +111,12 @@ struct SummaryUnit {
 };
 
 /// Which facts make a call worth a check's attention.
-enum class SummaryFactKind { MeshSinks, ProcessGroupSinks, MixedOpSinks };
+enum class SummaryFactKind {
+  MeshSinks,
+  ProcessGroupSinks,
+  MixedOpSinks,
+  Collectives
+};
 
 class SummaryDatabase {
 public:
