@@ -66,11 +66,28 @@ public:
   explicit Writer(const SourceManager &SM) : SM(SM) {
     // Every file of the TU outside the system headers, main file first.
     addFile(SM.getMainFileID());
-    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-      FileID FID = SM.translateFile(It->first);
-      if (FID.isValid() && !SM.isInSystemHeader(SM.getLocForStartOfFile(FID)))
-        addFile(FID);
+    // From the source locations' entries, not the file cache: in clangd
+    // the cache also holds the preamble's files, of a file manager that may
+    // be gone; the entries of a preamble are "loaded" ones.
+    for (unsigned I = 0; I < SM.local_sloc_entry_size(); ++I)
+      addEntry(SM.getLocalSLocEntry(I));
+    for (unsigned I = 0; I < SM.loaded_sloc_entry_size(); ++I) {
+      bool Invalid = false;
+      const SrcMgr::SLocEntry &E = SM.getLoadedSLocEntry(I, &Invalid);
+      if (!Invalid)
+        addEntry(E);
     }
+  }
+
+  void addEntry(const SrcMgr::SLocEntry &E) {
+    if (!E.isFile())
+      return;
+    SourceLocation Loc = SourceLocation::getFromRawEncoding(E.getOffset());
+    if (Loc.isInvalid() || SM.isInSystemHeader(Loc))
+      return;
+    FileID FID = SM.getFileID(Loc);
+    if (FID.isValid() && !Indices.count(FID))
+      addFile(FID);
   }
 
   /// The index in "files" of the file \p Loc is written in (-1: none).
@@ -103,7 +120,11 @@ public:
 
   llvm::json::Array takeFiles() { return std::move(Files); }
   /// The path of file index \p I.
-  llvm::StringRef path(int64_t I) const { return Paths[I]; }
+  llvm::StringRef path(int64_t I) const {
+    if (I < 0 || static_cast<size_t>(I) >= Paths.size())
+      return "";
+    return Paths[I];
+  }
 
 private:
   int64_t addFile(FileID FID) {
