@@ -351,7 +351,10 @@ bool SummaryDatabase::addFile(llvm::StringRef Path, llvm::StringRef Text) {
   llvm::json::Path::Root Root("summary");
   std::vector<StoredSummary> Read;
   std::vector<std::string> USRs;
-  SummaryUnit Unit{Path.str(), {}};
+  SummaryUnit Unit{Path.str(), "", {}};
+  if (const llvm::json::Object *O = V->getAsObject())
+    if (std::optional<llvm::StringRef> TU = O->getString("tu"))
+      Unit.TU = TU->str();
   if (!FileReader(Root).read(*V, Read, USRs, Unit.Lookups)) {
     Problems.push_back("'" + Path.str() + "' is malformed (" +
                        llvm::toString(Root.getError()) + "); ignored");

@@ -247,8 +247,7 @@ struct BodilessCallees : RecursiveASTVisitor<BodilessCallees> {
 
 } // namespace
 
-std::string mainFilePath(const ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
+std::string mainFilePath(const SourceManager &SM) {
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   if (!Main)
     return "";
@@ -256,6 +255,10 @@ std::string mainFilePath(const ASTContext &Ctx) {
   SM.getFileManager().makeAbsolutePath(Path);
   llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
   return std::string(Path);
+}
+
+std::string mainFilePath(const ASTContext &Ctx) {
+  return mainFilePath(Ctx.getSourceManager());
 }
 
 std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,

@@ -54,6 +54,13 @@ std::string currentContentHash(llvm::StringRef Path) {
 SummaryLookup::SummaryLookup(std::shared_ptr<const SummaryDatabase> DB)
     : DB(std::move(DB)), UnitState(this->DB->units(), NotChecked) {}
 
+void SummaryLookup::setOwnTU(llvm::StringRef TU) {
+  assert(Recorded.empty() && "the own TU is set before the first lookup");
+  for (unsigned I = 0; I < UnitState.size(); ++I)
+    if (!TU.empty() && DB->unit(I).TU == TU)
+      UnitState[I] = Consistent;
+}
+
 const StoredSummary *SummaryLookup::lookup(llvm::StringRef USR) {
   const StoredSummary *S = resolve(USR);
   Recorded.emplace(USR.str(), S ? S->Hash : "");

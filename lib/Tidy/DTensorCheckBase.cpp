@@ -35,6 +35,10 @@ DTensorCheckBase::DTensorCheckBase(StringRef Name,
 void DTensorCheckBase::registerPPCallbacks(const SourceManager &SM,
                                            Preprocessor *, Preprocessor *) {
   Sources = &SM;
+  // clang-tidy registers the matchers (where the database is loaded) before
+  // the callbacks, clangd after; lookups come later still, in check().
+  if (TUShared)
+    TUShared->setMainFile(analysis::mainFilePath(SM));
 }
 
 void DTensorCheckBase::storeOptions(
@@ -166,6 +170,8 @@ void DTensorCheckBase::loadSummaryDatabase() {
   SummaryDB.reset();
   TUShared =
       joinTUSummaries(&Context, getID(), [&] { return makeTUSummaries(); });
+  if (Sources)
+    TUShared->setMainFile(analysis::mainFilePath(*Sources));
   std::optional<analysis::SummaryFactKind> Kind = summaryFacts();
   if (!Kind || (TUShared->DatabaseDir.empty() && TUShared->ExportDir.empty()))
     return;

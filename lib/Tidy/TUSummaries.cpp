@@ -15,12 +15,22 @@ namespace meshguard {
 namespace tidy {
 
 analysis::SummaryLookup &TUSummaries::lookup() {
-  if (!Lookup)
+  if (!Lookup) {
     Lookup = std::make_unique<analysis::SummaryLookup>(
         DatabaseDir.empty()
             ? std::make_shared<const analysis::SummaryDatabase>()
             : analysis::loadSharedSummaryDatabase(DatabaseDir));
+    Lookup->setOwnTU(MainFile);
+  }
   return *Lookup;
+}
+
+void TUSummaries::setMainFile(llvm::StringRef Path) {
+  if (MainFile == Path)
+    return;
+  MainFile = Path.str();
+  if (Lookup)
+    Lookup->setOwnTU(MainFile);
 }
 
 namespace {

@@ -30,9 +30,13 @@ struct TUSummaries {
   /// that an export still records what the TU looked up.
   analysis::SummaryLookup &lookup();
   bool loaded() const { return Lookup != nullptr; }
+  /// The TU's main file (its own old database file is not a dependency);
+  /// before the first lookup.
+  void setMainFile(llvm::StringRef Path);
 
 private:
   std::unique_ptr<analysis::SummaryLookup> Lookup;
+  std::string MainFile;
 };
 
 /// Check \p Check joins the summaries of the TU \p Context (the check's

@@ -86,6 +86,7 @@ public:
         llvm::errs() << "meshguard-tidy: warning: summary database: " << Problem
                      << "\n";
     SummaryLookup Lookups(DB);
+    Lookups.setOwnTU(TU);
     SummaryProvider Summaries(Ctx, Index, AnalysisLimits());
     Summaries.setDatabase(&Lookups);
     std::string Text = exportSummaries(Ctx, Summaries, S.Tag, &Lookups);

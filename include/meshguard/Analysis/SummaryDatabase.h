@@ -32,6 +32,7 @@
 namespace clang {
 class ASTContext;
 class FunctionDecl;
+class SourceManager;
 } // namespace clang
 
 namespace meshguard {
@@ -106,6 +107,8 @@ using SummaryLookupRecord = std::pair<std::string, std::string>;
 /// One file of the database: one TU's summaries.
 struct SummaryUnit {
   std::string Path;
+  /// The TU's main file ("tu").
+  std::string TU;
   /// What the TU looked up when it was summarised.
   std::vector<SummaryLookupRecord> Lookups;
 };
@@ -159,6 +162,13 @@ private:
 class SummaryLookup {
 public:
   explicit SummaryLookup(std::shared_ptr<const SummaryDatabase> DB);
+
+  /// \p TU (a main file) is the TU asking; call before the first lookup.
+  /// Its own old database file counts as consistent: it is being rewritten,
+  /// and another file's entry that depends on it (files calling each other)
+  /// must not turn unknown only because this TU's previous run looked up
+  /// entries that have changed since.
+  void setOwnTU(llvm::StringRef TU);
 
   /// The usable entry for \p Usr, or null; recorded either way.
   const StoredSummary *lookup(llvm::StringRef Usr);
@@ -242,7 +252,8 @@ std::string exportSummaries(clang::ASTContext &Ctx, SummaryProvider &Summaries,
 /// no summary of another file is about it, so it is never looked up.
 bool isModelFunction(const ApiIndex &Index, const clang::FunctionDecl &FD);
 
-/// The absolute, normalised path of \p Ctx's main file ("" if none).
+/// The absolute, normalised path of the main file ("" if none).
+std::string mainFilePath(const clang::SourceManager &SM);
 std::string mainFilePath(const clang::ASTContext &Ctx);
 
 } // namespace analysis
