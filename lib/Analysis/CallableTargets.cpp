@@ -4,6 +4,7 @@
 #include "VariableWrites.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/IgnoreExpr.h"
 
 using namespace clang;
 
@@ -36,18 +37,11 @@ const LambdaExpr *CallableTargets::heldLambda(
   // initialisers (ill-formed, but parsed) from looping.
   constexpr unsigned MaxDepth = 8;
   while (E && Depth < MaxDepth) {
-    E = E->IgnoreParens();
+    // Parentheses, implicit casts, temporaries and cleanups.
+    E = IgnoreExprNodes(E, IgnoreImplicitSingleStep, IgnoreParensSingleStep);
     if (const auto *L = dyn_cast<LambdaExpr>(E))
       return L->isGenericLambda() ? nullptr : L;
-    if (const auto *C = dyn_cast<ExprWithCleanups>(E))
-      E = C->getSubExpr();
-    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = M->getSubExpr();
-    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = B->getSubExpr();
-    else if (const auto *I = dyn_cast<ImplicitCastExpr>(E))
-      E = I->getSubExpr();
-    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
+    if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
       E = F->getSubExpr();
     else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       // std::function's converting constructor from the lambda, or a copy
