@@ -345,7 +345,7 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   // "this operand is one" and another operand is surely plain (or the
   // same with plain and DTensor exchanged). An operand decided anyway is
   // the callee's own finding.
-  llvm::DenseSet<std::pair<unsigned, const CallExpr *>> MixedSeen;
+  llvm::DenseSet<std::pair<unsigned, const void *>> MixedSeen;
   auto addMixedOpSinks = [&](const CallExpr &Call, const Environment &Env,
                              const OriginTable &Origins) {
     llvm::SmallVector<const Expr *, 4> Operands = tensorOpOperands(Call, Index);
@@ -409,8 +409,9 @@ SummaryProvider::compute(const FunctionDecl &FD) {
                                    ? A.makeAnd(*P.Known, A.makeNot(*P.Plain))
                                    : A.makeAnd(*P.Known, *P.Plain);
         if (Env.proves(A.makeImplies(Given, Target)) && Env.allows(Given) &&
-            MixedSeen.insert({P.Index, Inner.Op}).second)
-          Summary->MixedOpSinks.push_back({P.Index, Inner.Op, Inner.AsDTensor});
+            MixedSeen.insert({P.Index, Inner.key()}).second)
+          Summary->MixedOpSinks.push_back(
+              {P.Index, Inner.Op, Inner.AsDTensor, Inner.Elsewhere});
       }
     });
   };

@@ -208,6 +208,7 @@ public:
           !indices(F->get("kept"), FP.field("kept"), S.KeptModules) ||
           !collective(*F, FP, S.Name, S.Collective))
         return false;
+      markPlacesInCallees(S);
       USRs.push_back(USR->str());
       Out.push_back(std::move(S));
     }
@@ -215,6 +216,18 @@ public:
   }
 
 private:
+  static void markPlacesInCallees(StoredSummary &S) {
+    auto Mark = [&](ExternalSite &At) { At.InCallee = At.File != S.File; };
+    for (StoredSink &Sink : S.Sinks)
+      Mark(Sink.At);
+    for (StoredSink &Sink : S.ProcessGroupSinks)
+      Mark(Sink.At);
+    for (StoredMixedOpSink &Sink : S.MixedOpSinks)
+      Mark(Sink.At);
+    if (S.Collective)
+      Mark(S.Collective->At);
+  }
+
   bool fail(llvm::json::Path P, llvm::StringLiteral Message) {
     P.report(Message);
     return false;

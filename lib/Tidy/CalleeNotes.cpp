@@ -48,9 +48,14 @@ DiagnosticBuilder noteInCallee(clang::tidy::ClangTidyCheck &Check,
     return Check.diag(Inner ? Inner->getBeginLoc() : Call.getBeginLoc(),
                       Message, DiagnosticIDs::Note);
   SourceLocation Loc = mapPlace(*Elsewhere, Ctx);
-  std::string Text = "inside '" + escaped(Elsewhere->Function) + "' (" +
-                     escaped(llvm::sys::path::filename(Elsewhere->File)) + ":" +
-                     std::to_string(Elsewhere->Line) + "): " + Message.str();
+  // A place two files away is in a function the helper calls, whose name
+  // the database does not keep.
+  std::string Text =
+      std::string(Elsewhere->InCallee ? "inside a function '" : "inside '") +
+      escaped(Elsewhere->Function) +
+      (Elsewhere->InCallee ? "' calls (" : "' (") +
+      escaped(llvm::sys::path::filename(Elsewhere->File)) + ":" +
+      std::to_string(Elsewhere->Line) + "): " + Message.str();
   return Check.diag(Loc.isValid() ? Loc : Call.getBeginLoc(), Text,
                     DiagnosticIDs::Note);
 }

@@ -5,7 +5,9 @@
 // collective (or tensor op) inside the callee. The callee may be in this TU
 // (a call expression) or, through the summary database, in another file (a
 // recorded place): then the note says where in its text, "inside 'sync'
-// (dist_utils.cpp:12): ...", and points into that file when it can be read.
+// (dist_utils.cpp:12): ...", or "inside a function 'g' calls (c.cpp:4)"
+// when the place is in a file the helper calls into, and points into that
+// file when it can be read.
 //
 //===----------------------------------------------------------------------===//
 

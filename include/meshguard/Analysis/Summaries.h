@@ -94,6 +94,9 @@ struct MixedOpSinkFact {
   bool AsDTensor;
   /// As SinkFact::Elsewhere (then Op is null).
   const ExternalSite *Elsewhere = nullptr;
+  const void *key() const {
+    return Op ? static_cast<const void *>(Op) : Elsewhere;
+  }
 };
 
 struct FunctionSummary {

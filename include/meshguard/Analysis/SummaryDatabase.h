@@ -56,6 +56,9 @@ struct ExternalSite {
   unsigned Column = 0;
   /// The summarised function the caller calls (for "inside 'sync' ...").
   std::string Function;
+  /// The place is in another file than Function's definition: inside a
+  /// function it calls (a chain across files).
+  bool InCallee = false;
 };
 
 struct StoredSink {

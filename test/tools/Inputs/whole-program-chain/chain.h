@@ -9,9 +9,12 @@ namespace low {
 void reduce(const at::Tensor &t);
 // Fine whatever it is given.
 void reduce_on(const at::Tensor &t, const meshguard::DeviceMesh &mesh);
+// Mixes its parameter with a plain tensor.
+at::Tensor noise(const at::Tensor &t);
 } // namespace low
 
 namespace mid {
 void forward(const at::Tensor &g);
 void forward_on(const at::Tensor &g, const meshguard::DeviceMesh &mesh);
+at::Tensor jitter(const at::Tensor &g);
 } // namespace mid

@@ -8,3 +8,17 @@ void step(const meshguard::DeviceMesh &mesh) {
   mid::forward(w);
   mid::forward_on(meshguard::to_local(w), mesh);
 }
+
+// The other checks through the same two boundaries.
+void more(const meshguard::DeviceMesh &mesh, int step) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh,
+                                              {meshguard::Replicate{}});
+  at::Tensor n = mid::jitter(w);
+  if (mesh.get_rank() == 0)
+    mid::forward(w);
+  // Negative twins: a plain tensor mixes nothing; every rank takes a
+  // uniform condition.
+  at::Tensor quiet = mid::jitter(torch::ones({4}));
+  if (step % 10 == 0)
+    mid::forward(w);
+}
