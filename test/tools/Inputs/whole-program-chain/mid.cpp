@@ -8,4 +8,8 @@ void forward_on(const at::Tensor &g, const meshguard::DeviceMesh &mesh) {
 }
 
 at::Tensor jitter(const at::Tensor &g) { return low::noise(g); }
+
+void send(c10d::ProcessGroup &pg, const at::Tensor &g) {
+  low::raw_broadcast(pg, g);
+}
 } // namespace mid

@@ -22,3 +22,10 @@ void more(const meshguard::DeviceMesh &mesh, int step) {
   if (step % 10 == 0)
     mid::forward(w);
 }
+
+void sendAll(c10d::ProcessGroup &pg, const meshguard::DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh,
+                                              {meshguard::Replicate{}});
+  mid::send(pg, w);
+  mid::send(pg, meshguard::to_local(w)); // Negative twin: a local tensor.
+}
