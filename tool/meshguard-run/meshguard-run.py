@@ -34,7 +34,8 @@ meshguard-tidy`), plus:
     is still used where up to date). --summaries-only: the summaries of
     every file, no check (for clang-tidy-diff and editors afterwards).
 Exit status: 0 all files ran clean of errors; 1 a file failed (compiler
-errors, -warnings-as-errors findings, a crash); 2 bad usage or configuration.
+errors, -warnings-as-errors findings, a crash; with --summaries-only, a file
+that could not be summarised); 2 bad usage or configuration.
 """
 
 import argparse
@@ -232,8 +233,14 @@ def main():
     #    prints a .clang-tidy that does not parse ("Error parsing ...") and
     #    then goes on with its defaults: that is an error here.
     for d in sorted({os.path.dirname(p) for p in files}):
-        verify = subprocess.run([tidy, "--verify-config"] + config_args, cwd=d,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            verify = subprocess.run([tidy, "--verify-config"] + config_args, cwd=d,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    errors="replace")
+        except OSError as e:
+            print("meshguard-run: cannot verify the configuration for %s: %s; nothing was run"
+                  % (d, e), file=sys.stderr)
+            return 2
         if verify.returncode != 0 or "Error parsing" in verify.stdout:
             sys.stderr.write(verify.stdout)
             print("meshguard-run: the clang-tidy configuration for %s has errors (above); "
@@ -249,7 +256,8 @@ def main():
             if d in per_dir_config:
                 continue
             dump = subprocess.run([tidy, "--dump-config"] + config_args + [path],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  errors="replace")
             try:
                 cfg = yaml.safe_load(dump.stdout) if dump.returncode == 0 else None
             except yaml.YAMLError:
@@ -271,6 +279,9 @@ def main():
         try:
             os.makedirs(summary_dir, exist_ok=True)
         except OSError as e:
+            if args.summaries_only:
+                print("meshguard-run: cannot create %s: %s" % (summary_dir, e), file=sys.stderr)
+                return 2
             print("meshguard-run: cannot create %s: %s; no summaries" % (summary_dir, e),
                   file=sys.stderr)
             summaries = False
@@ -298,6 +309,16 @@ def main():
     start = time.monotonic()
     index_of = {p: i for i, p in enumerate(files)}
 
+    def run_tool(cmd, job_env):
+        """CompletedProcess of CMD; one that failed to start is a failure
+        of its file (exit 127), not of the whole run."""
+        try:
+            return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  errors="replace", env=job_env)
+        except OSError as e:
+            return subprocess.CompletedProcess(cmd, 127, "", "meshguard-run: cannot run %s: %s\n"
+                                               % (cmd[0], e))
+
     def run_one(path, attempt):
         t0 = time.monotonic()
         if path in only_summary:
@@ -305,9 +326,7 @@ def main():
                     "--summary-tag=" + tags[path]]
                    + (["--summary-model=" + args.summary_model] if args.summary_model else [])
                    + [path])
-            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  env=env)
-            return path, proc, None, time.monotonic() - t0
+            return path, run_tool(cmd, env), None, time.monotonic() - t0
         fixes = os.path.join(tmp, "%d-%d.yaml" % (index_of[path], attempt))
         cmd = ([tidy] + common + per_dir_config.get(os.path.dirname(path), config_args)
                + ["-export-fixes=" + fixes] + extra + [path])
@@ -315,15 +334,22 @@ def main():
         if summaries:
             job_env = dict(env)
             job_env[TAG_ENV] = tags[path]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=job_env)
-        return path, proc, fixes, time.monotonic() - t0
+        return path, run_tool(cmd, job_env), fixes, time.monotonic() - t0
 
     def diagnostics(fixes):
+        """The diagnostics of an -export-fixes file (none when it is absent),
+        or None when it cannot be read."""
         if not fixes or not os.path.exists(fixes):
             return []
-        with open(fixes) as f:
-            return (yaml.safe_load(f) or {}).get("Diagnostics") or []
+        try:
+            with open(fixes, errors="replace") as f:
+                doc = yaml.safe_load(f) or {}
+        except (OSError, yaml.YAMLError):
+            return None
+        diags = doc.get("Diagnostics") if isinstance(doc, dict) else None
+        if diags is None:
+            return [] if isinstance(doc, dict) else None
+        return [d for d in diags if isinstance(d, dict)] if isinstance(diags, list) else None
 
     def is_finding(diag):
         name = diag.get("DiagnosticName", "?")
@@ -338,7 +364,8 @@ def main():
                 other, names.get(usr) or usr), file=sys.stderr, flush=True)
 
     results = {}  # path -> (proc, fixes) of its last check run
-    rerun, summary_failed = set(), []
+    rerun, summary_failed = set(), set()
+    wrote = set()  # paths whose last run wrote their summary file
     done = 0
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
@@ -365,11 +392,16 @@ def main():
                         else:
                             names.update({f.get("usr"): f.get("qname")
                                           for f in doc.get("functions") or [] if isinstance(f, dict)})
+                    if doc is None:
+                        wrote.discard(path)
+                    else:
+                        wrote.add(path)
                     again = schedule.done(path, doc)
                     rerun.update(again)
                     if path in only_summary:
+                        summary_failed.discard(path)
                         if proc.returncode != 0:
-                            summary_failed.append(path)
+                            summary_failed.add(path)
                             sys.stderr.write(proc.stderr)
                             print("meshguard-run: no summaries for %s (exit %d); its functions are "
                                   "unknown to the other files" % (path, proc.returncode),
@@ -383,7 +415,7 @@ def main():
                         label = "%*d/%d" % (len(str(len(files))), done, len(files))
                     else:
                         label = "again"
-                    n = sum(1 for d in diagnostics(fixes) if is_finding(d))
+                    n = sum(1 for d in diagnostics(fixes) or [] if is_finding(d))
                     status = "" if proc.returncode == 0 else " FAILED (exit %d)" % proc.returncode
                     print("[%s] %6.2fs %3d finding%s %s%s" % (
                         label, secs, n, " " if n == 1 else "s", path, status),
@@ -396,7 +428,12 @@ def main():
             proc, fixes = results[path]
             if fixes and os.path.exists(fixes):
                 yaml_docs.append(fixes)
-            for diag in diagnostics(fixes):
+            diags = diagnostics(fixes)
+            if diags is None:
+                print("meshguard-run: %s: cannot read the diagnostics file meshguard-tidy wrote"
+                      % path, file=sys.stderr)
+                failed.append(path)
+            for diag in diags or []:
                 name = diag.get("DiagnosticName", "?")
                 message = (diag.get("DiagnosticMessage") or {}).get("Message", "")
                 if diag.get("Level") == "Remark" and SKIP_TEXT in message:
@@ -405,7 +442,7 @@ def main():
                     errors += 1
                 elif is_finding(diag):
                     findings[name] += 1
-            if proc.returncode != 0:
+            if proc.returncode != 0 and path not in failed:
                 failed.append(path)
             if not args.quiet or proc.returncode < 0:
                 sys.stdout.write(proc.stdout)
@@ -417,11 +454,12 @@ def main():
         if summaries:
             size = sum(os.path.getsize(os.path.join(summary_dir, n))
                        for n in os.listdir(summary_dir) if n.endswith(".json"))
-            written = len([p for p in files + summarise_only if p in stale])
+            written = len([p for p in files + summarise_only if p in stale and p in wrote])
+            up_to_date = len([t for t in tags if t not in stale])
             print("meshguard-run: summaries: %d file%s written (%d summarised only), %d up to date, "
                   "%d run again after a helper's summary changed, %d failed; database %s (%d KiB)" % (
-                      written, "" if written == 1 else "s", len(summarise_only),
-                      len(tags) - written, len(rerun), len(summary_failed), summary_dir,
+                      written, "" if written == 1 else "s", len(wrote & only_summary),
+                      up_to_date, len(rerun), len(summary_failed), summary_dir,
                       (size + 1023) // 1024), file=sys.stderr)
             for path in schedule.unsettled():
                 print("meshguard-run: %s: the summary of a function it calls still changed after %d "
@@ -432,8 +470,7 @@ def main():
         if args.export_fixes:
             merged = {"MainSourceFile": "", "Diagnostics": []}
             for y in sorted(yaml_docs):
-                with open(y) as f:
-                    merged["Diagnostics"] += (yaml.safe_load(f) or {}).get("Diagnostics") or []
+                merged["Diagnostics"] += diagnostics(y) or []
             with open(args.export_fixes, "w") as f:
                 yaml.safe_dump(merged, f, sort_keys=False)
         if args.sarif:
@@ -473,7 +510,9 @@ def main():
     else:
         print("meshguard-run: functions skipped by the analysis limits: not counted "
               "(--report-skipped counts them)", file=sys.stderr)
-    return 1 if failed else 0
+    # A file that cannot be summarised fails --summaries-only (its whole
+    # job); in a check run it only leaves that file's functions unknown.
+    return 1 if failed or (args.summaries_only and summary_failed) else 0
 
 
 if __name__ == "__main__":

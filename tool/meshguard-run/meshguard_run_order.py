@@ -56,10 +56,18 @@ def read_summary_doc(path):
             doc = json.load(f)
         if not isinstance(doc, dict) or doc.get("version") != SUMMARY_VERSION:
             return None
-        doc["tu"]  # noqa: B018 -- must be there
-        return doc
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return None
+    # The shape meshguard-run relies on (meshguard-tidy reports the rest).
+    files = doc.get("files", [])
+    if (not isinstance(doc.get("tu"), str)
+            or not isinstance(doc.get("functions", []), list)
+            or not isinstance(doc.get("lookups", []), list)
+            or not isinstance(files, list)
+            or not all(isinstance(f, list) and len(f) == 2
+                       and all(isinstance(x, str) for x in f) for f in files)):
+        return None
+    return doc
 
 
 def entry_hashes(doc):
@@ -204,7 +212,8 @@ class Schedule:
         self.runs = {p: 0 for p in jobs}
         self.seen = {}              # path -> {usr: hash} of its last run
         self.entries = {}           # usr -> hash now in the database
-        self.defined = {}           # path -> usrs its summary file defines
+        self.defined = {}           # path -> {usr: hash} its summary file defines
+        self.definers = {}          # usr -> paths whose summary file defines it
         self.lookers = {}           # usr -> paths whose last run looked it up
         self.again = {}             # path -> why it runs again
         for tu, doc in (docs or {}).items():
@@ -212,17 +221,24 @@ class Schedule:
 
     def _define(self, path, doc):
         """Puts DOC's entries in place of PATH's old ones; the usrs whose
-        entry changed (a removed entry is hash "")."""
+        entry changed (a removed entry is hash ""). A usr defined by several
+        files has the entry meshguard-tidy reads: that of the first database
+        file by name."""
         new = entry_hashes(doc) if doc is not None else {}
+        old = self.defined.get(path, {})
+        self.defined[path] = new
         changed = set()
-        for usr in self.defined.get(path, set()) - set(new):
-            self.entries[usr] = ""
-            changed.add(usr)
-        for usr, h in new.items():
+        for usr in set(old) | set(new):
+            definers = self.definers.setdefault(usr, set())
+            if usr in new:
+                definers.add(path)
+            else:
+                definers.discard(path)
+            first = min(definers, key=summary_file_name, default=None)
+            h = self.defined[first][usr] if first is not None else ""
             if self.entries.get(usr) != h:
                 changed.add(usr)
             self.entries[usr] = h
-        self.defined[path] = set(new)
         return changed
 
     def next(self):

@@ -132,6 +132,42 @@ class Order(unittest.TestCase):
         self.assertEqual(len(ran), 2 * order.MAX_RUNS)
         self.assertTrue(s.unsettled())
 
+    def test_function_defined_by_two_files(self):
+        # Two programs of one database each define setup(): meshguard-tidy
+        # reads the entry of the first database file by name, and so must
+        # the schedule, or m would run again (three times) on every call.
+        a, b = sorted(["/src/a.cpp", "/src/b.cpp"], key=order.summary_file_name)
+        prev = {a: doc(a, [("setup", "A")]), b: doc(b, [("setup", "B")]),
+                "m": doc("m", [], [("setup", "A")])}
+        s = order.Schedule(list(prev), {}, prev)
+        self.assertEqual(s.entries["setup"], "A")
+        self.assertEqual(drain(s, lambda p, n: prev[p]), [a, b, "m"])
+        self.assertEqual(s.unsettled(), [])
+        # m runs first; then a stops defining setup(): b's entry is the one
+        # now (not a removed one), and m, which saw a's, runs again.
+        out = dict(prev, **{a: doc(a, [])})
+        s = order.Schedule(["m", a, b], {}, prev)
+        def outputs(p, n):
+            return doc("m", [], [("setup", s.entries["setup"])]) if p == "m" else out[p]
+        self.assertEqual(drain(s, outputs), ["m", a, b, "m"])
+        self.assertEqual(s.entries["setup"], "B")
+        self.assertEqual(s.unsettled(), [])
+
+
+class ReadSummaryDoc(unittest.TestCase):
+    def test_malformed_shapes_are_unreadable(self):
+        d = tempfile.mkdtemp()
+        good = doc("/src/a.cpp", [("f", "F")], [("g", "")])
+        good["files"] = [["/src/a.cpp", "0123"]]
+        self.assertIsNotNone(order.read_summary_doc(write(d, "good.json", json.dumps(good))))
+        for field, value in (("tu", ["x"]), ("tu", 5), ("functions", True), ("lookups", 1),
+                             ("files", [["p"]]), ("files", [[1, "h"]]), ("files", "p")):
+            bad = dict(good, **{field: value})
+            self.assertIsNone(order.read_summary_doc(write(d, "bad.json", json.dumps(bad))),
+                              "%s = %r" % (field, value))
+        self.assertIsNone(order.read_summary_doc(write(d, "list.json", "[1]")))
+        self.assertIsNone(order.read_summary_doc(os.path.join(d, "missing.json")))
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]], verbosity=1)
