@@ -141,35 +141,10 @@ public:
       return fail(P.field("version"), "expected the format version");
     if (*Version != SummaryFormatVersion)
       return fail(P.field("version"),
-                  "another version of the format (rerun the summary pass)");
-    const llvm::json::Array *FileList = O->getArray("files");
-    if (!FileList)
-      return fail(P.field("files"), "expected an array");
-    for (size_t I = 0; I < FileList->size(); ++I) {
-      const llvm::json::Array *Pair = (*FileList)[I].getAsArray();
-      std::optional<llvm::StringRef> Name, Hash;
-      if (Pair && Pair->size() == 2) {
-        Name = (*Pair)[0].getAsString();
-        Hash = (*Pair)[1].getAsString();
-      }
-      if (!Name || !Hash)
-        return fail(P.field("files").index(I), "expected [path, hash]");
-      Files.push_back({Name->str(), Hash->str()});
-    }
-    const llvm::json::Array *LookupList = O->getArray("lookups");
-    if (!LookupList)
-      return fail(P.field("lookups"), "expected an array");
-    for (size_t I = 0; I < LookupList->size(); ++I) {
-      const llvm::json::Array *Pair = (*LookupList)[I].getAsArray();
-      std::optional<llvm::StringRef> USR, Hash;
-      if (Pair && Pair->size() == 2) {
-        USR = (*Pair)[0].getAsString();
-        Hash = (*Pair)[1].getAsString();
-      }
-      if (!USR || !Hash)
-        return fail(P.field("lookups").index(I), "expected [usr, hash]");
-      Lookups.push_back({USR->str(), Hash->str()});
-    }
+                  "another version of the format (rerun meshguard-run)");
+    if (!stringPairs(*O, "files", P, "expected [path, hash]", Files) ||
+        !stringPairs(*O, "lookups", P, "expected [usr, hash]", Lookups))
+      return false;
     const llvm::json::Array *Functions = O->getArray("functions");
     if (!Functions)
       return fail(P.field("functions"), "expected an array");
@@ -216,6 +191,28 @@ public:
   }
 
 private:
+  /// The array \p Key of \p O, of [string, string] pairs ("files",
+  /// "lookups").
+  bool stringPairs(const llvm::json::Object &O, llvm::StringRef Key,
+                   llvm::json::Path P, llvm::StringLiteral Expected,
+                   std::vector<std::pair<std::string, std::string>> &Out) {
+    const llvm::json::Array *List = O.getArray(Key);
+    if (!List)
+      return fail(P.field(Key), "expected an array");
+    for (size_t I = 0; I < List->size(); ++I) {
+      const llvm::json::Array *Pair = (*List)[I].getAsArray();
+      std::optional<llvm::StringRef> First, Second;
+      if (Pair && Pair->size() == 2) {
+        First = (*Pair)[0].getAsString();
+        Second = (*Pair)[1].getAsString();
+      }
+      if (!First || !Second)
+        return fail(P.field(Key).index(I), Expected);
+      Out.push_back({First->str(), Second->str()});
+    }
+    return true;
+  }
+
   static void markPlacesInCallees(StoredSummary &S) {
     auto Mark = [&](ExternalSite &At) { At.InCallee = At.File != S.File; };
     for (StoredSink &Sink : S.Sinks)
