@@ -129,9 +129,9 @@ class FileReader {
 public:
   explicit FileReader(llvm::json::Path::Root &Root) : Root(Root) {}
 
+  /// Fills \p Out, \p USRs and \p Unit's TU and lookups.
   bool read(const llvm::json::Value &V, std::vector<StoredSummary> &Out,
-            std::vector<std::string> &USRs,
-            std::vector<SummaryLookupRecord> &Lookups) {
+            std::vector<std::string> &USRs, SummaryUnit &Unit) {
     llvm::json::Path P = Root;
     const llvm::json::Object *O = V.getAsObject();
     if (!O)
@@ -143,8 +143,10 @@ public:
       return fail(P.field("version"),
                   "another version of the format (rerun meshguard-run)");
     if (!stringPairs(*O, "files", P, "expected [path, hash]", Files) ||
-        !stringPairs(*O, "lookups", P, "expected [usr, hash]", Lookups))
+        !stringPairs(*O, "lookups", P, "expected [usr, hash]", Unit.Lookups))
       return false;
+    if (std::optional<llvm::StringRef> TU = O->getString("tu"))
+      Unit.TU = TU->str();
     const llvm::json::Array *Functions = O->getArray("functions");
     if (!Functions)
       return fail(P.field("functions"), "expected an array");
@@ -362,10 +364,7 @@ bool SummaryDatabase::addFile(llvm::StringRef Path, llvm::StringRef Text) {
   std::vector<StoredSummary> Read;
   std::vector<std::string> USRs;
   SummaryUnit Unit{Path.str(), "", {}};
-  if (const llvm::json::Object *O = V->getAsObject())
-    if (std::optional<llvm::StringRef> TU = O->getString("tu"))
-      Unit.TU = TU->str();
-  if (!FileReader(Root).read(*V, Read, USRs, Unit.Lookups)) {
+  if (!FileReader(Root).read(*V, Read, USRs, Unit)) {
     Problems.push_back("'" + Path.str() + "' is malformed (" +
                        llvm::toString(Root.getError()) + "); ignored");
     return false;

@@ -56,8 +56,10 @@ SummaryLookup::SummaryLookup(std::shared_ptr<const SummaryDatabase> DB)
 
 void SummaryLookup::setOwnTU(llvm::StringRef TU) {
   assert(Recorded.empty() && "the own TU is set before the first lookup");
+  if (TU.empty())
+    return;
   for (unsigned I = 0; I < UnitState.size(); ++I)
-    if (!TU.empty() && DB->unit(I).TU == TU)
+    if (DB->unit(I).TU == TU)
       UnitState[I] = Consistent;
 }
 

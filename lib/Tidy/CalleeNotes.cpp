@@ -50,11 +50,11 @@ DiagnosticBuilder noteInCallee(clang::tidy::ClangTidyCheck &Check,
   SourceLocation Loc = mapPlace(*Elsewhere, Ctx);
   // A place two files away is in a function the helper calls, whose name
   // the database does not keep.
+  std::string Helper = "'" + escaped(Elsewhere->Function) + "'";
   std::string Text =
-      std::string(Elsewhere->InCallee ? "inside a function '" : "inside '") +
-      escaped(Elsewhere->Function) +
-      (Elsewhere->InCallee ? "' calls (" : "' (") +
-      escaped(llvm::sys::path::filename(Elsewhere->File)) + ":" +
+      "inside " +
+      (Elsewhere->InCallee ? "a function " + Helper + " calls" : Helper) +
+      " (" + escaped(llvm::sys::path::filename(Elsewhere->File)) + ":" +
       std::to_string(Elsewhere->Line) + "): " + Message.str();
   return Check.diag(Loc.isValid() ? Loc : Call.getBeginLoc(), Text,
                     DiagnosticIDs::Note);

@@ -77,6 +77,20 @@ def find_tool(name, explicit):
     return shutil.which(name)
 
 
+def read_diagnostics(path):
+    """The diagnostics of the -export-fixes file PATH, or None when it is not
+    the YAML clang-tidy writes."""
+    try:
+        with open(path, errors="replace") as f:
+            doc = yaml.safe_load(f) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    diags = (doc.get("Diagnostics") or []) if isinstance(doc, dict) else None
+    if not isinstance(diags, list):
+        return None
+    return [d for d in diags if isinstance(d, dict)]
+
+
 def file_md5(path):
     try:
         with open(path, "rb") as f:
@@ -336,20 +350,16 @@ def main():
             job_env[TAG_ENV] = tags[path]
         return path, run_tool(cmd, job_env), fixes, time.monotonic() - t0
 
+    parsed = {}  # fixes file -> its diagnostics (each file read once)
+
     def diagnostics(fixes):
         """The diagnostics of an -export-fixes file (none when it is absent),
         or None when it cannot be read."""
         if not fixes or not os.path.exists(fixes):
             return []
-        try:
-            with open(fixes, errors="replace") as f:
-                doc = yaml.safe_load(f) or {}
-        except (OSError, yaml.YAMLError):
-            return None
-        diags = doc.get("Diagnostics") if isinstance(doc, dict) else None
-        if diags is None:
-            return [] if isinstance(doc, dict) else None
-        return [d for d in diags if isinstance(d, dict)] if isinstance(diags, list) else None
+        if fixes not in parsed:
+            parsed[fixes] = read_diagnostics(fixes)
+        return parsed[fixes]
 
     def is_finding(diag):
         name = diag.get("DiagnosticName", "?")
