@@ -1,7 +1,13 @@
 # Compiler cache and a fast linker when the machine has them.
 find_program(MESHGUARD_CCACHE ccache)
 if(MESHGUARD_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${MESHGUARD_CCACHE})
+  # base_dir makes paths under the checkout relative in ccache's keys, so a
+  # fresh clone elsewhere (CI) hits what this one cached; the sloppiness lets
+  # ccache cache translation units built with precompiled headers.
+  set(CMAKE_CXX_COMPILER_LAUNCHER
+    ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${CMAKE_SOURCE_DIR}
+    "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+    ${MESHGUARD_CCACHE})
   message(STATUS "meshguard: using ccache (${MESHGUARD_CCACHE})")
 endif()
 
