@@ -17,6 +17,14 @@
 #   GPU_CHECK_BUDGET_S       total time budget (default 450 s; the goal is < 8 min on 16 cores)
 #   GPU_CHECK_BUILD_DIR      build directory (default /tmp/meshguard-gpu-check)
 #   GPU_CHECK_CTEST_LIMIT_S  limit for the runtime ctest step (default 240 s)
+#   GPU_CHECK_CONFIGURE_ONLY=1  stop after the configure step (a dry run of the
+#                            CMake side on a machine without a GPU)
+#   CUDA_HOME                the CUDA toolkit (nvcc); else /usr/local/cuda, nvcc on PATH,
+#                            /usr/local/cuda-*, the nvidia-* wheels beside torch
+# With a PyTorch 2.x CUDA build (e.g. 2.11 + CUDA 13 in /opt/torch/.venv):
+# its TorchConfig needs nvcc (find_package(CUDA), enable_language(CUDA)); the
+# CUDA libraries' headers and libnvrtc may come from the nvidia-* wheels, and
+# NCCL from the nvidia-nccl wheel (cmake/MeshguardTorch.cmake looks there).
 set -u
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,12 +113,38 @@ else
   cmake_args+=(-G "Unix Makefiles")
 fi
 [[ -n $py ]] && cmake_args+=(-DPython3_EXECUTABLE="$(command -v "$py")")
-for cuda in "${CUDA_HOME:-}" /usr/local/cuda; do
-  if [[ -n $cuda && -x $cuda/bin/nvcc ]]; then
-    cmake_args+=(-DCUDAToolkit_ROOT="$cuda" -DCUDA_TOOLKIT_ROOT_DIR="$cuda")
+# A pip PyTorch: <site-packages>/torch/share/cmake/Torch.
+torch_site=""
+if [[ -n $torch_dir && -d $torch_dir ]]; then
+  torch_site=$(cd "$torch_dir/../../../.." && pwd)
+  # Caffe2Config.cmake beside TorchConfig.cmake: find_dependency would
+  # otherwise take a system one first (e.g. Debian's libtorch-dev's).
+  [[ -f $torch_dir/../Caffe2/Caffe2Config.cmake ]] &&
+    cmake_args+=(-DCaffe2_DIR="$(cd "$torch_dir/../Caffe2" && pwd)")
+fi
+# The CUDA toolkit: a CUDA build's TorchConfig needs nvcc even though
+# meshguard compiles no .cu file.
+cuda=""
+nvcc_cands=("${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" /usr/local/cuda/bin/nvcc "$(command -v nvcc 2>/dev/null)")
+nvcc_cands+=(/usr/local/cuda-*/bin/nvcc)
+[[ -n $torch_site ]] && nvcc_cands+=("$torch_site"/nvidia/cu*/bin/nvcc "$torch_site"/nvidia/cuda_nvcc/bin/nvcc)
+for nvcc in "${nvcc_cands[@]}"; do
+  if [[ -n $nvcc && -x $nvcc ]]; then
+    cuda=$(cd "$(dirname "$nvcc")/.." && pwd)
+    cmake_args+=(-DCUDAToolkit_ROOT="$cuda" -DCUDA_TOOLKIT_ROOT_DIR="$cuda" -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc")
     break
   fi
 done
+if [[ -z $cuda ]]; then
+  if [[ -n $torch_dir && -e $torch_dir/../../../lib/libtorch_cuda.so ]]; then
+    note "no nvcc found (CUDA_HOME, /usr/local/cuda, PATH, the nvidia wheels): a CUDA build of PyTorch cannot be configured without a CUDA toolkit"
+  fi
+elif [[ -n $torch_site ]] && ! ls "$cuda"/lib64/libnvrtc.so* "$cuda"/lib/libnvrtc.so* >/dev/null 2>&1; then
+  # A toolkit without libnvrtc, which the torch target links: the wheel's.
+  nvrtc=$(ls "$torch_site"/nvidia/cu*/lib/libnvrtc.so.* "$torch_site"/nvidia/cuda_nvrtc/lib/libnvrtc.so.* 2>/dev/null |
+    grep -v builtins | grep -v '\.alt\.' | head -1)
+  [[ -n $nvrtc ]] && cmake_args+=(-DCUDA_nvrtc_LIBRARY="$nvrtc")
+fi
 # nccl.h: a pip PyTorch keeps it in the nvidia-nccl wheel.
 if [[ -n $py ]]; then
   nccl_h=$("$py" - <<'EOF' 2>/dev/null
@@ -149,6 +183,14 @@ if [[ -n $torch_dir && -d $torch_dir ]]; then
   else
     fail "configure (see configure.log)"
   fi
+fi
+if ((configured)) && grep -q "meshguard: NCCL path OFF" "$out/configure.log" && [[ -n $torch_site ]] &&
+  [[ -e $torch_site/torch/lib/libtorch_cuda.so ]]; then
+  fail "configure: a CUDA PyTorch, but the NCCL path is OFF (see the warnings in configure.log)"
+fi
+if ((configured)) && [[ ${GPU_CHECK_CONFIGURE_ONLY:-0} == 1 ]]; then
+  note "GPU_CHECK_CONFIGURE_ONLY=1: stopped after the configure step"
+  configured=0
 fi
 if ((configured)); then
   if run_step "build runtime + bench" 300 "$out/build.log" \
@@ -211,7 +253,7 @@ printf '%s\n' "${failures[@]}" >"$build/failures.txt"
 printf '%s\n' "${notes[@]}" >"$build/notes.txt"
 GC_REPORT=$report GC_RESULTS=$results GC_OUT=$out GC_STATUS=$status GC_SECONDS=$SECONDS GC_BUDGET=$budget \
   GC_JOBS=$jobs GC_GPUS=$gpu_names GC_TORCH=$torch_info GC_TORCH_DIR=$torch_dir GC_GTEST=$gtest_src \
-  GC_FAILURES=$build/failures.txt GC_NOTES=$build/notes.txt python3 - <<'EOF'
+  GC_FAILURES=$build/failures.txt GC_NOTES=$build/notes.txt "${py:-python3}" - <<'EOF'
 import os, re, xml.etree.ElementTree as ET
 
 E = os.environ

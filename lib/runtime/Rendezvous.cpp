@@ -106,7 +106,8 @@ void agree_on_world_size(
     }
     const int64_t theirs = read_world_size(store, r);
     if (r == 0) {
-      store.set(ack_key(env.rank), {1});
+      // Spelled out: under C++20 (libtorch 2.14) a bare {1} also fits set(key, std::string).
+      store.set(ack_key(env.rank), std::vector<uint8_t>{1});
     }
     if (theirs != env.world_size) {
       if (env.rank == 0) {
