@@ -1,28 +1,52 @@
-# The two commands of the README. Each installs what it needs (apt), builds
-# incrementally into $(BUILD), and does its job.
-BUILD ?= build
+# The two commands of the README. Each installs what it needs (apt, and the
+# PyTorch wheel into .venv), builds incrementally, and does its job.
+#   TORCH=pip     libtorch 2.13 from the PyTorch wheel (the default), in $(BUILD)
+#   TORCH=debian  Debian's libtorch 1.13, in build-debian
+# `make test` with the default also builds the runtime against the other
+# libtorch (TORCH_COMPAT, in $(COMPAT_BUILD)) and runs its suite there: every
+# runtime test runs on both libtorch versions. TORCH_COMPAT= skips that.
+TORCH ?= pip
+BUILD ?= $(if $(filter debian,$(TORCH)),build-debian,build)
+TORCH_COMPAT ?= $(if $(filter pip,$(TORCH)),debian,)
+COMPAT_BUILD ?= build-$(TORCH_COMPAT)-runtime
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: demo test build bootstrap configure lint clean
+.PHONY: demo test build configure build-compat configure-compat bootstrap lint clean
 
 demo:
-	@bash scripts/demo.sh $(BUILD)
+	@MESHGUARD_TORCH=$(TORCH) bash scripts/demo.sh $(BUILD)
 
-test: build
-	@python3 scripts/run-tests.py $(BUILD)
+test: build $(if $(TORCH_COMPAT),build-compat)
+	@python3 scripts/run-tests.py $(BUILD) $(if $(TORCH_COMPAT),--runtime-only $(COMPAT_BUILD))
 
 bootstrap:
-	@bash scripts/bootstrap.sh
+	@bash scripts/bootstrap.sh --torch=$(TORCH)
 
-configure: bootstrap
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+configure:
+	@bash scripts/configure.sh $(BUILD) $(TORCH) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
 build: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+	@python3 scripts/build.py $(BUILD) -j $(JOBS)
+
+# The runtime alone (no clang tools, no benchmarks) on the second libtorch.
+configure-compat:
+	@bash scripts/configure.sh $(COMPAT_BUILD) $(TORCH_COMPAT) -DCMAKE_BUILD_TYPE=Release \
+	  -DMESHGUARD_BUILD_CLANG_TOOLS=OFF -DMESHGUARD_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
+
+build-compat: configure-compat
+	@python3 scripts/build.py $(COMPAT_BUILD) -j $(JOBS)
 
 lint: build
 	@bash scripts/lint.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(if $(TORCH_COMPAT),$(COMPAT_BUILD))
+
+# The NCCL path compiled and linked against PyTorch's CUDA wheel (2.14.1, in
+# .venv-cuda, about 5.5 GB; build-cuda), nvcc from /usr/local/cuda; no GPU
+# needed, nothing run. Not part of `test`: tens of minutes on 2 cores
+# (docs/runtime/gpu.md). Ends with "cuda-compile-check: PASS|FAIL ...".
+.PHONY: cuda-check
+cuda-check:
+	@JOBS=$(JOBS) bash scripts/cuda-compile-check.sh

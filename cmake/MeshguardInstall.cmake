@@ -38,6 +38,7 @@ if(TARGET meshguard_runtime)
   install(FILES
     ${PROJECT_BINARY_DIR}/meshguardConfig.cmake
     ${PROJECT_BINARY_DIR}/meshguardConfigVersion.cmake
+    ${PROJECT_SOURCE_DIR}/cmake/meshguardTorchLibs.cmake
     DESTINATION ${MESHGUARD_CMAKE_DIR}
     COMPONENT runtime)
 endif()

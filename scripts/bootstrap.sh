@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs, with apt, exactly what meshguard needs to build and test on Debian 12.
+#   scripts/bootstrap.sh [--torch=pip|debian]
+# --torch=pip (the default) installs no libtorch: the PyTorch 2.13 wheel comes
+# from pip (scripts/torch-venv.sh); --torch=debian adds Debian's libtorch 1.13.
 # Idempotent and quiet: packages already installed are not touched, and apt runs
 # only when something is missing. Fails loudly naming the package it could not get.
 set -euo pipefail
@@ -10,19 +13,30 @@ set -euo pipefail
 #     clang-format-19 keeps the analysis and tidy sources in LLVM style (make lint).
 #   libcadical-dev: the CDCL SAT solver behind the analysis's queries.
 #   gRPC/protobuf/absl: Debian's clangd archives reference them at link time.
-#   libtorch-dev: the runtime (libtorch 1.13.1 with c10d and Gloo).
+#   python3-venv: the venv that holds the PyTorch 2.13 wheel (the default libtorch).
+#   libtorch-dev, libgloo-dev: Debian's libtorch 1.13.1 with c10d and Gloo (--torch=debian).
 #   googletest/benchmark: runtime tests and benchmarks.
 #   python3-yaml: reads clang-tidy's exported fixes (meshguard-run, meshguard-sarif, the demo's report).
 #   gnuplot-nox: the demo's loss plot (SVG).
 PACKAGES=(
-  cmake ninja-build ccache python3 python3-yaml git g++ lld-19
+  cmake ninja-build ccache python3 python3-yaml python3-venv git g++ lld-19
   llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clang-format-19 clangd-19 llvm-19-tools
   libcadical-dev libgrpc++-dev libprotobuf-dev libabsl-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
-  libtorch-dev libgloo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
 )
+
+torch=pip
+for arg in "$@"; do
+  case $arg in
+    --torch=pip | --torch=debian) torch=${arg#--torch=} ;;
+    *) echo "bootstrap: unknown argument '$arg' (use --torch=pip or --torch=debian)" >&2; exit 2 ;;
+  esac
+done
+if [ "$torch" != pip ]; then
+  PACKAGES+=(libtorch-dev libgloo-dev)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

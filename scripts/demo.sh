@@ -32,11 +32,14 @@ quiet() { # quiet LOG CMD...: runs CMD with its output in LOG
 }
 
 section "1. Install and build"
-quiet "$logs/bootstrap.log" bash scripts/bootstrap.sh || die "installing packages failed" "$logs/bootstrap.log"
-quiet "$logs/configure.log" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ||
-  die "configuring failed" "$logs/configure.log"
-quiet "$logs/build.log" cmake --build "$build" -j "$(nproc)" --target meshguard-tidy train rank0_checkpoint ||
-  die "building failed" "$logs/build.log"
+torch=${MESHGUARD_TORCH:-pip}
+echo "  configuring (TORCH=$torch; a first run installs Debian packages and PyTorch 2.13 first: a few minutes)"
+quiet "$logs/configure.log" bash scripts/configure.sh "$build" "$torch" -DCMAKE_BUILD_TYPE=Release ||
+  die "installing packages or configuring failed" "$logs/configure.log"
+sed -n 's/^configure ([^)]*): meshguard: libtorch/  libtorch/p' "$logs/configure.log"
+# Only what the demo runs; progress lines name the slow steps as they go.
+python3 scripts/build.py "$build" -j "$(nproc)" meshguard-tidy train rank0_checkpoint | sed 's/^/  /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || die "building failed" "$build/build.log"
 ok "built meshguard-tidy and examples/train.cpp (logs in $logs)"
 
 launch() { # launch LOG NPROC ARGS...: the program on NPROC local Gloo ranks

@@ -5,8 +5,14 @@ lit runs the check and tool tests, ctest runs the runtime's GoogleTests; both
 write JUnit XML, which is counted here so the closing line covers everything:
     N passed, N failed, N skipped
 Exits non-zero when anything failed or a runner itself broke.
+
+    scripts/run-tests.py BUILD [--runtime-only OTHER_BUILD]...
+
+--runtime-only adds a build directory of the runtime alone (another libtorch,
+`make test`'s second configuration): its ctest suite counts in the same line.
 """
 
+import argparse
 import os
 import subprocess
 import sys
@@ -45,8 +51,20 @@ def run_step(name, command, xml_path):
     return result
 
 
+def ctest_step(name, build, jobs):
+    results_dir = os.path.join(build, "test-results")
+    os.makedirs(results_dir, exist_ok=True)
+    xml = os.path.join(results_dir, "ctest.xml")
+    return (name, ["ctest", "--test-dir", build, "--output-on-failure", "-j", jobs,
+                   "--timeout", "600", "--output-junit", xml], xml)
+
+
 def main():
-    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build", nargs="?", default="build")
+    parser.add_argument("--runtime-only", action="append", default=[], metavar="BUILD")
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
     results_dir = os.path.join(build, "test-results")
     os.makedirs(results_dir, exist_ok=True)
     jobs = str(os.cpu_count() or 2)
@@ -56,9 +74,10 @@ def main():
     lit_xml = os.path.join(results_dir, "lit.xml")
     steps = [("lit", [sys.executable, lit, "-sv", "-j", jobs, "--xunit-xml-output", lit_xml,
                       os.path.join(build, "test")], lit_xml)]
-    ctest_xml = os.path.join(results_dir, "ctest.xml")
-    steps.append(("ctest", ["ctest", "--test-dir", build, "--output-on-failure", "-j", jobs,
-                            "--timeout", "600", "--output-junit", ctest_xml], ctest_xml))
+    steps.append(ctest_step("ctest", build, jobs))
+    for other in args.runtime_only:
+        other = os.path.abspath(other)
+        steps.append(ctest_step("ctest (%s)" % os.path.basename(other), other, jobs))
     for name, command, xml_path in steps:
         for i, n in enumerate(run_step(name, command, xml_path)):
             totals[i] += n
