@@ -66,7 +66,15 @@ struct PGRow {
   const char *OpName;
 };
 
+// The raw c10d collectives user code calls, as libtorch 1.13 and 2.x declare
+// them: ProcessGroup's methods (2.x routes them to the dispatcher ops named
+// here), the same methods of c10d::Backend (2.x's ProcessGroupGloo and
+// ProcessGroupNCCL are Backends; 1.13's are ProcessGroups), and 1.13's
+// c10d::ops free functions. An override (ProcessGroupGloo::broadcast) matches
+// the entry of the method it overrides. Tensor arguments are the inputs and
+// the outputs (a DTensor output is as wrong as an input).
 const PGRow ProcessGroupRows[] = {
+    // c10d::ProcessGroup (1.13 and 2.x).
     {"c10d::ProcessGroup::broadcast", {0}, "c10d.broadcast_.default"},
     {"c10d::ProcessGroup::allreduce", {0}, "c10d.allreduce_.default"},
     {"c10d::ProcessGroup::allreduce_coalesced",
@@ -77,6 +85,9 @@ const PGRow ProcessGroupRows[] = {
     {"c10d::ProcessGroup::_allgather_base",
      {0, 1},
      "c10d._allgather_base_.default"},
+    {"c10d::ProcessGroup::allgather_coalesced",
+     {0, 1},
+     "c10d.allgather_coalesced_.default"},
     {"c10d::ProcessGroup::gather", {0, 1}, "c10d.gather_.default"},
     {"c10d::ProcessGroup::scatter", {0, 1}, "c10d.scatter_.default"},
     {"c10d::ProcessGroup::reduce_scatter",
@@ -88,16 +99,76 @@ const PGRow ProcessGroupRows[] = {
     {"c10d::ProcessGroup::alltoall_base",
      {0, 1},
      "c10d.alltoall_base_.default"},
+    {"c10d::ProcessGroup::alltoall", {0, 1}, "c10d.alltoall_.default"},
     {"c10d::ProcessGroup::send", {0}, "c10d.send.default"},
     {"c10d::ProcessGroup::recv", {0}, "c10d.recv_.default"},
+    {"c10d::ProcessGroup::recvAnysource", {0}, "c10d.recv_any_source_.default"},
+    // c10d::ProcessGroup, 2.x only: the coalesced tensor forms and the
+    // torchcomms names that 2.13 prefers to the deprecated `_*_base` ones.
+    {"c10d::ProcessGroup::allgather_into_tensor_coalesced",
+     {0, 1},
+     "c10d.allgather_into_tensor_coalesced_.default"},
+    {"c10d::ProcessGroup::reduce_scatter_tensor_coalesced",
+     {0, 1},
+     "c10d.reduce_scatter_tensor_coalesced_.default"},
+    {"c10d::ProcessGroup::all_gather_single",
+     {0, 1},
+     "c10d._allgather_base_.default"},
+    {"c10d::ProcessGroup::all_gather_single_coalesced",
+     {0, 1},
+     "c10d.allgather_into_tensor_coalesced_.default"},
+    {"c10d::ProcessGroup::reduce_scatter_single",
+     {0, 1},
+     "c10d._reduce_scatter_base_.default"},
+    {"c10d::ProcessGroup::reduce_scatter_single_coalesced",
+     {0, 1},
+     "c10d.reduce_scatter_tensor_coalesced_.default"},
+    {"c10d::ProcessGroup::all_to_all_single",
+     {0, 1},
+     "c10d.alltoall_base_.default"},
+    // c10d::Backend (1.13 and 2.x; allreduce_sparse and the coalesced tensor
+    // forms 2.x only), and through it ProcessGroupGloo, ProcessGroupNCCL, ...
     {"c10d::Backend::broadcast", {0}, "c10d.broadcast_.default"},
     {"c10d::Backend::allreduce", {0}, "c10d.allreduce_.default"},
+    {"c10d::Backend::allreduce_sparse", {0}, "c10d.allreduce_.default"},
+    {"c10d::Backend::allreduce_coalesced",
+     {0},
+     "c10d.allreduce_coalesced_.default"},
+    {"c10d::Backend::reduce", {0}, "c10d.reduce_.default"},
     {"c10d::Backend::allgather", {0, 1}, "c10d.allgather_.default"},
+    {"c10d::Backend::_allgather_base", {0, 1}, "c10d._allgather_base_.default"},
+    {"c10d::Backend::allgather_coalesced",
+     {0, 1},
+     "c10d.allgather_coalesced_.default"},
+    {"c10d::Backend::allgather_into_tensor_coalesced",
+     {0, 1},
+     "c10d.allgather_into_tensor_coalesced_.default"},
+    {"c10d::Backend::gather", {0, 1}, "c10d.gather_.default"},
+    {"c10d::Backend::scatter", {0, 1}, "c10d.scatter_.default"},
     {"c10d::Backend::reduce_scatter", {0, 1}, "c10d.reduce_scatter_.default"},
+    {"c10d::Backend::_reduce_scatter_base",
+     {0, 1},
+     "c10d._reduce_scatter_base_.default"},
+    {"c10d::Backend::reduce_scatter_tensor_coalesced",
+     {0, 1},
+     "c10d.reduce_scatter_tensor_coalesced_.default"},
+    {"c10d::Backend::alltoall_base", {0, 1}, "c10d.alltoall_base_.default"},
+    {"c10d::Backend::alltoall", {0, 1}, "c10d.alltoall_.default"},
+    {"c10d::Backend::send", {0}, "c10d.send.default"},
+    {"c10d::Backend::recv", {0}, "c10d.recv_.default"},
+    {"c10d::Backend::recvAnysource", {0}, "c10d.recv_any_source_.default"},
+    // c10d::ops (1.13's Ops.hpp; 2.x has no such header): the process group
+    // first.
     {"c10d::ops::broadcast", {1}, "c10d.broadcast_.default"},
     {"c10d::ops::allreduce", {1}, "c10d.allreduce_.default"},
+    {"c10d::ops::reduce", {1}, "c10d.reduce_.default"},
     {"c10d::ops::allgather", {1, 2}, "c10d.allgather_.default"},
+    {"c10d::ops::gather", {1, 2}, "c10d.gather_.default"},
+    {"c10d::ops::scatter", {1, 2}, "c10d.scatter_.default"},
     {"c10d::ops::reduce_scatter", {1, 2}, "c10d.reduce_scatter_.default"},
+    {"c10d::ops::alltoall", {1, 2}, "c10d.alltoall_.default"},
+    {"c10d::ops::send", {1}, "c10d.send.default"},
+    {"c10d::ops::recv", {1}, "c10d.recv_.default"},
 };
 
 // Calls that communicate without being named as collectives: every rank of
@@ -135,9 +206,15 @@ const char *const RankSourceNames[] = {
 const char *const RankEnvironmentNames[] = {"RANK", "LOCAL_RANK", "GROUP_RANK"};
 
 const char *const UniformOpNames[] = {
-    "c10d.broadcast_.default",           "c10d.allreduce_.default",
-    "c10d.allreduce_coalesced_.default", "c10d.allgather_.default",
-    "c10d._allgather_base_.default",     "meshguard::full_tensor"};
+    "c10d.broadcast_.default",
+    "c10d.allreduce_.default",
+    "c10d.allreduce_coalesced_.default",
+    "c10d.allgather_.default",
+    "c10d._allgather_base_.default",
+    "c10d.allgather_coalesced_.default",
+    "c10d.allgather_into_tensor_coalesced_.default",
+    "meshguard::full_tensor",
+};
 
 } // namespace
 
