@@ -58,7 +58,7 @@ inline constexpr llvm::StringLiteral CollectiveOnModuleParameters =
     "parameters()";
 inline constexpr llvm::StringLiteral MixedOp =
     "tensor op mixes the DTensor '%0' with the plain tensor '%1': "
-    "the runtime throws 'mixed at::Tensor and DTensor'";
+    "the runtime throws 'mixed torch.Tensor and DTensor'";
 inline constexpr llvm::StringLiteral DTensorComesFrom =
     "'%0' is a DTensor: it comes from %1 here";
 inline constexpr llvm::StringLiteral PlainComesFrom =
@@ -115,7 +115,7 @@ inline constexpr llvm::StringLiteral ElementComesFrom =
 inline constexpr llvm::StringLiteral CallMixesInCallee =
     "call to %0 makes a tensor op inside it mix %select{the plain tensor|"
     "the DTensor}2 '%1' with %select{a DTensor|a plain tensor}2: the "
-    "runtime throws 'mixed at::Tensor and DTensor'";
+    "runtime throws 'mixed torch.Tensor and DTensor'";
 inline constexpr llvm::StringLiteral MixedOpInCallee =
     "the tensor op is here; its other operand is %select{a DTensor|a plain "
     "tensor}0";

@@ -36,10 +36,10 @@ std::vector<DTensorImpl*> require_dtensors(
     if (impl == nullptr) {
       throw PlacementError(
           std::string(op_name) +
-          ": got mixed at::Tensor and DTensor, need to convert all at::Tensor to DTensor before calling "
-          "distributed operators! (argument " +
+          " got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling "
+          "distributed operators!\nArgument " +
           std::to_string(i) + " is " + detail::describe_arg(tensors[i]) +
-          "; meshguard::guarded:: collectives promote it for you)");
+          "; meshguard::guarded:: collectives promote it for you.");
     }
     if (!(impl->spec().mesh == mesh)) {
       throw MeshMismatchError(
@@ -102,7 +102,7 @@ std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, std::st
 
 std::string explain_missing_mesh(const std::vector<at::Tensor>& args, std::string_view op_name) {
   std::ostringstream os;
-  os << "found no DeviceMesh from dtensor args for " << op_name << "\n";
+  os << "found no DeviceMesh from dtensor args for " << op_name << "!\n";
   if (args.empty()) {
     os << "  (the collective got no tensor arguments)\n";
   }

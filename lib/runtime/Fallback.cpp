@@ -115,12 +115,24 @@ c10::IValue unwrap(const c10::IValue& v, Originals& originals) {
   return v;
 }
 
+// PyTorch's first line word for word (its op name, e.g. aten.add.Tensor;
+// test/oracle checks it against PyTorch 2.13), then meshguard's explanation.
 [[noreturn]] void fail_mixed(const c10::OperatorHandle& op) {
+  const auto& schema = op.schema();
+  std::string name = schema.name();
+  const auto sep = name.find("::");
+  if (sep != std::string::npos) {
+    name.replace(sep, 2, ".");
+  }
   TORCH_CHECK(
       false,
-      op_display_name(op),
-      ": got mixed at::Tensor and DTensor, need to convert all at::Tensor to DTensor before calling "
-      "distributed operators!");
+      name,
+      ".",
+      schema.overload_name().empty() ? std::string("default") : schema.overload_name(),
+      " got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling "
+      "distributed operators!\n",
+      "A plain operand that is not scalar-like (one element) is not promoted to a DTensor; make it one "
+      "(meshguard::distribute_tensor / from_local), or compute on to_local() of the DTensor operands.");
 }
 
 [[noreturn]] void fail_no_rule(const c10::OperatorHandle& op, const ArgScan& scan, const char* why) {

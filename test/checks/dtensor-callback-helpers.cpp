@@ -142,7 +142,7 @@ void mixed(const DeviceMesh &mesh) {
     at::Tensor noise = torch::randn({4});
     x.add_(noise);
   });
-  // CHECK-NOTES-MIX: :[[@LINE-4]]:3: warning: call to 'apply' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES-MIX: :[[@LINE-4]]:3: warning: call to 'apply' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES-MIX: :[[@LINE-3]]:5: note: the tensor op is here; its other operand is a plain tensor
   // Negative twin: a plain tensor.
   at::Tensor p = torch::zeros({4});

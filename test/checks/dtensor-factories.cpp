@@ -14,7 +14,7 @@ void factoryPlusPlain(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::ones({4, 4}, mesh, {Shard{0}});
   at::Tensor bias = torch::ones({4, 4});
   at::Tensor y = w + bias;
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from ones() here
   // CHECK-NOTES: :[[@LINE-4]]:21: note: 'bias' is a plain tensor: it comes from torch::ones() here
 }

@@ -14,7 +14,7 @@ void direct(const DeviceMesh &mesh) {
   at::Tensor noise = torch::randn({4});
   at::Tensor *p = &w;
   at::Tensor a = p->add(noise);
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor '*p' with the plain tensor 'noise': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor '*p' with the plain tensor 'noise': the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-5]]:18: note: '*p' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-5]]:22: note: 'noise' is a plain tensor: it comes from torch::randn() here
   // CHECK-FIXES: {{^}}  at::Tensor a = p->add(meshguard::from_local(noise, *meshguard::mesh_of(*p), {meshguard::Replicate{}}));{{$}}
@@ -46,7 +46,7 @@ at::Tensor addNoise(const at::Tensor *t) {
 void throughHelper(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor a = addNoise(&w);
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :43:10: note: the tensor op is here; its other operand is a plain tensor
   // Negative twin: a plain tensor.
   at::Tensor p = torch::zeros({4});

@@ -22,7 +22,7 @@ at::Tensor outerStep(at::Tensor x) {
 void twoAndThreeLevels(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor a = step(w);
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'step' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'step' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :14:10: note: the tensor op is here; its other operand is a plain tensor
   at::Tensor b = outerStep(w);
   // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'outerStep' makes a tensor op inside it mix the DTensor 'w' with a plain tensor

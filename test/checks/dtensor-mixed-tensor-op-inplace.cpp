@@ -2,8 +2,8 @@
 // RUN: %cxx -fsyntax-only -std=c++17 -I%stubs %t.cpp
 
 // In-place ops mixing a DTensor with a plain tensor throw at run time as the
-// out-of-place ones do (aten::add_.Tensor, aten::mul_.Tensor,
-// aten::copy_.default: "got mixed at::Tensor and DTensor"), whichever side
+// out-of-place ones do (aten.add_.Tensor, aten.mul_.Tensor,
+// aten.copy_.default: "got mixed torch.Tensor and DTensor"), whichever side
 // is the DTensor. The fixed file must compile.
 
 #include <meshguard/meshguard.h>
@@ -15,7 +15,7 @@ void compoundAssign(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor b = torch::zeros({4});
   w += b;
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: tensor op mixes the DTensor 'w' with the plain tensor 'b': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: tensor op mixes the DTensor 'w' with the plain tensor 'b': the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'b' is a plain tensor: it comes from torch::zeros() here
   // CHECK-FIXES: {{^}}  w += meshguard::from_local(b, *meshguard::mesh_of(w), {meshguard::Replicate{}});

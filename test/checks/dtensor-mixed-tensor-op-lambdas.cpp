@@ -16,7 +16,7 @@ void lambdas(const DeviceMesh &mesh) {
   at::Tensor noise = torch::randn({4});
   auto addNoise = [noise](const at::Tensor &t) { return t + noise; };
   at::Tensor a = addNoise(w);
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-3]]:57: note: the tensor op is here; its other operand is a plain tensor
   auto scale = [&](at::Tensor t) {
     at::Tensor s = torch::ones({4});

@@ -2,7 +2,7 @@
 // RUN: %cxx -fsyntax-only -std=c++17 -I%stubs %t.cpp
 
 // A tensor list mixing a DTensor and a plain tensor (at::cat, torch::cat,
-// torch::stack) throws at run time: "aten::cat.default: got mixed at::Tensor
+// torch::stack) throws at run time: "aten.cat.default got mixed torch.Tensor
 // and DTensor". Fix: wrap the plain elements as Replicate DTensors.
 
 #include <meshguard/meshguard.h>
@@ -14,7 +14,7 @@ void atCat(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor p = torch::zeros({4});
   at::Tensor c = at::cat({w, p});
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'p': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'p': the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'p' is a plain tensor: it comes from torch::zeros() here
   // CHECK-FIXES: {{^}}  at::Tensor c = at::cat({w, meshguard::from_local(p, *meshguard::mesh_of(w), {meshguard::Replicate{}})});

@@ -12,7 +12,7 @@ void addPlain(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   at::Tensor bias = torch::zeros({4});
   at::Tensor y = w + bias;
-  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-4]]:21: note: 'bias' is a plain tensor: it comes from torch::zeros() here
   // CHECK-FIXES: at::Tensor y = w + meshguard::from_local(bias, *meshguard::mesh_of(w), {meshguard::Replicate{}});

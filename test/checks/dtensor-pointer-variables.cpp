@@ -94,7 +94,7 @@ void mixed(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({4}), mesh, {Replicate{}});
   const at::Tensor *p = &w;
   at::Tensor a = addNoise(p);
-  // CHECK-NOTES-MIX: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES-MIX: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES-MIX: :86:10: note: the tensor op is here; its other operand is a plain tensor
   at::Tensor b = addNoiseRef(*p);
   // CHECK-NOTES-MIX: :[[@LINE-1]]:18: warning: call to 'addNoiseRef' makes a tensor op inside it mix the DTensor '*p' with a plain tensor

@@ -16,7 +16,7 @@ void mixedElement(c10d::ProcessGroup &pg, const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::zeros({4}), mesh, {Replicate{}});
   at::Tensor bias = torch::zeros({4});
   std::vector<at::Tensor> ts = {w + bias};
-  // CHECK-NOTES: :[[@LINE-1]]:33: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES: :[[@LINE-1]]:33: warning: tensor op mixes the DTensor 'w' with the plain tensor 'bias': the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-4]]:21: note: 'bias' is a plain tensor: it comes from torch::zeros() here
   // CHECK-NOTES: {{^}}note: this fix will not be applied because it overlaps with another fix

@@ -114,7 +114,7 @@ void mixed(const DeviceMesh &mesh) {
     return t + noise;
   };
   at::Tensor a = addNoise(w);
-  // CHECK-NOTES-MIX: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed at::Tensor and DTensor' [dtensor-mixed-tensor-op]
+  // CHECK-NOTES-MIX: :[[@LINE-1]]:18: warning: call to 'addNoise' makes a tensor op inside it mix the DTensor 'w' with a plain tensor: the runtime throws 'mixed torch.Tensor and DTensor' [dtensor-mixed-tensor-op]
   // CHECK-NOTES-MIX: :[[@LINE-4]]:12: note: the tensor op is here; its other operand is a plain tensor
   // Negative twin: a plain tensor.
   at::Tensor b = addNoise(torch::zeros({4}));

@@ -229,7 +229,8 @@ TEST(BadInput, PlacementsDtypesLayouts) {
   auto rep = distribute_tensor(at::ones({2}), mesh, {Replicate{}});
   MG_EXPECT_THROW_WITH(dist::broadcast_({rep}, world_size()), PlacementError, "is not a rank of mesh dim 0");
   MG_EXPECT_THROW_WITH(dist::broadcast_({rep}, 0, 1), PlacementError, "mesh_dim 1 is out of range");
-  MG_EXPECT_THROW_WITH(dist::broadcast_({rep, at::ones({2})}, 0), PlacementError, "got mixed at::Tensor and DTensor");
+  MG_EXPECT_THROW_WITH(dist::broadcast_({rep, at::ones({2})}, 0), PlacementError,
+                       "c10d.broadcast_.default got mixed torch.Tensor and DTensor");
   auto shard = distribute_tensor(at::ones({4}), mesh, {Shard{0}});
   MG_EXPECT_THROW_WITH(dist::broadcast_({shard}, 0), PlacementError, "overwrite");
   MG_EXPECT_THROW_WITH(redistribute(at::ones({2}), {Replicate{}}), PlacementError, "plain at::Tensor");

@@ -118,8 +118,8 @@ TEST(Fallback, MixedAndUnsupportedAreErrors) {
   auto mesh = world_mesh();
   auto a = distribute_tensor(full_of({4, 3}, 0), mesh, {Shard{0}});
   MG_EXPECT_THROW_WITH(a + at::ones({4, 3}), c10::Error,
-                       "aten::add.Tensor: got mixed at::Tensor and DTensor, need to convert all at::Tensor to "
-                       "DTensor before calling distributed operators!");
+                       "aten.add.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to "
+                       "DTensor before calling distributed operators!\n");
   try {
     (void)at::cumsum(a, 0); // not in the sharding-rule table
     FAIL();

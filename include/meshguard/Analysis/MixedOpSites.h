@@ -16,7 +16,7 @@ struct ExternalSite;
 
 /// A tensor op (ATen function, operator or Tensor method, in-place forms such
 /// as `w += b` and `w.add_(b)` included) with a surely-DTensor operand and a
-/// surely-plain one: the runtime throws "mixed at::Tensor and DTensor", as
+/// surely-plain one: the runtime throws "mixed torch.Tensor and DTensor", as
 /// PyTorch does. Operands include the elements of a braced tensor list
 /// (`at::cat({w, b})`).
 struct MixedOpSite {
