@@ -61,7 +61,7 @@ def main():
     parser.add_argument("build")
     parser.add_argument("-j", "--jobs", default=str(os.cpu_count() or 2))
     parser.add_argument("targets", nargs="*")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     period = float(os.environ.get("MESHGUARD_BUILD_PROGRESS_S", "30"))
     name = os.path.basename(os.path.abspath(args.build))
 

@@ -1,8 +1,8 @@
 // Prints docs/runtime/operator-table.md from the runtime's sharding-rule
 // table; with --check FILE, exits 1 (and says so) when FILE differs. The
 // pointwise overloads come from the dispatcher's op list, which differs
-// between libtorch releases: the committed page is libtorch 1.13's, so the
-// check is skipped (and says why) on another release.
+// between libtorch releases: the committed page is that of libtorch 2.13,
+// the default, so the check is skipped (and says why) on another release.
 
 #include <fstream>
 #include <iostream>
@@ -16,8 +16,8 @@
 int main(int argc, char **argv) {
   const std::string page = meshguard::sharding_rules_markdown();
   if (argc == 3 && std::string(argv[1]) == "--check") {
-    if (TORCH_VERSION_MAJOR != 1 || TORCH_VERSION_MINOR != 13) {
-      std::cout << "skipped: the committed page lists libtorch 1.13's "
+    if (TORCH_VERSION_MAJOR != 2 || TORCH_VERSION_MINOR != 13) {
+      std::cout << "skipped: the committed page lists libtorch 2.13's "
                    "overloads; this is libtorch "
                 << TORCH_VERSION << "\n";
       return 0;

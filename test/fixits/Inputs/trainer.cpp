@@ -2,7 +2,7 @@
 // (test/fixits/round-trip.test): compiled, not run. The other forms the
 // fix-its take: the mesh as a smart-pointer field, as a pointer parameter,
 // a call spread over lines with a comment, the value-returning collectives,
-// a DTensor in a braced list at a c10d::ops call, and mixed ops written as
+// a DTensor in the vector handed to a raw ProcessGroup::broadcast, and mixed ops written as
 // methods, as at:: functions and with an expression operand.
 
 #include <memory>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <meshguard/meshguard.h>
-#include <torch/csrc/distributed/c10d/Ops.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/torch.h>
 
 class GradientSync {
@@ -46,7 +46,8 @@ double average_loss(const meshguard::DeviceMesh *mesh, double loss) {
 // Rank 0's weight, through the raw process group.
 void broadcast_weight(const meshguard::DeviceMesh &mesh, const at::Tensor &weight) {
   at::Tensor w = meshguard::redistribute(weight, {meshguard::Replicate{}});
-  c10d::ops::broadcast(mesh.get_group(0), {w})->wait();
+  std::vector<at::Tensor> tensors{w};
+  mesh.get_group(0)->broadcast(tensors)->wait();
 }
 
 // A bias and a per-feature gain on a replicated activation.
