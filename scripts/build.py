@@ -6,8 +6,8 @@
 ninja's own output goes to BUILD_DIR/build.log; the terminal gets what is
 left to do up front (steps, and the slow kinds: translation units that include
 libtorch or clang's headers, the static links), then one progress line every
-PERIOD seconds (MESHGUARD_BUILD_PROGRESS_S, default 30) naming the step now
-running, and on failure ninja's error. A cold build on 2 cores spends most of
+PERIOD seconds (MESHGUARD_BUILD_PROGRESS_S, default 30) naming the step just
+done (ninja reports a step when it ends), and on failure ninja's error. A cold build on 2 cores spends most of
 its time in those slow steps; a warm ccache skips nearly all of them.
 """
 
