@@ -27,8 +27,11 @@ namespace {
     sizes = gloo.substr(dot + 11);
     const auto vs = sizes.find(" vs ");
     if (vs != std::string::npos) {
-      sizes = ": a message of " + sizes.substr(0, vs) + " bytes arrived for a " + sizes.substr(vs + 4) +
-          "-byte receive buffer";
+      // "1000 vs 4" ends the line in libtorch 1.13's Gloo; 2.x's adds
+      // ". Received data size doesn't match ...".
+      const std::string theirs = sizes.substr(vs + 4);
+      sizes = ": a message of " + sizes.substr(0, vs) + " bytes arrived for a " +
+          theirs.substr(0, theirs.find_first_not_of("0123456789")) + "-byte receive buffer";
     }
   }
   throw CollectiveMismatchError(
@@ -108,6 +111,12 @@ void wait_for_work(
            << " s (MESHGUARD_TIMEOUT_S; " << what.substr(0, what.find('\n'))
            << "): a rank of the group did not call it, called another collective, or is stuck in other work. "
               "Run every rank with MESHGUARD_DEBUG_COLLECTIVES=1 to see what each rank called, and where.";
+        if (std::getenv("MESHGUARD_CHECK_SIZES") == nullptr) {
+          // libtorch 2.x's Gloo can also hang, instead of aborting, on
+          // tensors of different sizes.
+          os << " Ranks that passed tensors of different sizes can hang too: MESHGUARD_CHECK_SIZES=1 checks that "
+                "first.";
+        }
         throw CollectiveTimeoutError(os.str());
       }
       const bool peer_gone = what.find("by peer") != std::string::npos ||
