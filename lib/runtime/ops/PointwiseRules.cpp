@@ -35,9 +35,9 @@ const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
           "floor_divide", "fmod", "frac", "full_like", "ge", "gelu", "gelu_backward", "gt", "hardsigmoid",
           "hardsigmoid_backward", "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward", "isinf",
           "isnan", "le", "leaky_relu", "leaky_relu_backward", "lerp", "log", "log10", "log1p", "log2",
-          "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "lt", "masked_fill", "maximum",
+          "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logit_backward", "lt", "masked_fill", "maximum",
           "minimum", "mish", "nan_to_num", "ne", "ones_like", "empty_like", "pow", "reciprocal", "relu",
-          "remainder", "round", "rsqrt", "sigmoid", "sigmoid_backward", "sign", "silu", "silu_backward", "sin",
+          "remainder", "round", "rsqrt", "sgn", "sigmoid", "sigmoid_backward", "sign", "silu", "silu_backward", "sin",
           "sinh", "softplus", "softplus_backward", "sqrt", "square", "tan", "tanh", "tanh_backward", "threshold",
           "threshold_backward", "trunc", "where", "xlogy"}) {
       m[name] = PartialRule::kNone;
