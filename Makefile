@@ -43,6 +43,14 @@ lint: build
 clean:
 	rm -rf $(BUILD) $(if $(TORCH_COMPAT),$(COMPAT_BUILD))
 
+# The conformance harness in full: every overload of the rule table against
+# PyTorch 2.13's DTensor on 2 and 4 Gloo ranks (meshes 2, 4, 2x2); rewrites
+# docs/runtime/conformance.md. make test runs a quick sample of it.
+.PHONY: conformance
+conformance: build
+	@$(CURDIR)/.venv/bin/python test/conformance/run.py --full \
+	  --conformance $(BUILD)/bin/meshguard_conformance --report docs/runtime/conformance.md
+
 # The NCCL path compiled and linked against PyTorch's CUDA wheel (2.14.1, in
 # .venv-cuda, about 5.5 GB; build-cuda), nvcc from /usr/local/cuda; no GPU
 # needed, nothing run. Not part of `test`: tens of minutes on 2 cores

@@ -1,0 +1,121 @@
+"""Differences between meshguard and PyTorch that are understood.
+
+Each reason has a key, a kind and a text:
+  deliberate  meshguard's choice; values and gradients agree
+  open        a meshguard limitation or bug, not fixed yet (a follow-up)
+explain() maps one differing field of one case (compare.py's names:
+placements, grad-placements, stride, comm-fwd, comm-bwd, grad-missing,
+meshguard-refuses, meshguard-fails) to a key, by the first rule whose
+test holds; run.py fails on a difference no rule explains, so a new
+difference is seen and sorted here, never silently accepted.
+"""
+
+import re
+
+REASONS = {
+    "reduce-scatter": ("open",
+                       "meshguard turns a Partial into a Shard with an all_reduce and a local chunk (libtorch 1.13's Gloo "
+                       "has no reduce_scatter); PyTorch 2.13 reduce-scatters, moving 1/n of the bytes. Same count, other "
+                       "kind; on 2.x the runtime could use ProcessGroup::reduce_scatter."),
+    "partial-input": ("deliberate",
+                      "a Partial operand of an op that is not linear in it is reduced first: meshguard reduce-scatters it "
+                      "to a Shard (its cost model counts the bytes each rank moves and keeps the output sharded), "
+                      "PyTorch all-reduces it to Replicate. Values and gradients agree; the output (and the gradient) "
+                      "placements and the collectives differ."),
+    "softmax-dim": ("deliberate",
+                    "softmax and log_softmax on an operand sharded along the softmax dim: meshguard moves the shard to "
+                    "another dim (one all_to_all-like gather, output stays sharded), PyTorch replicates."),
+    "strided-shard": ("deliberate",
+                      "views that split or merge a sharded dim: PyTorch 2.13 describes the result with its private "
+                      "_StridedShard placement and moves nothing; meshguard has no such placement and gathers (or picks "
+                      "another dim), so it communicates where PyTorch does not."),
+    "stride": ("open",
+               "a sharded DTensor reports the contiguous strides of its global shape: after expand (stride 0) or a "
+               "transpose PyTorch reports the view's strides, meshguard contiguous ones (is_contiguous() differs; "
+               "values are right)."),
+    "strategy": ("deliberate",
+                 "both runtimes pick a valid strategy and agree on values and gradients, but not on the output "
+                 "placements or collectives: meshguard's cost model (docs/runtime/operators.md) keeps outputs "
+                 "sharded where it can and counts bytes; PyTorch's ranks strategies its own way."),
+    "split-backward": ("open",
+                       "backward of split/split_with_sizes/unbind when some outputs are unused: autograd fills the "
+                       "missing gradients with plain zeros and cat/stack refuses the mix of plain tensors and DTensors "
+                       "(PyTorch's DTensor accepts it). Training that drops a chunk fails in backward."),
+    "masked-backward": ("open",
+                        "backward of masked_fill.Tensor (masked_select of the gradient, nonzero) and the "
+                        "in-place masked_fill_ of a Partial gradient are refused: no rule for masked_select/nonzero, "
+                        "and an in-place op must keep a Partial self."),
+    "reduction-partial-backward": ("open",
+                                   "backward of prod / norm / linalg_vector_norm / logit with a Partial operand "
+                                   "fails in meshguard: the backward formula reaches an op the rule table refuses "
+                                   "on those placements."),
+    "refused": ("open", "PyTorch runs the op on these placements, meshguard refuses it (no strategy in its table)."),
+}
+
+# The overloads whose remaining differences are strategy choices (full run
+# of 5 Dec 2026); an op that starts to differ is not in it, and fails.
+STRATEGY_OPS = set("""
+addcdiv.default addcmul.default addmm.default atan2.default baddbmm.default bmm.default cat.default elu.default
+elu_backward.default embedding.default embedding_dense_backward.default floor_divide.default gather.default
+index_add.default index_select.default leaky_relu.default leaky_relu_backward.default lerp.Tensor
+linalg_vector_norm.default masked_fill.Scalar max.default max.dim mean.default mean.dim min.default min.dim mish.default
+mm.default mse_loss.default native_layer_norm.default native_layer_norm_backward.default nll_loss_backward.default
+nll_loss_forward.default norm.Scalar norm.ScalarOpt_dim rsub.Tensor scatter_add.default slice_backward.default
+softplus.default softplus_backward.default stack.default where.self xlogy.Tensor
+""".split())
+
+VIEW_OPS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "flatten", "unflatten", "expand", "permute", "t",
+            "transpose", "squeeze", "unsqueeze", "select", "slice", "split", "split_with_sizes", "unbind")
+
+
+def _name(case):
+    return case["op"].split("::")[1]
+
+
+def _has_partial(case):
+    return any(p.startswith("P(") for s in case["inputs"] for p in s["placements"])
+
+
+def _as_all_reduce(counts):
+    out = {}
+    for k, n in dict(counts or {}).items():
+        k = "all_reduce" if k == "reduce_scatter" else k
+        out[k] = out.get(k, 0) + n
+    return out
+
+
+def _reduce_scatter(case, field, ours, theirs):
+    if field not in ("comm-fwd", "comm-bwd"):
+        return False
+    key = field.replace("-", "_")
+    return "reduce_scatter" in dict(theirs.get(key) or {}) and _as_all_reduce(theirs.get(key)) == dict(ours.get(key) or {})
+
+
+def _strided(case, field, ours, theirs):
+    text = str([o.get("placements") for o in theirs.get("outputs", [])])
+    return "_StridedShard" in text or (_name(case) in VIEW_OPS and field in ("placements", "comm-fwd", "comm-bwd",
+                                                                           "grad-placements"))
+
+
+RULES = [
+    ("stride", lambda c, f, o, t: f == "stride"),
+    ("split-backward", lambda c, f, o, t: f == "meshguard-fails" and _name(c) in ("split", "split_with_sizes", "unbind")),
+    ("masked-backward", lambda c, f, o, t: f == "meshguard-fails" and _name(c).startswith("masked_fill")),
+    ("reduction-partial-backward", lambda c, f, o, t: f == "meshguard-fails" and _name(c) in (
+        "prod", "norm", "linalg_vector_norm", "logit")),
+    ("refused", lambda c, f, o, t: f == "meshguard-refuses"),
+    ("reduce-scatter", _reduce_scatter),
+    ("softmax-dim", lambda c, f, o, t: re.match(r"_?(log_)?softmax", _name(c)) is not None),
+    ("strided-shard", _strided),
+    ("partial-input", lambda c, f, o, t: _has_partial(c) and f in ("placements", "grad-placements", "comm-fwd",
+                                                                   "comm-bwd")),
+    ("strategy", lambda c, f, o, t: f in ("placements", "grad-placements", "comm-fwd", "comm-bwd")
+     and "%s.%s" % (_name(c), c["overload"]) in STRATEGY_OPS),
+]
+
+
+def explain(case, field, ours, theirs):
+    for key, test in RULES:
+        if test(case, field, ours, theirs):
+            return key
+    return None
