@@ -166,6 +166,45 @@ void check_operands(const c10::OperatorHandle& op, const ArgScan& scan) {
   }
 }
 
+// Autograd fills the gradient of an unused output with plain zeros
+// (split/unbind's backward: at::zeros from the saved TensorOptions, which
+// carry no DTensor), then cats them with the DTensor gradients. A plain
+// tensor of zeros is the same value on every rank, so it joins as a
+// Replicate DTensor. Any other plain operand stays an error. Only read on
+// the error path: ops without plain operands never pay for it.
+bool promote_plain_zeros(torch::jit::Stack* stack, size_t args_begin, const DTensorSpec& like) {
+  auto promotable = [](const at::Tensor& t) {
+    return !t.defined() || get_dtensor_impl(t) != nullptr || scalar_like(t) ||
+        (!t.requires_grad() && !t.any().item<bool>());
+  };
+  for (size_t i = args_begin; i < stack->size(); ++i) {
+    bool ok = true;
+    for_each_tensor((*stack)[i], [&](const at::Tensor& t) { ok = ok && promotable(t); });
+    if (!ok) {
+      return false;
+    }
+  }
+  auto promote = [&](const at::Tensor& t) -> at::Tensor {
+    if (!t.defined() || get_dtensor_impl(t) != nullptr || scalar_like(t)) {
+      return t;
+    }
+    return make_dtensor(t, DTensorSpec{like.mesh, Placements(like.mesh.ndim(), Replicate{}), t.sizes().vec()});
+  };
+  for (size_t i = args_begin; i < stack->size(); ++i) {
+    c10::IValue& v = (*stack)[i];
+    if (v.isTensor()) {
+      v = promote(v.toTensor());
+    } else if (v.isTensorList()) {
+      c10::List<at::Tensor> out;
+      for (const at::Tensor& t : v.toTensorList()) {
+        out.push_back(promote(t));
+      }
+      v = out;
+    }
+  }
+  return true;
+}
+
 bool all_replicate(const ArgScan& scan) {
   for (const auto* d : scan.dtensors) {
     if (!d->spec().all_replicate()) {
@@ -442,16 +481,10 @@ const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   return *last;
 }
 
-void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  // An operator has no caller's line: an outer entry point's wins, else the
-  // fingerprint names the operator (its redistributions are collectives).
-  detail::UserCall call(op.operator_name().name.c_str(), CallSite{});
-  const auto num_args = op.schema().arguments().size();
-  const auto args_begin = stack->size() - num_args;
-
+ArgScan scan_operands(const torch::jit::Stack& stack, size_t args_begin) {
   ArgScan scan;
-  for (size_t i = args_begin; i < stack->size(); ++i) {
-    for_each_tensor((*stack)[i], [&](const at::Tensor& t) {
+  for (size_t i = args_begin; i < stack.size(); ++i) {
+    for_each_tensor(stack[i], [&](const at::Tensor& t) {
       if (!t.defined()) {
         return;
       }
@@ -465,7 +498,21 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       }
     });
   }
+  return scan;
+}
+
+void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  // An operator has no caller's line: an outer entry point's wins, else the
+  // fingerprint names the operator (its redistributions are collectives).
+  detail::UserCall call(op.operator_name().name.c_str(), CallSite{});
+  const auto num_args = op.schema().arguments().size();
+  const auto args_begin = stack->size() - num_args;
+
+  ArgScan scan = scan_operands(*stack, args_begin);
   TORCH_CHECK(scan.first != nullptr, op_display_name(op), ": reached meshguard's DTensor kernel without a DTensor");
+  if (scan.plain_not_scalar && promote_plain_zeros(stack, args_begin, scan.first->spec())) {
+    scan = scan_operands(*stack, args_begin);
+  }
   check_operands(op, scan);
   if (all_replicate(scan)) {
     run_replicated(op, stack, args_begin, scan);

@@ -37,10 +37,6 @@ REASONS = {
                  "both runtimes pick a valid strategy and agree on values and gradients, but not on the output "
                  "placements or collectives: meshguard's cost model (docs/runtime/operators.md) keeps outputs "
                  "sharded where it can and counts bytes; PyTorch's ranks strategies its own way."),
-    "split-backward": ("open",
-                       "backward of split/split_with_sizes/unbind when some outputs are unused: autograd fills the "
-                       "missing gradients with plain zeros and cat/stack refuses the mix of plain tensors and DTensors "
-                       "(PyTorch's DTensor accepts it). Training that drops a chunk fails in backward."),
     "masked-backward": ("open",
                         "backward of masked_fill.Tensor (masked_select of the gradient, nonzero) and the "
                         "in-place masked_fill_ of a Partial gradient are refused: no rule for masked_select/nonzero, "
@@ -99,7 +95,6 @@ def _strided(case, field, ours, theirs):
 
 RULES = [
     ("stride", lambda c, f, o, t: f == "stride"),
-    ("split-backward", lambda c, f, o, t: f == "meshguard-fails" and _name(c) in ("split", "split_with_sizes", "unbind")),
     ("masked-backward", lambda c, f, o, t: f == "meshguard-fails" and _name(c).startswith("masked_fill")),
     ("reduction-partial-backward", lambda c, f, o, t: f == "meshguard-fails" and _name(c) in (
         "prod", "norm", "linalg_vector_norm", "logit")),

@@ -134,6 +134,30 @@ TEST(Fallback, MixedAndUnsupportedAreErrors) {
   EXPECT_TRUE(at::allclose(full_tensor(p + 1), full_of({4, 3}, 0) * world_size() + 1));
 }
 
+// Autograd's gradient for an unused split/unbind output is plain zeros, cat
+// with the DTensor gradients: zeros join as Replicate (PyTorch 2.13's DTensor
+// refuses them: docs/runtime/conformance.md). Any other plain operand, or
+// zeros that require grad (user data, not autograd's filler), is the error.
+TEST(Fallback, PlainZerosJoinAsReplicate) {
+  auto mesh = world_mesh();
+  at::Tensor full = full_of({4, 6}, 0);
+  auto a = distribute_tensor(full, mesh, {Shard{0}});
+  at::Tensor joined = at::cat({a, at::zeros({4, 6})}, 1);
+  ASSERT_TRUE(is_dtensor(joined));
+  EXPECT_TRUE(at::allclose(full_tensor(joined), at::cat({full, at::zeros({4, 6})}, 1)));
+  MG_EXPECT_THROW_WITH(at::cat({a, at::ones({4, 6})}, 1), c10::Error, "aten.cat.default got mixed torch.Tensor");
+  MG_EXPECT_THROW_WITH(at::cat({a, at::zeros({4, 6}).requires_grad_()}, 1), c10::Error,
+                       "aten.cat.default got mixed torch.Tensor");
+
+  // Only the first chunk (and one of unbind's rows) reaches the loss.
+  auto x = distribute_tensor(full, mesh, {Shard{0}}).requires_grad_();
+  auto ref = full.clone().requires_grad_();
+  (x.split(2, 1)[0].sum() + x.unbind(1)[5].sum()).backward();
+  (ref.split(2, 1)[0].sum() + ref.unbind(1)[5].sum()).backward();
+  ASSERT_TRUE(is_dtensor(x.grad()));
+  EXPECT_TRUE(at::allclose(full_tensor(x.grad()), ref.grad()));
+}
+
 TEST(Fallback, ReplicateRunsAnyOp) {
   auto mesh = world_mesh();
   at::Tensor full = full_of({4, 3}, 1);
