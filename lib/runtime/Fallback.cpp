@@ -66,6 +66,25 @@ void for_each_tensor(const c10::IValue& v, F&& f) {
   }
 }
 
+// Replaces the tensor, or each tensor of the list, that `v` holds by f(t);
+// false when `v` holds neither.
+template <typename F>
+bool replace_tensors(c10::IValue& v, F&& f) {
+  if (v.isTensor()) {
+    v = f(v.toTensor());
+    return true;
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) {
+      out.push_back(f(t));
+    }
+    v = out;
+    return true;
+  }
+  return false;
+}
+
 // The callers' tensors, by the impl the op sees (its in-place/out= results
 // are those). A handful per call: a vector, where a hash map would allocate
 // a node per entry on every op call. The first entry for an impl wins.
@@ -173,34 +192,25 @@ void check_operands(const c10::OperatorHandle& op, const ArgScan& scan) {
 // Replicate DTensor. Any other plain operand stays an error. Only read on
 // the error path: ops without plain operands never pay for it.
 bool promote_plain_zeros(torch::jit::Stack* stack, size_t args_begin, const DTensorSpec& like) {
-  auto promotable = [](const at::Tensor& t) {
-    return !t.defined() || get_dtensor_impl(t) != nullptr || scalar_like(t) ||
-        (!t.requires_grad() && !t.any().item<bool>());
+  auto needs_promotion = [](const at::Tensor& t) {
+    return t.defined() && get_dtensor_impl(t) == nullptr && !scalar_like(t);
   };
   for (size_t i = args_begin; i < stack->size(); ++i) {
     bool ok = true;
-    for_each_tensor((*stack)[i], [&](const at::Tensor& t) { ok = ok && promotable(t); });
+    for_each_tensor((*stack)[i], [&](const at::Tensor& t) {
+      ok = ok && (!needs_promotion(t) || (!t.requires_grad() && !t.any().item<bool>()));
+    });
     if (!ok) {
       return false;
     }
   }
-  auto promote = [&](const at::Tensor& t) -> at::Tensor {
-    if (!t.defined() || get_dtensor_impl(t) != nullptr || scalar_like(t)) {
-      return t;
-    }
-    return make_dtensor(t, DTensorSpec{like.mesh, Placements(like.mesh.ndim(), Replicate{}), t.sizes().vec()});
-  };
   for (size_t i = args_begin; i < stack->size(); ++i) {
-    c10::IValue& v = (*stack)[i];
-    if (v.isTensor()) {
-      v = promote(v.toTensor());
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      for (const at::Tensor& t : v.toTensorList()) {
-        out.push_back(promote(t));
+    replace_tensors((*stack)[i], [&](const at::Tensor& t) -> at::Tensor {
+      if (!needs_promotion(t)) {
+        return t;
       }
-      v = out;
-    }
+      return make_dtensor(t, DTensorSpec{like.mesh, Placements(like.mesh.ndim(), Replicate{}), t.sizes().vec()});
+    });
   }
   return true;
 }
@@ -236,16 +246,7 @@ void wrap_results(
     return make_dtensor(out, spec_of(i, out));
   };
   for (size_t i = rets_begin; i < stack->size(); ++i) {
-    c10::IValue& v = (*stack)[i];
-    if (v.isTensor()) {
-      v = wrap(v.toTensor());
-    } else if (v.isTensorList()) {
-      c10::List<at::Tensor> out;
-      for (const at::Tensor& t : v.toTensorList()) {
-        out.push_back(wrap(t));
-      }
-      v = out;
-    } else {
+    if (!replace_tensors((*stack)[i], wrap)) {
       ++index;
     }
   }

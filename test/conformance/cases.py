@@ -105,8 +105,7 @@ def _fits(p, t):
 
 
 def schema_of(name, overload):
-    packet = getattr(torch.ops.aten, name.split("::")[1])
-    return getattr(packet, overload).default._schema if hasattr(getattr(packet, overload), "default") else getattr(packet, overload)._schema
+    return op_of(name, overload)._schema
 
 
 def op_of(name, overload):
@@ -231,7 +230,7 @@ TEMPLATES = {
                                          [T([10, 6]), T(tensor=torch.tensor([[1, 9, 3], [0, 5, 5]]))])],
     "aten::native_layer_norm.default": [lambda: ([I("input", 0), V("normalized_shape", [6]), I("weight", 1), I("bias", 2),
                                                   V("eps", 1e-5)], [T(), T([6], seed=1), T([6], seed=2)])],
-    "aten::mse_loss.default": [lambda: ([I("self", 0), I("target", 1), V("reduction", r)], [T(), T(seed=1)])
+    "aten::mse_loss.default": [lambda r=r: ([I("self", 0), I("target", 1), V("reduction", r)], [T(), T(seed=1)])
                                for r in (0, 1, 2)],
     "aten::nll_loss_forward.default": [
         lambda r=r: ([I("self", 0), I("target", 1), V("weight", None), V("reduction", r), V("ignore_index", -100)],
@@ -276,10 +275,8 @@ TEMPLATES = {
         lambda: ([I("grad", 0), V("dim", 1), I("indices", 1), V("sizes", [4, 6]), V("keepdim", False)],
                  [T([4]), T(tensor=torch.tensor([0, 5, 2, 1]))])],
 }
-# The lambdas above with a loop variable bind it through a default argument;
-# mse_loss's reduction is fixed here the same way.
-TEMPLATES["aten::mse_loss.default"] = [
-    (lambda r=r: ([I("self", 0), I("target", 1), V("reduction", r)], [T(), T(seed=1)])) for r in (0, 1, 2)]
+# (Templates written in a loop bind the loop variable through a default
+# argument: a closure would see its last value.)
 
 # Overloads whose required `dim` is filled with each of these.
 DIM_VARIANTS = [[0], [1]]
