@@ -1,7 +1,10 @@
 #include <meshguard/runtime/DTensorImpl.h>
 
+#include <algorithm>
+#include <numeric>
 #include <typeinfo>
 
+#include <ATen/ExpandUtils.h>
 #include <c10/core/DispatchKeySet.h>
 
 #include <meshguard/runtime/Errors.h>
@@ -17,12 +20,38 @@ c10::DispatchKeySet dtensor_keys() {
       {c10::DispatchKey::PrivateUse2, c10::DispatchKey::AutogradPrivateUse2, c10::DispatchKey::ADInplaceOrView});
 }
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= std::max<int64_t>(shape[i], 1);
+// The strides a sharded DTensor reports for its global shape. A dense local
+// tensor gives its memory order: the global strides are dense in that order,
+// so a transposed DTensor is not contiguous, .contiguous() really reorders
+// and reshape copies where the local view would fail. The order is the same
+// on every rank, whatever the shard sizes. A local view that is not dense (a
+// slice) gets its strides scaled per shard, as PyTorch's
+// compute_global_tensor_info does: it never claims to be contiguous.
+std::vector<int64_t> global_strides(const at::Tensor& local, const DTensorSpec& spec) {
+  const size_t n = spec.shape.size();
+  if (local.is_non_overlapping_and_dense()) {
+    const std::vector<int64_t> dense = at::infer_dense_strides(local.sizes(), local.strides());
+    std::vector<size_t> order(n); // outermost dim first
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return dense[a] > dense[b]; });
+    std::vector<int64_t> strides(n);
+    int64_t s = 1;
+    for (size_t i = n; i-- > 0;) {
+      strides[order[i]] = s;
+      s *= std::max<int64_t>(spec.shape[order[i]], 1);
+    }
+    return strides;
+  }
+  std::vector<int64_t> strides = local.strides().vec();
+  for (size_t d = 0; d < spec.placements.size(); ++d) {
+    if (const auto* shard = std::get_if<Shard>(&spec.placements[d])) {
+      const int64_t dim = shard->dim, factor = spec.mesh.size(static_cast<int64_t>(d));
+      for (size_t i = 0; i < n; ++i) {
+        if (static_cast<int64_t>(i) != dim && strides[i] >= strides[dim]) {
+          strides[i] *= factor;
+        }
+      }
+    }
   }
   return strides;
 }
@@ -75,12 +104,13 @@ DTensorImpl::DTensorImpl(at::Tensor local, DTensorSpec spec)
 void DTensorImpl::refresh_metadata() {
   // When the local tensor has the global shape (Replicate/Partial), mirror its
   // strides so that is_contiguous() tells the truth and .contiguous() really
-  // makes a dense local buffer (collectives need one).
+  // makes a dense local buffer (collectives need one); when it is a shard,
+  // strides in its memory order (global_strides).
   // (IntArrayRef views: no vector copies of the local's sizes on every op.)
   if (local_.sizes() == c10::IntArrayRef(spec_.shape)) {
     set_sizes_and_strides(spec_.shape, local_.strides());
   } else {
-    set_sizes_and_strides(spec_.shape, contiguous_strides(spec_.shape));
+    set_sizes_and_strides(spec_.shape, global_strides(local_, spec_));
   }
 }
 

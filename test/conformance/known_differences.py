@@ -30,9 +30,10 @@ REASONS = {
                       "_StridedShard placement and moves nothing; meshguard has no such placement and gathers (or picks "
                       "another dim), so it communicates where PyTorch does not."),
     "stride": ("open",
-               "a sharded DTensor reports the contiguous strides of its global shape: after expand (stride 0) or a "
-               "transpose PyTorch reports the view's strides, meshguard contiguous ones (is_contiguous() differs; "
-               "values are right)."),
+               "a sharded DTensor's strides are dense over its global shape in its local tensor's memory order "
+               "(so a transpose or permute reports PyTorch's strides); a local view that is not dense (expand's "
+               "stride 0) gets its local strides scaled per shard, where PyTorch reports the global op's own: "
+               "is_contiguous() agrees, the strides differ, values are right."),
     "strategy": ("deliberate",
                  "both runtimes pick a valid strategy and agree on values and gradients, but not on the output "
                  "placements or collectives: meshguard's cost model (docs/runtime/operators.md) keeps outputs "
