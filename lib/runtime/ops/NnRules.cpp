@@ -293,21 +293,53 @@ RuleResult mse_loss_backward_rule(const CallInfo& call) {
 
 // ---- nll_loss_forward(self, target, weight?, reduction, ignore_index)
 
+// The mean on local rows: their weighted sum over the total weight of every
+// rank's rows (an all-reduce on each mesh dim that shards the batch).
+std::vector<at::Tensor> nll_loss_mean_local(const std::vector<at::Tensor>&, const LocalContext& ctx) {
+  const at::Tensor self = arg_tensor(ctx, 0);
+  const at::Tensor target = arg_tensor(ctx, 1);
+  const c10::IValue& weight_arg = ctx.args[2];
+  const at::Tensor weight = weight_arg.isTensor() ? weight_arg.toTensor() : at::Tensor();
+  const int64_t ignore_index = ctx.args[4].toInt();
+  const Placements& self_placements = (*ctx.input_placements).at(0);
+  if (!any_shard(self_placements)) {
+    auto out = at::nll_loss_forward(self, target, weight, at::Reduction::Mean, ignore_index);
+    return {std::get<0>(out), std::get<1>(out)};
+  }
+  const at::Tensor kept = target.ne(ignore_index);
+  at::Tensor total = weight.defined()
+      ? (weight.index_select(0, target.masked_fill(kept.logical_not(), 0)) * kept).sum()
+      : kept.sum().to(self.scalar_type());
+  for (size_t d = 0; d < self_placements.size(); ++d) {
+    if (is_shard(self_placements[d])) {
+      total = detail::reduce_over(total, *ctx.mesh, static_cast<int64_t>(d), ReduceOp::SUM);
+    }
+  }
+  const at::Tensor sum = std::get<0>(at::nll_loss_forward(self, target, weight, at::Reduction::Sum, ignore_index));
+  return {sum / total, total};
+}
+
+
 // Batch-sharded: per-sample losses stay sharded, sums are partial sums. A
-// mean divides by the total weight of the whole batch, which no rank has:
-// the operands are gathered (the backward needs no gather: it reads the
-// total weight as an operand).
+// mean divides each shard's sum by the total weight of the whole batch (the
+// non-ignored targets' weights), which the local run all-reduces: one scalar
+// per sharded mesh dim, exact for uneven shards, ignored targets and class
+// weights (PyTorch's Partial(avg) is a mean of the shards' means, and refuses
+// uneven shards). The backward reads that Replicate total weight as an operand.
 RuleResult nll_loss_rule(const CallInfo& call) {
   const Shape self = arg_shape(call, 0);
   const int64_t reduction = call.arg(3).toInt();
   RuleResult r;
-  if (self.size() == 2 && reduction != at::Reduction::Mean) {
+  if (self.size() == 2) {
     r.strategies.push_back({per_operand(call, {{0, S(0)}, {1, S(0)}}),
-                            {reduction == at::Reduction::None ? S(0) : P, reduction == at::Reduction::None ? R : P}});
+                            {reduction == at::Reduction::None ? S(0) : P, reduction == at::Reduction::Sum ? P : R}});
   }
   r.strategies.push_back({per_operand(call, {}), {R, R}});
   const bool batched = self.size() == 2 && reduction == at::Reduction::None;
   r.output_shapes = {batched ? Shape{self[0]} : Shape{}, Shape{}};
+  if (reduction == at::Reduction::Mean) {
+    r.run_local = nll_loss_mean_local;
+  }
   return r;
 }
 
@@ -362,8 +394,8 @@ void add_nn_rules(RuleTable& table) {
       mse_loss_backward_rule};
   table["aten::nll_loss_forward.default"] = {
       "nn",
-      "self S(0) [N, C], target S(0), weight R → output S(0) / total_weight R (none), P(sum) / P(sum) (sum); mean: "
-      "R → R (gathered: the mean needs the whole batch's total weight)",
+      "self S(0) [N, C], target S(0), weight R → output S(0) / total_weight R (none), P(sum) / P(sum) (sum), "
+      "P(sum) / R (mean: each shard's sum over the whole batch's total weight, one scalar all-reduce); R → R",
       nll_loss_rule};
   table["aten::nll_loss_backward.default"] = {
       "nn",
