@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include <fnmatch.h>
+
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 
@@ -84,25 +86,39 @@ struct Target {
   bool embedding;
 };
 
-Target resolve(torch::nn::Module& root, const std::string& name, const ParallelStyle& style) {
-  torch::nn::Module* found = nullptr;
-  if (name.empty()) {
-    found = &root;
-  } else {
-    for (const auto& item : root.named_modules("", /*include_self=*/false)) {
-      if (item.key() == name) {
-        found = item.value().get();
-      }
+// The submodules a plan key names, as PyTorch's parallelize_module reads
+// it: a dotted path whose tokens are fnmatch patterns over child names
+// ("layers.*.mlp.fc1", "fc[12]"). Empty when a token matches no child;
+// `unmatched` then holds that token.
+void match_key(torch::nn::Module& module, const std::vector<std::string>& tokens, size_t i, const std::string& prefix,
+               std::vector<std::pair<std::string, torch::nn::Module*>>& out, std::string& unmatched) {
+  if (i == tokens.size()) {
+    out.emplace_back(prefix, &module);
+    return;
+  }
+  bool any = false;
+  for (const auto& child : module.named_children()) {
+    if (::fnmatch(tokens[i].c_str(), child.key().c_str(), 0) == 0) {
+      any = true;
+      match_key(*child.value(), tokens, i + 1, prefix.empty() ? child.key() : prefix + "." + child.key(), out,
+                unmatched);
     }
   }
-  if (found == nullptr) {
-    std::ostringstream os;
-    os << "parallelize_module: the plan names '" << name << "', which is not a submodule; submodules:";
-    for (const auto& item : root.named_modules("", false)) {
-      os << " " << item.key();
-    }
-    throw PlacementError(os.str());
+  if (!any && unmatched.empty()) {
+    unmatched = tokens[i];
   }
+}
+
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> tokens;
+  std::stringstream in(key);
+  for (std::string token; std::getline(in, token, '.');) {
+    tokens.push_back(token);
+  }
+  return tokens;
+}
+
+Target check_target(const std::string& name, torch::nn::Module* found, const ParallelStyle& style) {
   const bool linear = dynamic_cast<torch::nn::LinearImpl*>(found) != nullptr;
   const bool embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(found) != nullptr;
   if (!linear && !embedding) {
@@ -119,6 +135,33 @@ Target resolve(torch::nn::Module& root, const std::string& name, const ParallelS
     throw PlacementError("parallelize_module: '" + name + "' already has a parallel style");
   }
   return {name, found, style, embedding};
+}
+
+// Every submodule `key` names. A key that names none is skipped with
+// PyTorch's warning (a plan written for a larger model stays usable).
+std::vector<Target> resolve(torch::nn::Module& root, const std::string& key, const ParallelStyle& style) {
+  std::vector<Target> targets;
+  if (key.empty()) {
+    targets.push_back(check_target(key, &root, style));
+    return targets;
+  }
+  std::vector<std::pair<std::string, torch::nn::Module*>> found;
+  std::string unmatched;
+  match_key(root, split_key(key), 0, "", found, unmatched);
+  if (found.empty()) {
+    std::ostringstream os;
+    os << "Parallelize plan key '" << key << "' could not be resolved: no submodule matching token '" << unmatched
+       << "' (submodules:";
+    for (const auto& item : root.named_modules("", /*include_self=*/false)) {
+      os << " " << item.key();
+    }
+    os << "), skipping this plan entry.";
+    TORCH_WARN(os.str());
+  }
+  for (const auto& [name, module] : found) {
+    targets.push_back(check_target(name, module, style));
+  }
+  return targets;
 }
 
 // PyTorch's Shard(-1) means the last dim of the tensor at hand.
@@ -172,11 +215,13 @@ void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const
   // Every entry is checked before any parameter changes.
   std::vector<Target> targets;
   for (const auto& entry : plan) {
-    targets.push_back(resolve(module, entry.first, entry.second));
-    for (size_t i = 0; i + 1 < targets.size(); ++i) {
-      if (targets[i].module == targets.back().module) {
-        throw PlacementError("parallelize_module: the plan names '" + entry.first + "' twice");
+    for (Target& t : resolve(module, entry.first, entry.second)) {
+      for (const auto& earlier : targets) {
+        if (earlier.module == t.module) {
+          throw PlacementError("parallelize_module: the plan names '" + t.name + "' twice (key '" + entry.first + "')");
+        }
       }
+      targets.push_back(std::move(t));
     }
   }
   for (const auto& t : targets) {

@@ -214,11 +214,31 @@ TEST(Parallel, OneDimensionOfTwoByTwoMesh) {
   EXPECT_EQ(counters[1]->total(), 30);
 }
 
+// Plan keys as PyTorch reads them: dotted paths of fnmatch patterns; a key
+// that names nothing is skipped with PyTorch's warning.
+TEST(Parallel, PlanKeysArePatternsAsInPyTorch) {
+  auto mesh = world_mesh();
+  EmbeddingMlp model(10, 8, 4);
+  ::testing::internal::CaptureStderr();
+  parallelize_module(*model, mesh, {{"mlp.fc3", RowwiseParallel{}}, {"lm_head", ColwiseParallel{}}});
+  const std::string warned = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warned.find("Parallelize plan key 'mlp.fc3' could not be resolved: no submodule matching token 'fc3'"),
+            std::string::npos)
+      << warned;
+  EXPECT_NE(warned.find("plan key 'lm_head' could not be resolved"), std::string::npos) << warned;
+  EXPECT_FALSE(is_dtensor(model->mlp->fc1->weight));
+  parallelize_module(*model, mesh, {{"*.fc[1]", ColwiseParallel{}}, {"m?p.f*2", RowwiseParallel{}}});
+  EXPECT_EQ(placements_of(model->mlp->fc1->weight)->at(0), Placement(Shard{0}));
+  EXPECT_EQ(placements_of(model->mlp->fc2->weight)->at(0), Placement(Shard{1}));
+  EXPECT_FALSE(is_dtensor(model->emb->weight));
+}
+
 TEST(Parallel, BadPlansAreErrorsAndChangeNothing) {
   auto mesh = world_mesh();
   Mlp model(8, 16, 4);
-  MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, {{"fc1", ColwiseParallel{}}, {"fc3", RowwiseParallel{}}}),
-                       PlacementError, "the plan names 'fc3', which is not a submodule; submodules: fc1 fc2");
+  MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, {{"fc1", ColwiseParallel{}}, {"fc2", ColwiseParallel{}},
+                                                         {"fc?", RowwiseParallel{}}}),
+                       PlacementError, "the plan names 'fc1' twice (key 'fc?')");
   EXPECT_FALSE(is_dtensor(model->fc1->weight)); // checked before anything changed
   MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, ColwiseParallel{}), PlacementError,
                        "applies to torch::nn::Linear and torch::nn::Embedding only");
