@@ -4,7 +4,6 @@
 #include <numeric>
 #include <typeinfo>
 
-#include <ATen/ExpandUtils.h>
 #include <c10/core/DispatchKeySet.h>
 
 #include <meshguard/runtime/Errors.h>
@@ -20,36 +19,37 @@ c10::DispatchKeySet dtensor_keys() {
       {c10::DispatchKey::PrivateUse2, c10::DispatchKey::AutogradPrivateUse2, c10::DispatchKey::ADInplaceOrView});
 }
 
-// The strides a sharded DTensor reports for its global shape. A dense local
-// tensor gives its memory order: the global strides are dense in that order,
-// so a transposed DTensor is not contiguous, .contiguous() really reorders
-// and reshape copies where the local view would fail. The order is the same
-// on every rank, whatever the shard sizes. A local view that is not dense (a
-// slice) gets its strides scaled per shard, as PyTorch's
-// compute_global_tensor_info does: it never claims to be contiguous.
+// The strides a sharded DTensor reports for its global shape: dense over it,
+// in the local tensor's memory order (outermost = largest local stride), so
+// a transposed DTensor is not contiguous, .contiguous() really reorders and
+// reshape copies where a view of the local tensor would fail. A local tensor
+// that is not dense in that order (a slice) makes the outermost stride twice
+// as long: not contiguous, not dense, as the full tensor would be. Every rank
+// must decide alike, so a dim counts by its global size, not its local one:
+// a shard that is 1 or 0 long here (uneven or empty) still has to match.
 std::vector<int64_t> global_strides(const at::Tensor& local, const DTensorSpec& spec) {
   const size_t n = spec.shape.size();
-  if (local.is_non_overlapping_and_dense()) {
-    const std::vector<int64_t> dense = at::infer_dense_strides(local.sizes(), local.strides());
-    std::vector<size_t> order(n); // outermost dim first
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return dense[a] > dense[b]; });
-    std::vector<int64_t> strides(n);
-    int64_t s = 1;
-    for (size_t i = n; i-- > 0;) {
-      strides[order[i]] = s;
-      s *= std::max<int64_t>(spec.shape[order[i]], 1);
-    }
-    return strides;
+  std::vector<size_t> order(n); // outermost dim first
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return local.stride(a) > local.stride(b); });
+  bool dense = true;
+  int64_t expected = 1;
+  for (size_t i = n; i-- > 0;) {
+    const size_t d = order[i];
+    dense = dense && (spec.shape[d] == 1 || local.stride(d) == expected);
+    expected *= std::max<int64_t>(local.size(d), 1);
   }
-  std::vector<int64_t> strides = local.strides().vec();
-  for (size_t d = 0; d < spec.placements.size(); ++d) {
-    if (const auto* shard = std::get_if<Shard>(&spec.placements[d])) {
-      const int64_t dim = shard->dim, factor = spec.mesh.size(static_cast<int64_t>(d));
-      for (size_t i = 0; i < n; ++i) {
-        if (static_cast<int64_t>(i) != dim && strides[i] >= strides[dim]) {
-          strides[i] *= factor;
-        }
+  std::vector<int64_t> strides(n);
+  int64_t s = 1;
+  for (size_t i = n; i-- > 0;) {
+    strides[order[i]] = s;
+    s *= std::max<int64_t>(spec.shape[order[i]], 1);
+  }
+  if (!dense) {
+    for (size_t d : order) {
+      if (spec.shape[d] != 1) {
+        strides[d] *= 2;
+        break;
       }
     }
   }

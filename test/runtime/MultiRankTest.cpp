@@ -310,6 +310,8 @@ MULTI_RANK_TEST(4, ShardingRules, Reductions)
 
 // Views, tensor ops, more reductions, and the dispatcher walk
 // (RankViewRulesTest.cpp, RankTensorOpRulesTest.cpp, RankDispatcherWalkTest.cpp).
+MULTI_RANK_TEST(2, ViewRules, StridesFollowTheLocalLayout)
+MULTI_RANK_TEST(4, ViewRules, StridesFollowTheLocalLayout)
 MULTI_RANK_TEST(2, ViewRules, SliceNarrowSelect)
 MULTI_RANK_TEST(4, ViewRules, SliceNarrowSelect)
 MULTI_RANK_TEST(2, ViewRules, SplitChunkUnbind)

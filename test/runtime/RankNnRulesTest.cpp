@@ -90,10 +90,16 @@ TEST(NnRules, CrossEntropyAndNllLoss) {
       at::Tensor cw = rnd({5}, 32).abs();
       return is_dtensor(like) ? distribute_tensor(cw, mesh, {R}) : cw;
     };
-    if (n > 0) {
-      // A mean needs the batch's total weight: gathered, values exact.
+    if (n > 0) { // (an empty batch's mean is 0 / 0 on both sides)
+      // A mean: each shard's sum over the batch's total weight (all-reduced),
+      // exact for uneven shards, class weights and ignored targets.
       run_case({"cross_entropy mean, S0", [](auto& t) { return at::cross_entropy_loss(t[0], t[1]); },
-                {logits, target}, {{S0}, {S0}}, std::nullopt, true, {Placements{S0}}}, mesh);
+                {logits, target}, {{S0}, {S0}}, Placements{P}, true, {Placements{S0}}}, mesh);
+      run_case({"nll_loss mean with class weights and ignore_index 2, S0",
+                [&](auto& t) {
+                  return at::nll_loss(at::log_softmax(t[0], 1), t[1], class_weight(t[0]), at::Reduction::Mean, 2);
+                },
+                {logits, target}, {{S0}, {S0}}, Placements{P}, true, {Placements{S0}}}, mesh);
     }
     run_case({"cross_entropy sum, S0",
               [](auto& t) { return at::cross_entropy_loss(t[0], t[1], {}, at::Reduction::Sum); }, {logits, target},

@@ -31,6 +31,27 @@ std::vector<at::Tensor> reversed(std::vector<at::Tensor> v) {
 
 } // namespace
 
+// A sharded DTensor's strides follow its local tensor's memory order: after
+// a transpose it is not contiguous (as the full tensor is not), so reshape
+// copies instead of viewing a local tensor that cannot be viewed.
+TEST(ViewRules, StridesFollowTheLocalLayout) {
+  auto mesh = world_mesh();
+  const int64_t n = 2 * mesh.size() + 1; // uneven shards
+  at::Tensor full = at::arange(n * 6, at::kFloat).view({n, 6});
+  at::Tensor x = distribute_tensor(full, mesh, {Shard{0}});
+  EXPECT_TRUE(x.is_contiguous());
+  at::Tensor t = x.transpose(0, 1);
+  EXPECT_EQ(t.strides(), full.transpose(0, 1).strides());
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_TRUE(at::equal(full_tensor(t.reshape({-1})), full.transpose(0, 1).reshape({-1})));
+  at::Tensor c = t.contiguous();
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_TRUE(to_local(c).is_contiguous());
+  EXPECT_TRUE(at::equal(full_tensor(c.view({-1})), full.t().contiguous().view({-1})));
+  at::Tensor sliced = x.slice(1, 0, 3); // not dense locally: never claims to be contiguous
+  EXPECT_FALSE(sliced.is_contiguous());
+}
+
 TEST(ViewRules, SliceNarrowSelect) {
   auto mesh = world_mesh();
   for (int64_t n : row_counts()) {
