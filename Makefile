@@ -44,12 +44,22 @@ clean:
 	rm -rf $(BUILD) $(if $(TORCH_COMPAT),$(COMPAT_BUILD))
 
 # The conformance harness in full: every overload of the rule table against
-# PyTorch 2.13's DTensor on 2 and 4 Gloo ranks (meshes 2, 4, 2x2); rewrites
-# docs/runtime/conformance.md. make test runs a quick sample of it.
+# PyTorch 2.13's DTensor on 2 and 4 Gloo ranks (meshes 2, 4, 2x2), then the
+# training side by side (TP, FSDP, FSDP x TP); rewrites
+# docs/runtime/conformance.md and docs/runtime/training-conformance.md.
+# make test runs a quick sample of the first and all of the second.
 .PHONY: conformance
 conformance: build
 	@$(CURDIR)/.venv/bin/python test/conformance/run.py --full \
 	  --conformance $(BUILD)/bin/meshguard_conformance --report docs/runtime/conformance.md
+	@$(CURDIR)/.venv/bin/python test/conformance/training/run.py \
+	  --training $(BUILD)/bin/meshguard_training --report docs/runtime/training-conformance.md
+
+# meshguard against PyTorch's DTensor on this machine, interleaved: per-op
+# overhead, training steps, debug modes (docs/runtime/benchmarks.md).
+.PHONY: side-by-side
+side-by-side: build
+	@$(CURDIR)/.venv/bin/python bench/side_by_side/run.py --bin $(BUILD)/bin --report $(BUILD)/side-by-side.md
 
 # The NCCL path compiled and linked against PyTorch's CUDA wheel (2.14.1, in
 # .venv-cuda, about 5.5 GB; build-cuda), nvcc from /usr/local/cuda; no GPU

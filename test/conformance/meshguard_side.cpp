@@ -29,8 +29,10 @@
 #include <meshguard/runtime/ShardingRules.h>
 
 #include "CountingGroup.h"
+#include "SideSupport.h"
 
 using namespace meshguard;
+using namespace meshguard::conformance;
 using Record = c10::impl::GenericDict;
 
 namespace {
@@ -41,26 +43,6 @@ Record new_record() {
 
 c10::impl::GenericList new_list() {
   return c10::impl::GenericList(c10::AnyType::get());
-}
-
-// The items of a list, or of a tuple: run.py writes the cases' lists as
-// tuples (libtorch 1.13's unpickler has no APPEND, which Python's pickler
-// writes for a one-element list).
-std::vector<c10::IValue> elements(const c10::IValue& v) {
-  if (v.isTuple()) {
-    const auto& items = v.toTupleRef().elements();
-    return std::vector<c10::IValue>(items.begin(), items.end());
-  }
-  const auto& items = v.toListRef();
-  return std::vector<c10::IValue>(items.begin(), items.end());
-}
-
-std::vector<char> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error("cannot read " + path);
-  }
-  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
 }
 
 Placement parse_placement(const std::string& text) {
@@ -345,17 +327,6 @@ void append_record(std::ofstream& sink, const Record& r) {
 }
 
 // results.py's COLLECTIVE_TIMEOUT_S and STORE_TIMEOUT_S.
-constexpr std::chrono::seconds kCollectiveTimeout{15};
-constexpr std::chrono::seconds kStoreTimeout{90};
-
-int64_t env_int(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) {
-    throw std::runtime_error(std::string(name) + " is not set: run this through scripts/meshguard-launch");
-  }
-  return std::atoll(v);
-}
-
 std::string get_string(c10d::Store& store, const std::string& key) {
   std::vector<uint8_t> v = store.get(key);
   return std::string(v.begin(), v.end());
@@ -400,19 +371,10 @@ int main(int argc, char** argv) {
   }
   int code = 0;
   try {
-    const int64_t world = env_int("WORLD_SIZE"), rank = env_int("RANK");
+    MeshOptions mesh_options = conformance::launched_mesh_options();
+    const int64_t world = mesh_options.world_size, rank = mesh_options.rank;
     const int64_t first = argc > 3 ? std::atoll(argv[3]) : 0;
-    c10d::TCPStoreOptions opts;
-    opts.port = static_cast<uint16_t>(env_int("MASTER_PORT"));
-    opts.isServer = rank == 0;
-    opts.numWorkers = static_cast<size_t>(world);
-    opts.timeout = kStoreTimeout;
-    auto store = c10::make_intrusive<c10d::TCPStore>(std::getenv("MASTER_ADDR"), opts);
-    MeshOptions mesh_options;
-    mesh_options.store = store;
-    mesh_options.rank = rank;
-    mesh_options.world_size = world;
-    mesh_options.timeout = kCollectiveTimeout;
+    c10d::Store* store = mesh_options.store.get();
 
     c10::IValue cases = torch::pickle_load(read_bytes(argv[1]));
     std::vector<c10::impl::GenericDict> mine;

@@ -40,7 +40,9 @@ def partial_factor(texts, coordinate, shape):
 KINDS = {
     "all_reduce": "all_reduce", "allreduce": "all_reduce",
     "all_gather_into_tensor": "all_gather", "all_gather": "all_gather", "allgather": "all_gather",
+    "_allgather_base": "all_gather", "allgather_into_tensor_coalesced": "all_gather",
     "reduce_scatter_tensor": "reduce_scatter", "reduce_scatter": "reduce_scatter",
+    "_reduce_scatter_base": "reduce_scatter", "reduce_scatter_tensor_coalesced": "reduce_scatter",
     "all_to_all_single": "all_to_all", "alltoall": "all_to_all",
     "broadcast": "broadcast", "scatter": "scatter",
 }

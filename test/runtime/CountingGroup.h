@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -63,6 +64,18 @@ class CountingGroup : public c10d::ProcessGroup {
       os << (i ? ", " : "") << calls_[i].first << " " << calls_[i].second << " B";
     }
     return os.str();
+  }
+
+  // kind -> (count, bytes) since the last reset.
+  std::map<std::string, std::pair<int64_t, int64_t>> by_kind() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<std::string, std::pair<int64_t, int64_t>> out;
+    for (const auto& call : calls_) {
+      auto& entry = out[call.first];
+      ++entry.first;
+      entry.second += call.second;
+    }
+    return out;
   }
 
   std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0}, bytes{0};

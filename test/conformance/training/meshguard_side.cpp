@@ -1,0 +1,288 @@
+// One rank of the side-by-side training run on meshguard's DTensor: the
+// models of models.py in C++, with the same parameter names, the same
+// initial values and batches (read from DATA.pt) and the same plan as
+// pytorch_side.py.
+//
+//   meshguard_training DATA.pt PARALLEL OUT.json [--time]   (meshguard-launch)
+//
+// PARALLEL: tp (parallelize_module, 1-D mesh), fsdp (fully_shard, 1-D mesh),
+// fsdp_tp (parallelize_module on the tp dim, fully_shard on the dp dim of a
+// 2 x (world / 2) mesh). Rank 0 writes, per step, the whole batch's loss and
+// the collectives the step issued (kind -> [count, bytes], counted by
+// CountingGroup); with --time, the wall time of each step instead.
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include <meshguard/meshguard.h>
+
+#include "CountingGroup.h"
+#include "../SideSupport.h"
+
+using namespace meshguard;
+using namespace meshguard::conformance;
+
+namespace {
+
+using Sizes = std::map<std::string, int64_t>;
+
+struct MlpImpl : torch::nn::Module {
+  explicit MlpImpl(Sizes s)
+      : fc1(register_module("fc1", torch::nn::Linear(s["dim"], s["hidden"]))),
+        fc2(register_module("fc2", torch::nn::Linear(s["hidden"], s["out"]))) {}
+  at::Tensor forward(const at::Tensor& x) {
+    return parallel_forward(fc2, at::relu(parallel_forward(fc1, x)));
+  }
+  static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
+    return torch::mse_loss(out, y);
+  }
+  static ParallelizePlan plan(bool local_output) {
+    ColwiseParallel colwise;
+    RowwiseParallel rowwise;
+    colwise.use_local_output = rowwise.use_local_output = local_output;
+    return {{"fc1", colwise}, {"fc2", rowwise}};
+  }
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(Mlp);
+
+torch::nn::Linear linear(int64_t in, int64_t out, bool bias = true) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+}
+
+struct BlockImpl : torch::nn::Module {
+  explicit BlockImpl(Sizes s)
+      : head_dim(s["dim"] / s["heads"]),
+        tok(register_module("tok", torch::nn::Embedding(s["vocab"], s["dim"]))),
+        ln1(register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({s["dim"]})))),
+        wq(register_module("wq", linear(s["dim"], s["dim"], false))),
+        wk(register_module("wk", linear(s["dim"], s["dim"], false))),
+        wv(register_module("wv", linear(s["dim"], s["dim"], false))),
+        wo(register_module("wo", linear(s["dim"], s["dim"], false))),
+        ln2(register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({s["dim"]})))),
+        w1(register_module("w1", linear(s["dim"], s["hidden"]))),
+        w2(register_module("w2", linear(s["hidden"], s["dim"]))),
+        head(register_module("head", linear(s["dim"], s["vocab"], false))) {}
+
+  // -1: under tensor parallelism each rank's local tensor holds heads / tp.
+  at::Tensor heads(const at::Tensor& t, int64_t b, int64_t n) const {
+    return t.view({b, n, -1, head_dim}).transpose(1, 2);
+  }
+  at::Tensor forward(const at::Tensor& tokens) {
+    at::Tensor x = parallel_forward(tok, tokens);
+    const int64_t b = tokens.size(0), n = tokens.size(1);
+    at::Tensor h = ln1(x);
+    at::Tensor q = heads(parallel_forward(wq, h), b, n), k = heads(parallel_forward(wk, h), b, n),
+               v = heads(parallel_forward(wv, h), b, n);
+    at::Tensor a = at::softmax(at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim)), -1);
+    a = at::matmul(a, v);
+    x = x + parallel_forward(wo, a.transpose(1, 2).reshape({b, n, -1}));
+    x = x + parallel_forward(w2, at::relu(parallel_forward(w1, ln2(x))));
+    return parallel_forward(head, x);
+  }
+  static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
+    return torch::cross_entropy_loss(out.reshape({-1, out.size(-1)}), y.reshape({-1}));
+  }
+  static ParallelizePlan plan(bool local_output) {
+    ColwiseParallel colwise, head;
+    RowwiseParallel rowwise, tok;
+    colwise.use_local_output = rowwise.use_local_output = tok.use_local_output = local_output;
+    tok.input_layouts = Replicate{};
+    head.output_layouts = Replicate{};
+    head.use_local_output = local_output;
+    return {{"tok", tok}, {"wq", colwise}, {"wk", colwise}, {"wv", colwise}, {"wo", rowwise},
+            {"w1", colwise},  {"w2", rowwise}, {"head", head}};
+  }
+  int64_t head_dim;
+  torch::nn::Embedding tok;
+  torch::nn::LayerNorm ln1;
+  torch::nn::Linear wq, wk, wv, wo;
+  torch::nn::LayerNorm ln2;
+  torch::nn::Linear w1, w2, head;
+};
+TORCH_MODULE(Block);
+
+struct Data {
+  std::string kind;
+  Sizes sizes;
+  double lr = 0;
+  std::map<std::string, at::Tensor> values;
+  std::vector<std::pair<at::Tensor, at::Tensor>> batches;
+};
+
+Data read_data(const std::string& path) {
+  auto items = elements(torch::pickle_load(read_bytes(path)));
+  Data d;
+  d.kind = items.at(0).toStringRef();
+  for (const auto& pair : elements(items.at(1))) {
+    auto kv = elements(pair);
+    d.sizes[kv.at(0).toStringRef()] = kv.at(1).toInt();
+  }
+  d.lr = items.at(2).toDouble();
+  auto names = elements(items.at(3)), values = elements(items.at(4));
+  for (size_t i = 0; i < names.size(); ++i) {
+    d.values[names[i].toStringRef()] = values[i].toTensor();
+  }
+  auto xs = elements(items.at(5)), ys = elements(items.at(6));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    d.batches.emplace_back(xs[i].toTensor(), ys[i].toTensor());
+  }
+  return d;
+}
+
+// The mesh of each parallelism, every dim's group counted.
+struct Layout {
+  DeviceMesh mesh;
+  std::vector<c10::intrusive_ptr<testing::CountingGroup>> counters;
+  int64_t dp = 1; // data-parallel degree: how many chunks the batch is cut into
+  int64_t dp_rank = 0;
+  Placements batch; // the batch's placements (empty: a plain tensor)
+};
+
+Layout make_layout(const std::string& parallel, const MeshOptions& options) {
+  const int64_t world = options.world_size;
+  std::vector<int64_t> shape = parallel == "fsdp_tp" ? std::vector<int64_t>{2, world / 2} : std::vector<int64_t>{world};
+  std::vector<c10::intrusive_ptr<testing::CountingGroup>> counters;
+  DeviceMesh mesh = testing::counting_mesh(init_device_mesh("cpu", shape, options), counters);
+  Layout l{mesh, counters};
+  if (parallel == "fsdp") {
+    l.dp = world;
+    l.dp_rank = options.rank;
+    l.batch = {Shard{0}};
+  } else if (parallel == "fsdp_tp") {
+    l.dp = 2;
+    l.dp_rank = options.rank / shape[1];
+    l.batch = {Shard{0}, Replicate{}};
+  } else if (parallel != "tp") {
+    throw std::invalid_argument("PARALLEL must be tp, fsdp or fsdp_tp, not '" + parallel + "'");
+  }
+  return l;
+}
+
+template <typename Model>
+void parallelize(Model& model, const std::string& parallel, const Layout& l) {
+  using Impl = typename Model::Impl;
+  if (parallel == "tp") {
+    parallelize_module(*model, l.mesh, Impl::plan(true));
+  } else if (parallel == "fsdp") {
+    fully_shard(*model, l.mesh);
+  } else {
+    // Between the layers the batch keeps its dp placement: DTensor outputs.
+    parallelize_module(*model, mesh_dim_mesh(l.mesh, 1), Impl::plan(false));
+    fully_shard(*model, l.mesh, 0);
+  }
+}
+
+// The whole batch's value of a loss (a DTensor under FSDP, plain under TP).
+double whole_value(const at::Tensor& loss) {
+  return (is_dtensor(loss) ? full_tensor(loss.detach()) : loss.detach()).item<double>();
+}
+
+std::string json_step(const Layout& l) {
+  std::map<std::string, std::pair<int64_t, int64_t>> total;
+  for (const auto& c : l.counters) {
+    for (const auto& [kind, nb] : c->by_kind()) {
+      total[kind].first += nb.first;
+      total[kind].second += nb.second;
+    }
+  }
+  std::ostringstream os;
+  os << "{";
+  bool first = true;
+  for (const auto& [kind, nb] : total) {
+    os << (first ? "" : ", ") << "\"" << kind << "\": [" << nb.first << ", " << nb.second << "]";
+    first = false;
+  }
+  os << "}";
+  return os.str();
+}
+
+template <typename Model>
+void train(const Data& d, const std::string& parallel, const std::string& out_path, bool timing) {
+  const MeshOptions options = launched_mesh_options();
+  Layout l = make_layout(parallel, options);
+  Model model(d.sizes);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->named_parameters()) {
+      p.value().copy_(d.values.at(p.key()));
+    }
+  }
+  parallelize(model, parallel, l);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(d.lr));
+  std::vector<double> losses, ms;
+  std::vector<std::string> comms;
+  for (const auto& [full_x, full_y] : d.batches) {
+    at::Tensor x = full_x.chunk(l.dp)[l.dp_rank].contiguous(), y = full_y.chunk(l.dp)[l.dp_rank].contiguous();
+    if (!l.batch.empty()) { // each rank's own rows, as FSDP's data loader gives them: no communication
+      x = from_local(x, l.mesh, l.batch);
+      y = from_local(y, l.mesh, l.batch);
+    }
+    for (auto& c : l.counters) {
+      c->reset();
+    }
+    const auto start = std::chrono::steady_clock::now();
+    at::Tensor loss = Model::Impl::loss(l.batch.empty() ? model->forward(x) : fully_sharded_forward(model, x), y);
+    loss.backward();
+    opt.step();
+    opt.zero_grad();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    comms.push_back(json_step(l));
+    losses.push_back(whole_value(loss));
+  }
+  if (options.rank != 0) {
+    return;
+  }
+  std::ofstream out(out_path);
+  out.precision(17);
+  out << "{\"losses\": [";
+  for (size_t i = 0; i < losses.size(); ++i) {
+    out << (i ? ", " : "") << losses[i];
+  }
+  out << "], \"comms\": [";
+  for (size_t i = 0; i < comms.size(); ++i) {
+    out << (i ? ", " : "") << (timing ? "{}" : comms[i]);
+  }
+  out << "], \"ms\": [";
+  for (size_t i = 0; i < ms.size(); ++i) {
+    out << (i ? ", " : "") << ms[i];
+  }
+  out << "]}\n";
+  if (!out) {
+    throw std::runtime_error("cannot write " + out_path);
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: " << argv[0] << " DATA.pt tp|fsdp|fsdp_tp OUT.json [--time] (one rank, through meshguard-launch)\n";
+    return 2;
+  }
+  try {
+    at::set_num_threads(1);
+    const Data d = read_data(argv[1]);
+    const bool timing = argc == 5 && std::string(argv[4]) == "--time";
+    if (d.kind == "mlp") {
+      train<Mlp>(d, argv[2], argv[3], timing);
+    } else if (d.kind == "block") {
+      train<Block>(d, argv[2], argv[3], timing);
+    } else {
+      throw std::invalid_argument("unknown model '" + d.kind + "' in " + std::string(argv[1]));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "meshguard_training: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

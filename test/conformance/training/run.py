@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Training side by side: the same models, trained with PyTorch's DTensor
+(parallelize_module, fully_shard) and with meshguard's, step by step.
+
+  run.py --training BIN [--launcher scripts/meshguard-launch] [--steps N]
+         [--configs mlp:tp,block:fsdp,...] [--report FILE]
+  run.py --training BIN --time [--rounds R] [--steps N] [--report FILE]
+
+Each config (a model of models.py and a parallelism: tp and fsdp on 2 ranks,
+fsdp_tp on a 2x2 mesh of 4) starts both sides from the same parameters and
+batches (one data file) and compares, step by step, the whole batch's loss
+(equal within 1e-5, else exit 1) and the collectives of the step (kind,
+count, bytes: reported, not required to be equal; the report says why they
+differ). --time: the "bench" sizes, no recording, meshguard and PyTorch run
+alternately R rounds each; prints the median ms per step and the ratio.
+Prints "SKIPPED: ..." and exits 0 when this python has no torch >= 2.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import run as conformance  # noqa: E402
+
+sys.path.append(HERE)  # models.py (after the conformance folder: both have a run.py)
+
+CONFIGS = ["mlp:tp", "mlp:fsdp", "mlp:fsdp_tp", "block:tp", "block:fsdp", "block:fsdp_tp"]
+NPROC = {"tp": 2, "fsdp": 2, "fsdp_tp": 4}
+TOLERANCE = 1e-5
+WARMUP = 3  # timed steps dropped at the start of each run
+
+
+def run_sides(args, config, data, work, timing):
+    model, parallel = config.split(":")
+    out = {}
+    for side, program in (("meshguard", [args.training]),
+                          ("pytorch", [sys.executable, os.path.join(HERE, "pytorch_side.py")])):
+        path = os.path.join(work, "%s-%s-%s.json" % (model, parallel, side))
+        if os.path.exists(path):
+            os.remove(path)
+        code, tail = conformance.launch(args.launcher, NPROC[parallel], args.timeout,
+                                        program + [data, parallel, path] + (["--time"] if timing else []))
+        if code != 0 or not os.path.exists(path):
+            out[side] = {"error": "exit %d: %s" % (code, tail)}
+        else:
+            with open(path) as f:
+                out[side] = json.load(f)
+    return out
+
+
+def comm_text(step):
+    return ", ".join("%s %d (%d B)" % (k, c, b) for k, (c, b) in sorted(step.items())) or "none"
+
+
+def compare(args, work):
+    import models
+    rows, failed = [], False
+    for config in args.configs:
+        model = config.split(":")[0]
+        data = os.path.join(work, "%s-test.pt" % model)
+        if not os.path.exists(data):
+            models.write_data(data, model, "test", args.steps)
+        sides = run_sides(args, config, data, work, timing=False)
+        errors = [s + ": " + sides[s]["error"] for s in sides if "error" in sides[s]]
+        if errors:
+            rows.append((config, None, "failed", "; ".join(errors), ""))
+            print("%-14s FAILED: %s" % (config, "\n".join(errors)))
+            failed = True
+            continue
+        mg, pt = sides["meshguard"], sides["pytorch"]
+        diff = max(abs(a - b) for a, b in zip(mg["losses"], pt["losses"]))
+        ok = len(mg["losses"]) == len(pt["losses"]) == args.steps and diff <= TOLERANCE
+        failed = failed or not ok
+        rows.append((config, diff, "equal" if ok else "DIFFERENT", comm_text(mg["comms"][-1]), comm_text(pt["comms"][-1])))
+        print("%-14s losses %s (max |diff| %.2e over %d steps)" % (config, "equal" if ok else "DIFFERENT", diff,
+                                                                  len(mg["losses"])))
+        print("    meshguard per step: %s\n    pytorch   per step: %s" % (rows[-1][3], rows[-1][4]))
+    return rows, failed
+
+
+def timing(args, work):
+    import models
+    rows = []
+    for config in args.configs:
+        model = config.split(":")[0]
+        data = os.path.join(work, "%s-bench.pt" % model)
+        if not os.path.exists(data):
+            models.write_data(data, model, "bench", args.steps)
+        per_side = {"meshguard": [], "pytorch": []}
+        for _ in range(args.rounds):
+            sides = run_sides(args, config, data, work, timing=True)
+            for side, result in sides.items():
+                if "error" in result:
+                    raise SystemExit("%s %s failed: %s" % (config, side, result["error"]))
+                per_side[side].append(statistics.median(result["ms"][WARMUP:]))
+        mg, pt = statistics.median(per_side["meshguard"]), statistics.median(per_side["pytorch"])
+        rows.append((config, mg, pt, mg / pt))
+        print("%-14s meshguard %8.2f ms/step  pytorch %8.2f ms/step  ratio %.3f" % (config, mg, pt, mg / pt))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--training", required=True, help="the meshguard_training binary")
+    ap.add_argument("--launcher", default=os.path.join(conformance.ROOT, "scripts", "meshguard-launch"))
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="model:parallelism,... (default: all six)")
+    ap.add_argument("--steps", type=int, default=None, help="steps per run (default 20; 30 with --time)")
+    ap.add_argument("--time", action="store_true", help="time the bench sizes instead of comparing")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating runs per side with --time")
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--work", help="keep the data and results here (default: a temporary folder)")
+    ap.add_argument("--report", help="write the results as markdown to this file")
+    args = ap.parse_args()
+    args.configs = args.configs.split(",")
+    args.steps = args.steps or (30 if args.time else 20)
+    version, why = conformance.probe_torch()
+    if version is None:
+        print("SKIPPED: " + why)
+        return 0
+    work = args.work or tempfile.mkdtemp(prefix="meshguard-training-")
+    os.makedirs(work, exist_ok=True)
+    if args.time:
+        rows = timing(args, work)
+        if args.report:
+            write_time_report(args.report, version, args, rows)
+        return 0
+    rows, failed = compare(args, work)
+    if args.report:
+        write_compare_report(args.report, version, args, rows)
+    print("training side by side: %d of %d configs train alike (losses within %g for %d steps)"
+          % (sum(r[2] == "equal" for r in rows), len(rows), TOLERANCE, args.steps))
+    return 1 if failed else 0
+
+
+PAGE_HEAD = """# Training side by side: meshguard's DTensor against PyTorch's
+
+Generated by `test/conformance/training/run.py --report` (`make conformance`
+runs it); do not edit by hand.
+
+The same two models, trained {steps} steps with SGD from the same parameters
+and batches (`test/conformance/training/models.py` writes them into one
+file that both sides read), once with PyTorch {version}'s
+`torch.distributed.tensor` (`pytorch_side.py`) and once with meshguard's
+(`meshguard_side.cpp`), on Gloo ranks of this machine:
+
+- **mlp**: `Linear(16, 32)`, ReLU, `Linear(32, 8)`, `mse_loss`; batch 8.
+- **block**: a pre-norm transformer block: `Embedding(32, 16)`, `LayerNorm`,
+  attention with 4 heads (`wq`, `wk`, `wv`, `wo`, matmuls, softmax), a
+  residual, `LayerNorm`, an MLP `Linear(16, 32)` / `Linear(32, 16)`, a
+  residual, an output head `Linear(16, 32)`, `cross_entropy`; batch 8 x 6
+  tokens.
+
+Parallelisms: **tp** (`parallelize_module`: Colwise `fc1`/`wq`/`wk`/`wv`/`w1`,
+Rowwise `fc2`/`wo`/`w2`, Rowwise embedding with a Replicate input, Colwise
+head with a Replicate output; 2 ranks), **fsdp** (`fully_shard` of the
+whole model, each rank its half of the batch; 2 ranks), **fsdp_tp** (the
+TP plan on dim 1 of a 2x2 mesh, `fully_shard` on dim 0; 4 ranks). The loss
+compared is the whole batch's (PyTorch's FSDP ranks hold their chunk's mean:
+the mean of those). Collectives are those of the last step, counted on
+PyTorch's side by a dispatch mode over every `c10d` / `_c10d_functional`
+collective and on meshguard's by `CountingGroup`; bytes are an all-gather's
+input chunk and an all-reduce's or reduce-scatter's whole input.
+
+"""
+
+PAGE_NOTES = """
+## Why the collectives differ
+
+- **tp**: they do not, for either model: the same all-reduces of the
+  row-wise layers' Partial outputs and the embedding's, the same all-gather
+  of the head's output, bytes included.
+- **fsdp**: PyTorch's FSDP2 flattens a module's parameters into one buffer:
+  one all-gather in forward and one reduce-scatter in backward for the
+  whole model. meshguard gathers each parameter (one all-gather each, the
+  same bytes) and reduces each gradient with a `Partial -> Shard`
+  redistribute. The block's loss adds one all-reduce of 4 bytes: the total
+  weight of the batch's targets, which makes meshguard's mean exact for any
+  split of the batch and any ignored target (PyTorch's nll_loss strategy is
+  a mean of the shards' means, `Partial(avg)`, and refuses uneven shards).
+- **fsdp_tp**: besides the per-parameter collectives above, meshguard keeps
+  the activations DTensors between the layers (`use_local_output = false`:
+  a local tensor says nothing about its placement on the dp dim), so the
+  attention runs on DTensors sharded on the batch (dp) and on the heads
+  (tp). `matmul` on 4-d tensors merges the batch and head dims for `bmm`,
+  which keeps a shard of both only as PyTorch's strided shard; meshguard
+  has none and gathers the heads on tp there (four all-gathers in forward,
+  more in backward): the scores and the attention's output are computed
+  replicated on tp. PyTorch computes the attention on the local tensors
+  (its styles return them) with each rank's heads. Values are equal either
+  way; the extra collectives are meshguard's price for never computing on a
+  layout it cannot describe.
+"""
+
+
+def write_compare_report(path, version, args, rows):
+    with open(path, "w") as f:
+        f.write(PAGE_HEAD.format(steps=args.steps, version=version))
+        f.write("| model : parallelism | losses, %d steps | max abs diff | collectives per step, meshguard | "
+                "collectives per step, PyTorch |\n|---|---|---:|---|---|\n" % args.steps)
+        for config, diff, verdict, mg, pt in rows:
+            f.write("| %s | %s | %s | %s | %s |\n" % (config, verdict, "-" if diff is None else "%.1e" % diff, mg, pt))
+        f.write(PAGE_NOTES)
+
+
+def write_time_report(path, version, args, rows):
+    with open(path, "w") as f:
+        f.write("| model : parallelism | meshguard ms/step | PyTorch %s ms/step | meshguard / PyTorch |\n"
+                "|---|---:|---:|---:|\n" % version)
+        for config, mg, pt, ratio in rows:
+            f.write("| %s | %.2f | %.2f | %.3f |\n" % (config, mg, pt, ratio))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
