@@ -68,6 +68,11 @@ at::Tensor redistribute_local(const at::Tensor& local, const DTensorSpec& spec, 
 // Reduces `local` over mesh dim `mesh_dim` (a copy; the input is untouched).
 at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op);
 
+// This rank's torch.chunk block along tensor dim `dim` of `local` reduced
+// over mesh dim `mesh_dim`: one reduce-scatter (all-reduce, then the block,
+// where the backend has none).
+at::Tensor scatter_reduced(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, int64_t dim, ReduceOp op);
+
 // The share of a replicated value that a rank keeps in a Partial(op):
 // the value on coordinate 0 and the identity elsewhere (SUM, PRODUCT), or
 // the value everywhere (AVG, MIN, MAX).

@@ -143,6 +143,26 @@ at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t 
   return buf[0];
 }
 
+at::Tensor scatter_reduced(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, int64_t dim, ReduceOp op) {
+  const int64_t k = mesh.size(mesh_dim), n = local.size(dim), coord = mesh.coordinate()[mesh_dim];
+  const int64_t block = chunk_size(n, k);
+  if (k > 1 && local.numel() > 0 && block > 0) {
+    // torch.chunk's blocks, the last ones short or empty: padded to equal
+    // blocks along dim 0 for the collective, trimmed after.
+    at::Tensor moved = local.movedim(dim, 0);
+    std::vector<int64_t> padded_shape = moved.sizes().vec();
+    padded_shape[0] = block * k;
+    at::Tensor padded = at::zeros(padded_shape, local.options());
+    padded.narrow(0, 0, n).copy_(moved);
+    padded_shape[0] = block;
+    at::Tensor out = at::empty(padded_shape, local.options());
+    if (compat::reduce_scatter(mesh.get_group(mesh_dim), out, padded, op, mesh.timeout())) {
+      return out.narrow(0, 0, chunk_length(n, k, coord)).movedim(0, dim).contiguous();
+    }
+  }
+  return chunk_of(reduce_over(local, mesh, mesh_dim, op), dim, k, coord).contiguous().clone();
+}
+
 at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate) {
   switch (op) {
     case ReduceOp::SUM:
@@ -211,9 +231,10 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
     }
     if (auto* s = std::get_if<Shard>(&target[i])) {
       if (auto* p = std::get_if<Partial>(&cur[i])) {
-        local = reduce_over(local, mesh, i, p->reduce_op);
+        local = scatter_reduced(local, mesh, i, s->dim, p->reduce_op);
+      } else {
+        local = chunk_of(local, s->dim, mesh.size(i), coord[i]).contiguous().clone();
       }
-      local = chunk_of(local, s->dim, mesh.size(i), coord[i]).contiguous().clone();
     } else if (auto* p = std::get_if<Partial>(&target[i])) {
       local = partition_value(local, p->reduce_op, coord[i]);
     }

@@ -43,15 +43,21 @@ class CountingGroup : public c10d::ProcessGroup {
     count_bytes("all_gather", in);
     return inner_->allgather(out, in, o);
   }
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& out, at::Tensor& in,
+                                                      const c10d::ReduceScatterOptions& o) override {
+    ++reduce_scatters;
+    count_bytes("reduce_scatter", {in});
+    return inner_->_reduce_scatter_base(out, in, o);
+  }
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& o) override {
     return inner_->barrier(o);
   }
 
   int64_t total() const {
-    return broadcasts + all_reduces + all_gathers;
+    return broadcasts + all_reduces + all_gathers + reduce_scatters;
   }
   void reset() {
-    broadcasts = all_reduces = all_gathers = bytes = 0;
+    broadcasts = all_reduces = all_gathers = reduce_scatters = bytes = 0;
     std::lock_guard<std::mutex> lock(mu_);
     calls_.clear();
   }
@@ -78,7 +84,7 @@ class CountingGroup : public c10d::ProcessGroup {
     return out;
   }
 
-  std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0}, bytes{0};
+  std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0}, reduce_scatters{0}, bytes{0};
 
  private:
   void count_bytes(const char* kind, const std::vector<at::Tensor>& ts) {

@@ -3,6 +3,7 @@
 // a Shard(0) DTensor. An MLP trains like one process on the whole batch.
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "CountingGroup.h"
 #include "RankUtil.h"
@@ -46,14 +47,23 @@ void parallelize_mlp(TpNet& model, const DeviceMesh& tp) {
 struct Phase {
   Phase() = default;
   explicit Phase(const CountingGroup& g)
-      : total(g.total()), all_gathers(g.all_gathers), all_reduces(g.all_reduces), bytes(g.bytes), calls(g.calls()) {}
-  int64_t total = 0, all_gathers = 0, all_reduces = 0, bytes = 0;
+      : total(g.total()),
+        all_gathers(g.all_gathers),
+        all_reduces(g.all_reduces),
+        reduce_scatters(g.reduce_scatters),
+        bytes(g.bytes),
+        calls(g.calls()) {}
+  int64_t total = 0, all_gathers = 0, all_reduces = 0, reduce_scatters = 0, bytes = 0;
   std::string calls;
 };
 
 struct PhaseCounts {
   Phase forward, backward, optimizer;
 };
+
+// libtorch 2.x's Gloo has a reduce-scatter; 1.13's has none, and a
+// Partial -> Shard redistribute is an all-reduce of the whole tensor there.
+constexpr bool kReduceScatter = TORCH_VERSION_MAJOR >= 2;
 
 } // namespace
 
@@ -99,21 +109,23 @@ TEST(FullyShard, MlpTrainsLikeOneProcess) {
   }
   // The analytical minimum (docs/runtime/parallel.md). Forward: one
   // all-gather per parameter of its (padded) shard. Backward: one
-  // reduce-scatter per gradient, which Gloo runs as an all-reduce of the
-  // whole gradient (it has no reduce_scatter). Optimizer: none (parameters,
-  // gradients and Adam state are all Shard(0)). loss.backward() seeds the
-  // gradient with ones_like of the Partial loss, which needs no reduction.
+  // reduce-scatter per gradient of the gradient padded to equal blocks
+  // (libtorch 1.13's Gloo has none: an all-reduce of the whole gradient).
+  // Optimizer: none (parameters, gradients and Adam state are all Shard(0)).
+  // loss.backward() seeds the gradient with ones_like of the Partial loss,
+  // which needs no reduction.
   const int64_t k = world_size();
   int64_t gather_bytes = 0, reduce_bytes = 0;
   for (const auto& p : ref->parameters()) {
-    gather_bytes += (p.numel() / p.size(0)) * ((p.size(0) + k - 1) / k) * 4;
-    reduce_bytes += p.numel() * 4;
+    const int64_t block = (p.numel() / p.size(0)) * ((p.size(0) + k - 1) / k) * 4;
+    gather_bytes += block;
+    reduce_bytes += kReduceScatter ? block * k : p.numel() * 4;
   }
   const int64_t params = static_cast<int64_t>(ref->parameters().size());
   EXPECT_EQ(last.forward.all_gathers, params) << last.forward.calls;
   EXPECT_EQ(last.forward.total, params) << last.forward.calls;
   EXPECT_EQ(last.forward.bytes, gather_bytes) << last.forward.calls;
-  EXPECT_EQ(last.backward.all_reduces, params) << last.backward.calls;
+  EXPECT_EQ(kReduceScatter ? last.backward.reduce_scatters : last.backward.all_reduces, params) << last.backward.calls;
   EXPECT_EQ(last.backward.total, params) << last.backward.calls;
   EXPECT_EQ(last.backward.bytes, reduce_bytes) << last.backward.calls;
   EXPECT_EQ(last.optimizer.total, 0) << last.optimizer.calls;
@@ -203,9 +215,9 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
   // all-gather per dp-sharded parameter (3: not fc1.bias) of its shard:
   // fc1.weight [8, 4], fc2.weight [2, 8], fc2.bias [2]. Forward, tp: one
   // all-reduce of fc2's [local rows, 4] output. Backward, dp: one
-  // reduce-scatter (an all-reduce on Gloo) per gradient, of its tp shard:
-  // [8, 8], [8], [4, 8], [4]; fc1.bias's is the all-reduce a Replicate
-  // parameter needs. Backward, tp: none. Optimizer: none.
+  // reduce-scatter (an all-reduce on libtorch 1.13's Gloo) per gradient, of
+  // its tp shard: [8, 8], [4, 8], [4]; fc1.bias's [8] is the all-reduce a
+  // Replicate parameter needs. Backward, tp: none. Optimizer: none.
   const int64_t rows = to_local(xd).size(0);
   EXPECT_EQ(last[dp].forward.all_gathers, 3) << last[dp].forward.calls;
   EXPECT_EQ(last[dp].forward.total, 3) << last[dp].forward.calls;
@@ -213,7 +225,8 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
   EXPECT_EQ(last[tp].forward.all_reduces, 1) << last[tp].forward.calls;
   EXPECT_EQ(last[tp].forward.total, 1) << last[tp].forward.calls;
   EXPECT_EQ(last[tp].forward.bytes, rows * 4 * 4) << last[tp].forward.calls;
-  EXPECT_EQ(last[dp].backward.all_reduces, 4) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.all_reduces, kReduceScatter ? 1 : 4) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.reduce_scatters, kReduceScatter ? 3 : 0) << last[dp].backward.calls;
   EXPECT_EQ(last[dp].backward.total, 4) << last[dp].backward.calls;
   EXPECT_EQ(last[dp].backward.bytes, (8 * 8 + 8 + 4 * 8 + 4) * 4) << last[dp].backward.calls;
   EXPECT_EQ(last[tp].backward.total, 0) << last[tp].backward.calls;

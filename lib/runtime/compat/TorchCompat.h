@@ -90,5 +90,15 @@ void all_gather_unchecked(
     const at::Tensor& input,
     std::chrono::milliseconds timeout);
 
+// Reduces `input` (dim 0: one equal block per rank, in rank order) over the
+// group into this rank's block, `output`. False when libtorch's backends
+// have none (libtorch 1.13's Gloo): nothing was sent, the caller all-reduces.
+bool reduce_scatter(
+    const Group& pg,
+    at::Tensor& output,
+    at::Tensor& input,
+    ReduceOp op,
+    std::chrono::milliseconds timeout);
+
 } // namespace compat
 } // namespace meshguard

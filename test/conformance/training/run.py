@@ -176,16 +176,20 @@ PAGE_NOTES = """
   of the head's output, bytes included.
 - **fsdp**: PyTorch's FSDP2 flattens a module's parameters into one buffer:
   one all-gather in forward and one reduce-scatter in backward for the
-  whole model. meshguard gathers each parameter (one all-gather each, the
-  same bytes) and reduces each gradient with a `Partial -> Shard`
-  redistribute. The block's loss adds one all-reduce of 4 bytes: the total
-  weight of the batch's targets, which makes meshguard's mean exact for any
-  split of the batch and any ignored target (PyTorch's nll_loss strategy is
-  a mean of the shards' means, `Partial(avg)`, and refuses uneven shards).
-- **fsdp_tp**: besides the per-parameter collectives above, meshguard keeps
-  the activations DTensors between the layers (`use_local_output = false`:
-  a local tensor says nothing about its placement on the dp dim), so the
-  attention runs on DTensors sharded on the batch (dp) and on the heads
+  whole model. meshguard gathers each parameter and reduce-scatters each
+  gradient (its `Partial -> Shard` redistribute): as many bytes, one
+  collective per parameter. The block's loss adds one all-reduce of 4
+  bytes: the total weight of the batch's targets, which makes meshguard's
+  mean exact for any split of the batch and any ignored target (PyTorch's
+  nll_loss strategy is a mean of the shards' means, `Partial(avg)`, and
+  refuses uneven shards).
+- **fsdp_tp**: besides the per-parameter collectives above, a
+  column-parallel bias, which TP shards on its only dim, stays `Replicate`
+  on dp (PyTorch marks it `_StridedShard`; docs/runtime/parallel.md): its
+  gradient is all-reduced on dp. And meshguard keeps the activations
+  DTensors between the layers (`use_local_output = false`: a local tensor
+  says nothing about its placement on the dp dim), so the block's attention
+  runs on DTensors sharded on the batch (dp) and on the heads
   (tp). `matmul` on 4-d tensors merges the batch and head dims for `bmm`,
   which keeps a shard of both only as PyTorch's strided shard; meshguard
   has none and gathers the heads on tp there (four all-gathers in forward,
