@@ -46,29 +46,58 @@ AppliedStyleImpl* applied_style(const torch::nn::Module& module) {
 }
 
 const char* style_name(const ParallelStyle& style) {
-  return std::holds_alternative<ColwiseParallel>(style) ? "ColwiseParallel" : "RowwiseParallel";
+  static const char* const names[] = {"ColwiseParallel", "RowwiseParallel", "SequenceParallel", "PrepareModuleInput",
+                                      "PrepareModuleOutput"};
+  return names[style.index()];
 }
 
-// The layouts a style computes with, as in PyTorch's style.py.
+// What a style does around a module's forward, as in PyTorch's style.py.
 struct Layouts {
-  Placement input; // a plain input is read as this
-  Placement desired_input; // the forward computes on this
-  Placement output;
-  bool use_local_output;
+  std::optional<Placement> input; // a plain input is read as this; nullopt: the input passes as it is
+  std::optional<Placement> desired_input; // the forward computes on this
+  bool local_input = false; // the forward gets the local tensor (PrepareModuleInput)
+  std::optional<Placement> plain_output; // a plain output is read as this; nullopt: an error
+  std::optional<Placement> output; // the output is redistributed to this; nullopt: left as it is
+  bool use_local_output = false;
 };
 
 Layouts layouts_of(const AppliedStyleImpl& applied) {
-  if (auto* c = std::get_if<ColwiseParallel>(&applied.style)) {
-    return {c->input_layouts.value_or(Replicate{}), Replicate{}, c->output_layouts.value_or(Shard{-1}),
-            c->use_local_output};
+  const ParallelStyle& style = applied.style;
+  if (auto* c = std::get_if<ColwiseParallel>(&style)) {
+    return {c->input_layouts.value_or(Replicate{}), Replicate{}, false, std::nullopt,
+            c->output_layouts.value_or(Shard{-1}), c->use_local_output};
   }
-  const auto& r = std::get<RowwiseParallel>(applied.style);
-  const Placement desired = applied.is_embedding ? Placement(Replicate{}) : Placement(Shard{-1});
-  return {r.input_layouts.value_or(desired), desired, r.output_layouts.value_or(Replicate{}), r.use_local_output};
+  if (auto* r = std::get_if<RowwiseParallel>(&style)) {
+    const Placement desired = applied.is_embedding ? Placement(Replicate{}) : Placement(Shard{-1});
+    return {r->input_layouts.value_or(desired), desired, false, std::nullopt, r->output_layouts.value_or(Replicate{}),
+            r->use_local_output};
+  }
+  if (auto* sp = std::get_if<SequenceParallel>(&style)) {
+    const Placement seq = Shard{sp->sequence_dim};
+    return {seq, seq, false, std::nullopt, std::nullopt, sp->use_local_output};
+  }
+  if (auto* in = std::get_if<PrepareModuleInput>(&style)) {
+    return {in->input_layouts, in->desired_input_layouts ? in->desired_input_layouts : in->input_layouts,
+            in->use_local_output, std::nullopt, std::nullopt, false};
+  }
+  const auto& out = std::get<PrepareModuleOutput>(style);
+  return {std::nullopt, std::nullopt, false, out.output_layouts, out.desired_output_layouts, out.use_local_output};
+}
+
+bool shards_parameters(const ParallelStyle& style) {
+  return std::holds_alternative<ColwiseParallel>(style) || std::holds_alternative<RowwiseParallel>(style);
+}
+
+// PrepareModuleInput/Output only convert; the others distribute parameters.
+bool distributes_parameters(const ParallelStyle& style) {
+  return shards_parameters(style) || std::holds_alternative<SequenceParallel>(style);
 }
 
 // Partition: parameter name -> placement on the 1-D mesh.
 Placement param_placement(const ParallelStyle& style, bool embedding, const std::string& name) {
+  if (std::holds_alternative<SequenceParallel>(style)) {
+    return Replicate{};
+  }
   const bool colwise = std::holds_alternative<ColwiseParallel>(style);
   if (embedding) {
     return colwise ? Placement(Shard{1}) : Placement(Shard{0});
@@ -121,12 +150,12 @@ std::vector<std::string> split_key(const std::string& key) {
 Target check_target(const std::string& name, torch::nn::Module* found, const ParallelStyle& style) {
   const bool linear = dynamic_cast<torch::nn::LinearImpl*>(found) != nullptr;
   const bool embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(found) != nullptr;
-  if (!linear && !embedding) {
+  if (shards_parameters(style) && !linear && !embedding) {
     throw PlacementError("parallelize_module: '" + name + "' is a " + found->name() + "; " + style_name(style) +
                          " applies to torch::nn::Linear and torch::nn::Embedding only");
   }
   for (const auto& p : found->named_parameters(/*recurse=*/false)) {
-    if (is_dtensor(p.value())) {
+    if (distributes_parameters(style) && is_dtensor(p.value())) {
       throw PlacementError("parallelize_module: parameter '" + name + (name.empty() ? "" : ".") + p.key() +
                            "' already is a DTensor (parallelized or distributed twice?)");
     }
@@ -225,9 +254,11 @@ void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const
     }
   }
   for (const auto& t : targets) {
-    distribute_module(*t.module, mesh, [&t](const std::string& name, const at::Tensor&, const DeviceMesh&) {
-      return Placements{param_placement(t.style, t.embedding, name)};
-    });
+    if (distributes_parameters(t.style)) {
+      distribute_module(*t.module, mesh, [&t](const std::string& name, const at::Tensor&, const DeviceMesh&) {
+        return Placements{param_placement(t.style, t.embedding, name)};
+      });
+    }
     t.module->register_module(kStyleChild, std::make_shared<AppliedStyleImpl>(t.style, mesh, t.embedding));
   }
 }
@@ -236,31 +267,47 @@ void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const
   parallelize_module(module, mesh, ParallelizePlan{{"", style}});
 }
 
+namespace {
+
+// A plain tensor read as `p` on the style's dim: on a 2-D mesh a local
+// tensor says nothing about the other dims, so that is an error there.
+// `side`: "input" or "output".
+at::Tensor from_plain(const AppliedStyleImpl& applied, const at::Tensor& t, const Placement& p, const std::string& side) {
+  if (applied.mesh.ndim() > 1) {
+    throw PlacementError("parallel_" + side + ": the " + style_name(applied.style) + " module runs on dim " +
+                         std::to_string(applied.mesh_dim) + " of " + applied.mesh.to_string() +
+                         " (fully_shard on the other dim); a plain " + side +
+                         " says nothing about its placement on the other dims: pass a DTensor (use_local_output = "
+                         "false on the style before it)");
+  }
+  return from_local(t, applied.mesh, normalized(p, t.dim()));
+}
+
+at::Tensor to_layout(const AppliedStyleImpl& applied, const at::Tensor& dt, const Placement& p) {
+  const Placements wanted = on_style_dim(applied, *placements_of(dt), p, dt.dim());
+  return *placements_of(dt) == wanted ? dt : redistribute(dt, wanted);
+}
+
+} // namespace
+
 at::Tensor parallel_input(const torch::nn::Module& module, const at::Tensor& input) {
   const AppliedStyleImpl* applied = applied_style(module);
   if (applied == nullptr) {
     return input;
   }
   const Layouts l = layouts_of(*applied);
-  const int64_t ndim = input.dim();
-  at::Tensor dt = input;
-  if (!is_dtensor(input) && applied->mesh.ndim() > 1) {
-    throw PlacementError(std::string("parallel_input: the ") + style_name(applied->style) + " module runs on dim " +
-                         std::to_string(applied->mesh_dim) + " of " + applied->mesh.to_string() +
-                         " (fully_shard on the other dim); a plain input says nothing about its placement on the "
-                         "other dims: pass a DTensor (use_local_output = false on the style before it)");
+  if (!l.input) {
+    return input;
   }
+  at::Tensor dt = input;
   if (!is_dtensor(input)) {
-    dt = from_local(input, applied->mesh, normalized(l.input, ndim));
+    dt = from_plain(*applied, input, *l.input, "input");
   } else if (*mesh_of(input) != applied->mesh) {
     throw MeshMismatchError("parallel_input: the input lives on " + mesh_of(input)->to_string() + ", the " +
                             style_name(applied->style) + " module on " + applied->mesh.to_string());
   }
-  const Placements desired = on_style_dim(*applied, *placements_of(dt), l.desired_input, ndim);
-  if (!(*placements_of(dt) == desired)) {
-    dt = redistribute(dt, desired);
-  }
-  return dt;
+  dt = to_layout(*applied, dt, *l.desired_input);
+  return l.local_input ? to_local(dt) : dt;
 }
 
 at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& output) {
@@ -269,12 +316,17 @@ at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& ou
     return output;
   }
   const Layouts l = layouts_of(*applied);
-  TORCH_CHECK(is_dtensor(output), "parallel_output: the ", style_name(applied->style),
-              " module's forward returned a plain tensor");
   at::Tensor out = output;
-  const Placements wanted = on_style_dim(*applied, *placements_of(out), l.output, output.dim());
-  if (!(*placements_of(out) == wanted)) {
-    out = redistribute(out, wanted);
+  if (!is_dtensor(out)) {
+    if (!l.plain_output) { // Colwise/Rowwise compute on DTensors; the other styles leave the output alone
+      TORCH_CHECK(!l.output, "parallel_output: the ", style_name(applied->style),
+                  " module's forward returned a plain tensor");
+      return out;
+    }
+    out = from_plain(*applied, out, *l.plain_output, "output");
+  }
+  if (l.output) {
+    out = to_layout(*applied, out, *l.output);
   }
   return l.use_local_output ? to_local(out) : out;
 }

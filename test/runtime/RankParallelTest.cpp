@@ -35,6 +35,26 @@ struct EmbeddingMlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(EmbeddingMlp);
 
+// A pre-norm residual MLP over [batch, seq, 8] whose positions, under
+// sequence parallelism, are split across the ranks between the layers:
+// forward takes and returns the whole tensor so that it trains against a
+// one-process copy.
+struct SeqBlockImpl : torch::nn::Module {
+  SeqBlockImpl()
+      : ln(register_module("ln", torch::nn::LayerNorm(torch::nn::LayerNormOptions({8})))),
+        fc1(register_module("fc1", torch::nn::Linear(8, 16))),
+        fc2(register_module("fc2", torch::nn::Linear(16, 8))) {}
+  at::Tensor forward(const at::Tensor& whole) {
+    at::Tensor x = mesh ? whole.chunk(mesh->size(), 1)[mesh->get_rank()].contiguous() : whole;
+    at::Tensor y = x + parallel_forward(fc2, at::relu(parallel_forward(fc1, parallel_forward(ln, x))));
+    return mesh ? full_tensor(from_local(y, *mesh, {Shard{1}})) : y;
+  }
+  torch::nn::LayerNorm ln;
+  torch::nn::Linear fc1, fc2;
+  std::optional<DeviceMesh> mesh; // set: sequence parallel
+};
+TORCH_MODULE(SeqBlock);
+
 struct StepCounts {
   int64_t forward = 0, backward = 0, optimizer = 0;
 };
@@ -212,6 +232,58 @@ TEST(Parallel, OneDimensionOfTwoByTwoMesh) {
   EXPECT_EQ(counters[0]->total(), 0);
   EXPECT_EQ(counters[1]->all_reduces.load(), 30); // one per step
   EXPECT_EQ(counters[1]->total(), 30);
+}
+
+// Megatron's sequence parallelism: the norm on this rank's positions
+// (SequenceParallel), fc1 gathers them (input_layouts Shard(1)), fc2
+// reduce-scatters back to them (output_layouts Shard(1)).
+TEST(Parallel, SequenceParallelTrainsLikeOneProcess) {
+  auto mesh = world_mesh();
+  torch::manual_seed(6);
+  SeqBlock model, ref;
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < ref->parameters().size(); ++i) {
+      ref->parameters()[i].copy_(model->parameters()[i]);
+    }
+  }
+  ColwiseParallel fc1;
+  fc1.input_layouts = Shard{1};
+  RowwiseParallel fc2;
+  fc2.output_layouts = Shard{1};
+  parallelize_module(*model, mesh, {{"ln", SequenceParallel{}}, {"fc1", fc1}, {"fc2", fc2}});
+  model->mesh = mesh;
+  EXPECT_EQ(*placements_of(model->ln->weight), (Placements{Replicate{}}));
+  EXPECT_EQ(*placements_of(model->fc1->weight), (Placements{Shard{0}}));
+  at::Tensor x = torch::randn({3, 2 * mesh.size(), 8}), y = torch::randn({3, 2 * mesh.size(), 8});
+  train_and_compare(model, ref, x, y, 10, {});
+}
+
+// The prepare styles convert one side of any module and leave its
+// parameters alone.
+TEST(Parallel, PrepareModuleInputAndOutput) {
+  auto mesh = world_mesh();
+  const int64_t k = mesh.size();
+  at::Tensor whole = at::arange(2 * k * 3, at::kFloat).view({2 * k, 3});
+  at::Tensor mine = whole.chunk(k, 0)[mesh.get_rank()];
+  torch::nn::Identity pre, post, passes;
+  PrepareModuleInput in;
+  in.input_layouts = Shard{0};
+  in.desired_input_layouts = Replicate{};
+  parallelize_module(*pre, mesh, in);
+  at::Tensor gathered = parallel_forward(pre, mine);
+  ASSERT_TRUE(is_dtensor(gathered));
+  EXPECT_EQ(*placements_of(gathered), (Placements{Replicate{}}));
+  EXPECT_TRUE(at::equal(to_local(gathered), whole));
+  PrepareModuleOutput out;
+  out.output_layouts = Shard{0};
+  out.desired_output_layouts = Replicate{};
+  parallelize_module(*post, mesh, out);
+  at::Tensor back = parallel_forward(post, mine); // plain: use_local_output
+  EXPECT_FALSE(is_dtensor(back));
+  EXPECT_TRUE(at::equal(back, whole));
+  parallelize_module(*passes, mesh, PrepareModuleInput{}); // no input_layouts: the input passes as it is
+  EXPECT_TRUE(parallel_forward(passes, mine).is_same(mine));
 }
 
 // Plan keys as PyTorch reads them: dotted paths of fnmatch patterns; a key

@@ -3,8 +3,10 @@
 // Tensor parallelism as PyTorch's torch.distributed.tensor.parallel:
 // parallelize_module(module, mesh, plan) shards the parameters of the
 // torch::nn::Linear and torch::nn::Embedding submodules that the plan names
-// (ColwiseParallel, RowwiseParallel) over a 1-D mesh, and parallel_forward
-// applies the styles' input and output layouts around a module's forward.
+// (ColwiseParallel, RowwiseParallel) over a 1-D mesh, replicates those of
+// SequenceParallel modules, records PrepareModuleInput/Output on any
+// module, and parallel_forward applies the styles' input and output layouts
+// around a module's forward.
 // libtorch's C++ modules have no forward hooks, so where PyTorch's hooks
 // convert inputs and outputs, a C++ model calls parallel_forward(fc, x)
 // instead of fc(x) (docs/runtime/parallel.md).
@@ -41,7 +43,36 @@ struct RowwiseParallel {
   bool use_local_output = true;
 };
 
-using ParallelStyle = std::variant<ColwiseParallel, RowwiseParallel>;
+// Sequence parallelism for modules that compute each position on its own
+// (LayerNorm, Dropout): parameters Replicate; the input sharded on
+// sequence_dim (a plain input is read as this rank's positions, a DTensor
+// redistributed to it); the output stays sharded there.
+struct SequenceParallel {
+  int64_t sequence_dim = 1;
+  bool use_local_output = false;
+};
+
+// The input conversion alone, for any module with one tensor input: a
+// plain input is read as input_layouts (nullopt: the input passes as it
+// is), then redistributed to desired_input_layouts (default: the same).
+// Parameters are left alone.
+struct PrepareModuleInput {
+  std::optional<Placement> input_layouts;
+  std::optional<Placement> desired_input_layouts;
+  bool use_local_output = false; // the forward gets the local tensor
+};
+
+// The output conversion alone: the output (a plain one read as
+// output_layouts) redistributed to desired_output_layouts. Parameters are
+// left alone.
+struct PrepareModuleOutput {
+  Placement output_layouts = Replicate{};
+  Placement desired_output_layouts = Replicate{};
+  bool use_local_output = true;
+};
+
+using ParallelStyle =
+    std::variant<ColwiseParallel, RowwiseParallel, SequenceParallel, PrepareModuleInput, PrepareModuleOutput>;
 
 // Submodule name (dotted, as in named_modules(); "" is the module itself)
 // -> style.

@@ -5,7 +5,8 @@
 //
 //   meshguard_training DATA.pt PARALLEL OUT.json [--time]   (meshguard-launch)
 //
-// PARALLEL: tp (parallelize_module, 1-D mesh), fsdp (fully_shard, 1-D mesh),
+// PARALLEL: tp (parallelize_module, 1-D mesh), sp (the same with sequence
+// parallelism, the block only), fsdp (fully_shard, 1-D mesh),
 // fsdp_tp (parallelize_module on the tp dim, fully_shard on the dp dim of a
 // 2 x (world / 2) mesh). Rank 0 writes, per step, the whole batch's loss and
 // the collectives the step issued (kind -> [count, bytes], counted by
@@ -51,6 +52,9 @@ struct MlpImpl : torch::nn::Module {
     colwise.use_local_output = rowwise.use_local_output = local_output;
     return {{"fc1", colwise}, {"fc2", rowwise}};
   }
+  static ParallelizePlan sequence_parallel_plan() {
+    throw std::invalid_argument("sequence parallelism (sp) is for the block: the MLP has no sequence dim");
+  }
   torch::nn::Linear fc1, fc2;
 };
 TORCH_MODULE(Mlp);
@@ -78,15 +82,15 @@ struct BlockImpl : torch::nn::Module {
     return t.view({b, n, -1, head_dim}).transpose(1, 2);
   }
   at::Tensor forward(const at::Tensor& tokens) {
-    at::Tensor x = parallel_forward(tok, tokens);
+    at::Tensor x = parallel_forward(tok, tokens); // under sequence parallelism: this rank's positions
     const int64_t b = tokens.size(0), n = tokens.size(1);
-    at::Tensor h = ln1(x);
+    at::Tensor h = parallel_forward(ln1, x);
     at::Tensor q = heads(parallel_forward(wq, h), b, n), k = heads(parallel_forward(wk, h), b, n),
                v = heads(parallel_forward(wv, h), b, n);
     at::Tensor a = at::softmax(at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim)), -1);
     a = at::matmul(a, v);
     x = x + parallel_forward(wo, a.transpose(1, 2).reshape({b, n, -1}));
-    x = x + parallel_forward(w2, at::relu(parallel_forward(w1, ln2(x))));
+    x = x + parallel_forward(w2, at::relu(parallel_forward(w1, parallel_forward(ln2, x))));
     return parallel_forward(head, x);
   }
   static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
@@ -101,6 +105,19 @@ struct BlockImpl : torch::nn::Module {
     head.use_local_output = local_output;
     return {{"tok", tok}, {"wq", colwise}, {"wk", colwise}, {"wv", colwise}, {"wo", rowwise},
             {"w1", colwise},  {"w2", rowwise}, {"head", head}};
+  }
+  // pytorch_side.py's SP_PLANS: the residual stream sharded on the sequence
+  // dim between the layers, the norms SequenceParallel.
+  static ParallelizePlan sequence_parallel_plan() {
+    ColwiseParallel colwise, head;
+    RowwiseParallel rowwise, tok;
+    colwise.input_layouts = head.input_layouts = Shard{1};
+    rowwise.output_layouts = tok.output_layouts = Shard{1};
+    tok.input_layouts = Replicate{};
+    head.output_layouts = Replicate{};
+    return {{"tok", tok},    {"ln1", SequenceParallel{}}, {"ln2", SequenceParallel{}}, {"wq", colwise},
+            {"wk", colwise}, {"wv", colwise},             {"wo", rowwise},            {"w1", colwise},
+            {"w2", rowwise}, {"head", head}};
   }
   int64_t head_dim;
   torch::nn::Embedding tok;
@@ -162,8 +179,8 @@ Layout make_layout(const std::string& parallel, const MeshOptions& options) {
     l.dp = 2;
     l.dp_rank = options.rank / shape[1];
     l.batch = {Shard{0}, Replicate{}};
-  } else if (parallel != "tp") {
-    throw std::invalid_argument("PARALLEL must be tp, fsdp or fsdp_tp, not '" + parallel + "'");
+  } else if (parallel != "tp" && parallel != "sp") {
+    throw std::invalid_argument("PARALLEL must be tp, sp, fsdp or fsdp_tp, not '" + parallel + "'");
   }
   return l;
 }
@@ -173,6 +190,8 @@ void parallelize(Model& model, const std::string& parallel, const Layout& l) {
   using Impl = typename Model::Impl;
   if (parallel == "tp") {
     parallelize_module(*model, l.mesh, Impl::plan(true));
+  } else if (parallel == "sp") {
+    parallelize_module(*model, l.mesh, Impl::sequence_parallel_plan());
   } else if (parallel == "fsdp") {
     fully_shard(*model, l.mesh);
   } else {

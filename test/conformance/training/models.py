@@ -58,7 +58,7 @@ class Block(nn.Module):
         return t.view(b, n, -1, self.head_dim).transpose(1, 2)
 
     def forward(self, tokens):
-        x = self.tok(tokens)
+        x = self.tok(tokens)  # under sequence parallelism: this rank's positions
         b, n = tokens.shape
         h = self.ln1(x)
         q, k, v = self.heads(self.wq(h), b, n), self.heads(self.wk(h), b, n), self.heads(self.wv(h), b, n)

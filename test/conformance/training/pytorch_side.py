@@ -3,7 +3,8 @@
 
 usage (through scripts/meshguard-launch): pytorch_side.py DATA.pt PARALLEL OUT.json [--time]
 
-PARALLEL: tp (parallelize_module, 1-D mesh), fsdp (fully_shard, 1-D mesh),
+PARALLEL: tp (parallelize_module, 1-D mesh), sp (the same with sequence
+parallelism, block only), fsdp (fully_shard, 1-D mesh),
 fsdp_tp (parallelize_module on mesh["tp"], then fully_shard on mesh["dp"],
 a 2x2 mesh). Trains on the batches of DATA.pt (models.py) with SGD and
 writes on rank 0, per step, the loss (the mean over the whole batch) and the
@@ -21,8 +22,9 @@ import warnings
 import torch
 import torch.distributed as dist
 from torch.distributed.fsdp import fully_shard
-from torch.distributed.tensor import Replicate, init_device_mesh
-from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+from torch.distributed.tensor import DTensor, Replicate, Shard, init_device_mesh
+from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel, SequenceParallel,
+                                               parallelize_module)
 from torch.utils._python_dispatch import TorchDispatchMode
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -43,6 +45,19 @@ PLANS = {
     },
 }
 
+# Sequence parallelism (sp): the residual stream sharded on the sequence dim
+# between the layers, the norms SequenceParallel (Megatron-SP, torchtitan's plan).
+SP_PLANS = {
+    "block": {
+        "tok": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)),
+        "ln1": SequenceParallel(), "ln2": SequenceParallel(),
+        "wq": ColwiseParallel(input_layouts=Shard(1)), "wk": ColwiseParallel(input_layouts=Shard(1)),
+        "wv": ColwiseParallel(input_layouts=Shard(1)), "wo": RowwiseParallel(output_layouts=Shard(1)),
+        "w1": ColwiseParallel(input_layouts=Shard(1)), "w2": RowwiseParallel(output_layouts=Shard(1)),
+        "head": ColwiseParallel(input_layouts=Shard(1), output_layouts=Replicate()),
+    },
+}
+
 
 class CollectiveRecorder(TorchDispatchMode):
     """Every c10d collective the step issues, with the bytes of its input
@@ -53,6 +68,10 @@ class CollectiveRecorder(TorchDispatchMode):
         self.counts = {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if any(issubclass(t, DTensor) for t in types):
+            # Let DTensor dispatch with the mode still on: the collectives of
+            # its redistributions then come back here (as CommDebugMode does).
+            return NotImplemented
         name = str(func.overloadpacket)
         kind = results.collective_kind(name)
         if name.startswith(("c10d.", "_c10d_functional.")) and kind in results.KINDS.values():
@@ -70,9 +89,9 @@ def build(kind, sizes, values, parallel, world):
     with torch.no_grad():
         for name, p in model.named_parameters():
             p.copy_(values[name])
-    if parallel == "tp":
+    if parallel in ("tp", "sp"):
         mesh = init_device_mesh("cpu", (world,))
-        parallelize_module(model, mesh, PLANS[kind])
+        parallelize_module(model, mesh, (PLANS if parallel == "tp" else SP_PLANS)[kind])
         return model, 1, 0
     if parallel == "fsdp":
         mesh = init_device_mesh("cpu", (world,))

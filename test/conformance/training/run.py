@@ -29,8 +29,8 @@ import run as conformance  # noqa: E402
 
 sys.path.append(HERE)  # models.py (after the conformance folder: both have a run.py)
 
-CONFIGS = ["mlp:tp", "mlp:fsdp", "mlp:fsdp_tp", "block:tp", "block:fsdp", "block:fsdp_tp"]
-NPROC = {"tp": 2, "fsdp": 2, "fsdp_tp": 4}
+CONFIGS = ["mlp:tp", "mlp:fsdp", "mlp:fsdp_tp", "block:tp", "block:sp", "block:fsdp", "block:fsdp_tp"]
+NPROC = {"tp": 2, "sp": 2, "fsdp": 2, "fsdp_tp": 4}
 TOLERANCE = 1e-5
 WARMUP = 3  # timed steps dropped at the start of each run
 
@@ -157,7 +157,10 @@ file that both sides read), once with PyTorch {version}'s
 
 Parallelisms: **tp** (`parallelize_module`: Colwise `fc1`/`wq`/`wk`/`wv`/`w1`,
 Rowwise `fc2`/`wo`/`w2`, Rowwise embedding with a Replicate input, Colwise
-head with a Replicate output; 2 ranks), **fsdp** (`fully_shard` of the
+head with a Replicate output; 2 ranks), **sp** (the block with sequence
+parallelism, torchtitan's plan: the embedding and the row-wise layers
+output `Shard(1)`, the norms `SequenceParallel`, the column-wise layers read
+`Shard(1)`; 2 ranks), **fsdp** (`fully_shard` of the
 whole model, each rank its half of the batch; 2 ranks), **fsdp_tp** (the
 TP plan on dim 1 of a 2x2 mesh, `fully_shard` on dim 0; 4 ranks). The loss
 compared is the whole batch's (PyTorch's FSDP ranks hold their chunk's mean:
@@ -171,8 +174,9 @@ input chunk and an all-reduce's or reduce-scatter's whole input.
 PAGE_NOTES = """
 ## Why the collectives differ
 
-- **tp**: they do not, for either model: the same all-reduces of the
-  row-wise layers' Partial outputs and the embedding's, the same all-gather
+- **tp** and **sp**: they do not: the same all-reduces (tp) or
+  reduce-scatters (sp) of the row-wise layers' Partial outputs and the
+  embedding's, the same all-gathers of the sequence-sharded activations and
   of the head's output, bytes included.
 - **fsdp**: PyTorch's FSDP2 flattens a module's parameters into one buffer:
   one all-gather in forward and one reduce-scatter in backward for the
