@@ -81,6 +81,29 @@ TEST(Redistribute, AllPairs1D) {
   check_all_pairs(mesh, full_of({4, 8}, 2)); // even
 }
 
+// Gloo has no bool; bool DTensors travel as bytes (compat), so masks can be
+// distributed, gathered and reduced like any tensor.
+TEST(Redistribute, BoolTensors) {
+  auto mesh = world_mesh();
+  at::Tensor full = full_of({5, 3}, 4).gt(0);
+  for (const Placements& ps : {Placements{Shard{0}}, Placements{Shard{1}}, Placements{Replicate{}}}) {
+    at::Tensor b = distribute_tensor(full, mesh, ps);
+    EXPECT_EQ(b.scalar_type(), at::kBool);
+    EXPECT_TRUE(at::equal(full_tensor(b), full)) << to_string(ps);
+    EXPECT_TRUE(at::equal(full_tensor(redistribute(b, {Replicate{}})), full)) << to_string(ps);
+    EXPECT_TRUE(at::equal(full_tensor(b.logical_not()), full.logical_not())) << to_string(ps);
+  }
+  // A partial "or": the rank's own row of an otherwise false mask, reduced.
+  at::Tensor mine = at::zeros({mesh.size(), 2}, at::kBool);
+  mine[mesh.get_rank()][mesh.get_rank() % 2] = true;
+  at::Tensor any = full_tensor(from_local(mine, mesh, {Partial{ReduceOp::SUM}}));
+  at::Tensor expected = at::zeros({mesh.size(), 2}, at::kBool);
+  for (int64_t r = 0; r < mesh.size(); ++r) {
+    expected[r][r % 2] = true;
+  }
+  EXPECT_TRUE(at::equal(any, expected));
+}
+
 TEST(Redistribute, AllPairs2x2) {
   ASSERT_EQ(world_size(), 4);
   auto mesh = init_device_mesh("cpu", {2, 2});

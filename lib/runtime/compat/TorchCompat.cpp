@@ -212,6 +212,30 @@ c10d::ReduceOp to_c10d(ReduceOp op) {
   return c10d::ReduceOp::SUM;
 }
 
+// Gloo has no bool ("Invalid scalar type"): a bool tensor travels as a
+// uint8 view of its bytes, results landing in place.
+at::Tensor on_the_wire(const at::Tensor& t) {
+  return t.scalar_type() == at::kBool ? t.view(at::kByte) : t;
+}
+
+std::vector<at::Tensor> on_the_wire(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> out;
+  out.reserve(tensors.size());
+  for (const auto& t : tensors) {
+    out.push_back(on_the_wire(t));
+  }
+  return out;
+}
+
+// On bytes that are 0 or 1, a sum is an "or" (MAX) and a product an "and"
+// (MIN), which keep every byte a valid bool.
+ReduceOp wire_op(const std::vector<at::Tensor>& tensors, ReduceOp op) {
+  if (tensors.empty() || tensors[0].scalar_type() != at::kBool) {
+    return op;
+  }
+  return op == ReduceOp::SUM ? ReduceOp::MAX : op == ReduceOp::PRODUCT ? ReduceOp::MIN : op;
+}
+
 } // namespace
 
 void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout) {
@@ -222,7 +246,8 @@ void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, 
   c10d::BroadcastOptions opts;
   opts.rootRank = root;
   opts.timeout = timeout;
-  detail::wait_for_work(pg, pg->broadcast(tensors, opts), on_cuda(tensors), timeout, "broadcast");
+  std::vector<at::Tensor> wire = on_the_wire(tensors);
+  detail::wait_for_work(pg, pg->broadcast(wire, opts), on_cuda(tensors), timeout, "broadcast");
 }
 
 void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout) {
@@ -231,9 +256,10 @@ void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, 
   }
   detail::check_same_sizes(pg, tensors, "all_reduce", timeout);
   c10d::AllreduceOptions opts;
-  opts.reduceOp = to_c10d(op);
+  opts.reduceOp = to_c10d(wire_op(tensors, op));
   opts.timeout = timeout;
-  detail::wait_for_work(pg, pg->allreduce(tensors, opts), on_cuda(tensors), timeout, "all_reduce");
+  std::vector<at::Tensor> wire = on_the_wire(tensors);
+  detail::wait_for_work(pg, pg->allreduce(wire, opts), on_cuda(tensors), timeout, "all_reduce");
   if (op == ReduceOp::AVG) {
     for (auto& t : tensors) {
       t.div_(pg->getSize());
@@ -264,12 +290,11 @@ void all_gather_unchecked(
     std::vector<at::Tensor>& outputs,
     const at::Tensor& input,
     std::chrono::milliseconds timeout) {
-  std::vector<std::vector<at::Tensor>> out{outputs};
-  std::vector<at::Tensor> in{input};
+  std::vector<std::vector<at::Tensor>> out{on_the_wire(outputs)};
+  std::vector<at::Tensor> in{on_the_wire(input)};
   c10d::AllgatherOptions opts;
   opts.timeout = timeout;
   detail::wait_for_work(pg, pg->allgather(out, in, opts), input.is_cuda(), timeout, "all_gather");
-  outputs = out[0];
 }
 
 bool reduce_scatter(
@@ -284,9 +309,10 @@ bool reduce_scatter(
   }
   detail::check_same_sizes(pg, {input}, "reduce_scatter", timeout);
   c10d::ReduceScatterOptions opts;
-  opts.reduceOp = to_c10d(op);
+  opts.reduceOp = to_c10d(wire_op({input}, op));
   opts.timeout = timeout;
-  detail::wait_for_work(pg, pg->_reduce_scatter_base(output, input, opts), input.is_cuda(), timeout,
+  at::Tensor wire_out = on_the_wire(output), wire_in = on_the_wire(input);
+  detail::wait_for_work(pg, pg->_reduce_scatter_base(wire_out, wire_in, opts), input.is_cuda(), timeout,
                         "reduce_scatter");
   if (op == ReduceOp::AVG) {
     output.div_(pg->getSize());
