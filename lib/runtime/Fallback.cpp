@@ -312,6 +312,7 @@ void run_with_rule(
   call.args = args;
   call.num_args = num_args;
   call.mesh_size = mesh.size();
+  call.mesh_shape = mesh.shape();
   int64_t written = -1;
   call.operands.reserve(scan.dtensors.size());
   c10::SmallVector<const DTensorImpl*, 8> impls;

@@ -153,6 +153,12 @@ TEST(ViewRules, TwoByTwoMesh) {
     run_case({"stack({[S0,S0], [S0,S0]}, 0)", [](auto& t) { return at::stack({t[0], t[0] * 2}, 0); }, {a},
               {{S0, S0}}, Placements{S1, S1}}, mesh);
   }
+  // Only mesh dim 1 shards: the split needs sizes divisible by its 2, not by
+  // the 4 of the whole mesh (before, the view gathered).
+  run_case({"view(2, 2, 6) of [R,S0]", [](auto& t) { return t[0].view({2, 2, 6}); }, {rnd({4, 6}, 52)}, {{R, S0}},
+            Placements{R, S0}}, mesh);
+  run_case({"view(2, 2, 6) of [S1,R]", [](auto& t) { return t[0].view({2, 2, 6}); }, {rnd({2, 12}, 53)}, {{S1, R}},
+            Placements{S1, R}}, mesh);
 }
 
 // Partial operands: picking, splitting and joining entries are linear, so

@@ -40,6 +40,7 @@ struct CallInfo {
   size_t num_args = 0;
   std::vector<Operand> operands; // DTensor operands in argument order
   int64_t mesh_size = 1; // product of the mesh's dims
+  c10::IntArrayRef mesh_shape; // the mesh's dims (valid during the call)
   size_t plain_tensors = 0; // plain (scalar-like) tensor operands
 
   const c10::IValue& arg(size_t i) const {

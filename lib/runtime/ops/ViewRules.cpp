@@ -75,7 +75,17 @@ RuleResult reshape_rule(const CallInfo& call, const std::vector<int64_t>& size_a
   const int64_t numel = c10::multiply_integers(in);
   const Shape out = at::infer_size(size_arg, numel);
   std::vector<int64_t> dim_map(in.size(), -1);
-  const int64_t k = call.mesh_size;
+  // How many blocks a dim can end up split into: the shards of the mesh dims
+  // that shard something now (nested, a tensor dim splits into the product
+  // of their sizes). A mesh dim that replicates stays so (the propagator
+  // prefers the fewest changes at equal cost), so [R, S(0)] on a 2x2 mesh
+  // needs sizes divisible by 2, not 4.
+  int64_t k = 1;
+  for (size_t m = 0; m < call.mesh_shape.size(); ++m) {
+    if (is_shard(call.operands[0].placements[m])) {
+      k *= call.mesh_shape[m];
+    }
+  }
   if (numel > 0) {
     size_t i = 0, j = 0;
     while (i < in.size() && j < out.size()) {
