@@ -297,24 +297,28 @@ namespace {
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, const Placements& target) {
     auto* impl = get_dtensor_impl(dtensor);
-    // The gradient goes back to the input's layout; a Partial input's
-    // gradient is the (replicated) output gradient.
-    Placements back = impl->spec().placements;
-    for (auto& p : back) {
-      if (is_partial(p)) {
-        p = Replicate{};
-      }
-    }
-    ctx->saved_data["back"] = detail::encode_placements(back);
+    ctx->saved_data["back"] = detail::encode_placements(impl->spec().placements);
     return redistribute_plain(dtensor, target);
   }
 
+  // The gradient goes back to the input's layout, except on a mesh dim where
+  // the input was Partial: there the gradient of a value that is a sum is the
+  // output gradient as it is, Replicate or, when it is Partial itself (a
+  // Partial -> Partial redistribute), still Partial: reducing it would be a
+  // collective that changes nothing (as PyTorch's _redistribute_backward).
   static torch::autograd::variable_list backward(
       torch::autograd::AutogradContext* ctx,
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (g.defined() && is_dtensor(g)) {
-      g = redistribute_plain(g, detail::decode_placements(ctx->saved_data["back"].toIntVector()));
+      Placements back = detail::decode_placements(ctx->saved_data["back"].toIntVector());
+      const Placements& current = get_dtensor_impl(g)->spec().placements;
+      for (size_t i = 0; i < back.size(); ++i) {
+        if (is_partial(back[i])) {
+          back[i] = is_partial(current[i]) ? current[i] : Placement(Replicate{});
+        }
+      }
+      g = redistribute_plain(g, back);
     }
     return {g, at::Tensor()};
   }

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <torch/torch.h>
 
+#include "CountingGroup.h"
 #include "RankUtil.h"
 
 using namespace meshguard;
@@ -192,6 +193,30 @@ TEST(Fallback, ReplicateRunsAnyOp) {
   EXPECT_TRUE(at::allclose(to_local(at::cat({r, r}, 0)), at::cat({full, full}, 0)));
   EXPECT_EQ(r.view({12}).sizes(), (c10::IntArrayRef{12}));
   EXPECT_FLOAT_EQ(r.sum().item<float>(), full.sum().item<float>());
+}
+
+// A Partial input's gradient: a Partial output gradient stays Partial (no
+// collective: reducing it changes nothing), a Replicate one stays Replicate.
+TEST(Autograd, PartialInputsKeepTheirGradientsLayout) {
+  std::vector<c10::intrusive_ptr<CountingGroup>> counters;
+  auto mesh = counting_mesh(world_mesh(), counters);
+  const Placements partial{Partial{ReduceOp::SUM}};
+  at::Tensor p = from_local(at::ones({3}) * (mesh.get_rank() + 1), mesh, partial).detach().requires_grad_(true);
+  at::Tensor same = redistribute(p, partial);
+  at::Tensor g = from_local(at::full({3}, 0.5), mesh, partial);
+  counters[0]->reset();
+  same.backward(g);
+  EXPECT_EQ(counters[0]->total(), 0) << counters[0]->calls();
+  EXPECT_EQ(*placements_of(p.grad()), partial);
+  EXPECT_TRUE(at::allclose(full_tensor(p.grad()), full_tensor(g)));
+  p.mutable_grad() = at::Tensor();
+  at::Tensor whole = redistribute(p, {Replicate{}}); // the forward all-reduces
+  at::Tensor twos = from_local(at::full({3}, 2.0), mesh, {Replicate{}});
+  counters[0]->reset();
+  whole.backward(twos);
+  EXPECT_EQ(counters[0]->total(), 0) << counters[0]->calls();
+  EXPECT_EQ(*placements_of(p.grad()), (Placements{Replicate{}}));
+  EXPECT_TRUE(at::allclose(full_tensor(p.grad()), at::full({3}, 2.0)));
 }
 
 TEST(Autograd, ThroughDTensorOps) {
