@@ -1,6 +1,9 @@
 // The collective-consistency mode's cost per collective.
 //
-//   scripts/meshguard-launch --nproc 2 -- build/bin/meshguard_debug_bench [--quick]
+//   scripts/meshguard-launch --nproc 2 -- build/bin/meshguard_debug_bench [--quick] [--json MAX_BYTES]
+//
+// --json MAX_BYTES: sizes up to MAX_BYTES, one JSON object per row instead
+// of the table (side_by_side/run.py reads them).
 //
 // On the same tensors, interleaved call by call so that all see the same
 // machine state:
@@ -45,18 +48,30 @@ double timed_us(F&& f) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, json = false;
+  int64_t max_bytes = 64 << 20;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+      json = true;
+      max_bytes = std::atoll(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--json MAX_BYTES]\n", argv[0]);
+      return 2;
+    }
+  }
   auto mesh = init_device_mesh("cpu", {std::atoll(std::getenv("WORLD_SIZE"))});
   const bool printer = mesh.get_rank() == 0;
   set_debug_collectives(false);
-  if (printer) {
+  if (printer && !json) {
     std::printf("## collective-consistency mode: on vs off (Gloo, %lld ranks, loopback), median us per call\n\n",
                 static_cast<long long>(mesh.size()));
     std::printf("| size | op | raw us | default us | default/raw | paired | debug us | debug/default | paired | debug "
                 "adds us |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   const auto timeout = mesh.timeout();
-  for (int64_t bytes = 4; bytes <= (64 << 20); bytes *= 16) {
+  for (int64_t bytes = 4; bytes <= max_bytes; bytes *= 16) {
     const int64_t numel = bytes / 4;
     int iters = bytes <= (64 << 10) ? 300 : bytes <= (1 << 20) ? 60 : 12;
     if (quick) {
@@ -101,7 +116,11 @@ int main(int argc, char** argv) {
         }
       }
       const double mr = median(raws), mo = median(offs), mn = median(ons);
-      if (printer) {
+      if (printer && json) {
+        std::printf("{\"bytes\": %lld, \"op\": \"%s\", \"default_us\": %.2f, \"debug_us\": %.2f}\n",
+                    static_cast<long long>(bytes), op, mo, mn);
+        std::fflush(stdout);
+      } else if (printer) {
         std::printf("| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.3f | %.1f |\n", human(bytes).c_str(), op, mr,
                     mo, mo / mr, median(off_paired), mn, mn / mo, median(on_paired), mn - mo);
         std::fflush(stdout);
