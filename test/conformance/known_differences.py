@@ -13,10 +13,10 @@ difference is seen and sorted here, never silently accepted.
 import re
 
 REASONS = {
-    "reduce-scatter": ("open",
-                       "meshguard turns a Partial into a Shard with an all_reduce and a local chunk (libtorch 1.13's Gloo "
-                       "has no reduce_scatter); PyTorch 2.13 reduce-scatters, moving 1/n of the bytes. Same count, other "
-                       "kind; on 2.x the runtime could use ProcessGroup::reduce_scatter."),
+    "reduce-scatter": ("deliberate",
+                       "libtorch 1.13 only: its Gloo has no reduce_scatter, so meshguard turns a Partial into a Shard "
+                       "with an all_reduce and a local chunk there (same count, other kind, n times the bytes); on "
+                       "libtorch 2.x it reduce-scatters as PyTorch does."),
     "partial-input": ("deliberate",
                       "a Partial operand of an op that is not linear in it is reduced first: meshguard reduce-scatters it "
                       "to a Shard (its cost model counts the bytes each rank moves and keeps the output sharded), "
