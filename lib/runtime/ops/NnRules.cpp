@@ -319,7 +319,6 @@ std::vector<at::Tensor> nll_loss_mean_local(const std::vector<at::Tensor>&, cons
   return {sum / total, total};
 }
 
-
 // Batch-sharded: per-sample losses stay sharded, sums are partial sums. A
 // mean divides each shard's sum by the total weight of the whole batch (the
 // non-ignored targets' weights), which the local run all-reduces: one scalar

@@ -156,7 +156,7 @@ Data read_data(const std::string& path) {
   return d;
 }
 
-// The mesh of each parallelism, every dim's group counted.
+// The mesh of each parallelism (its groups counted when not timing).
 struct Layout {
   DeviceMesh mesh;
   std::vector<c10::intrusive_ptr<testing::CountingGroup>> counters;
@@ -165,11 +165,16 @@ struct Layout {
   Placements batch; // the batch's placements (empty: a plain tensor)
 };
 
-Layout make_layout(const std::string& parallel, const MeshOptions& options) {
+// `counted`: every dim's group wrapped in a CountingGroup (not when timing:
+// the counting would be in the timed steps).
+Layout make_layout(const std::string& parallel, const MeshOptions& options, bool counted) {
   const int64_t world = options.world_size;
   std::vector<int64_t> shape = parallel == "fsdp_tp" ? std::vector<int64_t>{2, world / 2} : std::vector<int64_t>{world};
   std::vector<c10::intrusive_ptr<testing::CountingGroup>> counters;
-  DeviceMesh mesh = testing::counting_mesh(init_device_mesh("cpu", shape, options), counters);
+  DeviceMesh mesh = init_device_mesh("cpu", shape, options);
+  if (counted) {
+    mesh = testing::counting_mesh(mesh, counters);
+  }
   Layout l{mesh, counters};
   if (parallel == "fsdp") {
     l.dp = world;
@@ -228,7 +233,7 @@ std::string json_step(const Layout& l) {
 template <typename Model>
 void train(const Data& d, const std::string& parallel, const std::string& out_path, bool timing) {
   const MeshOptions options = launched_mesh_options();
-  Layout l = make_layout(parallel, options);
+  Layout l = make_layout(parallel, options, !timing);
   Model model(d.sizes);
   {
     torch::NoGradGuard no_grad;
@@ -269,7 +274,7 @@ void train(const Data& d, const std::string& parallel, const std::string& out_pa
   }
   out << "], \"comms\": [";
   for (size_t i = 0; i < comms.size(); ++i) {
-    out << (i ? ", " : "") << (timing ? "{}" : comms[i]);
+    out << (i ? ", " : "") << comms[i];
   }
   out << "], \"ms\": [";
   for (size_t i = 0; i < ms.size(); ++i) {
