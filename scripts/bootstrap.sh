@@ -14,14 +14,16 @@ set -euo pipefail
 #   libcadical-dev: the CDCL SAT solver behind the analysis's queries.
 #   gRPC/protobuf/absl: Debian's clangd archives reference them at link time.
 #   python3-venv: the venv that holds the PyTorch 2.13 wheel (the default libtorch).
-#   libtorch-dev, libgloo-dev: Debian's libtorch 1.13.1 with c10d and Gloo (--torch=debian).
+#   libgloo-dev: Gloo's headers. The PyTorch wheel ships c10d's headers but not
+#     Gloo's, which its ProcessGroupGloo.hpp includes: needed with either libtorch.
+#   libtorch-dev: Debian's libtorch 1.13.1 with c10d and Gloo (--torch=debian).
 #   googletest/benchmark: runtime tests and benchmarks.
 #   python3-yaml: reads clang-tidy's exported fixes (meshguard-run, meshguard-sarif, the demo's report).
 #   gnuplot-nox: the demo's loss plot (SVG).
 PACKAGES=(
   cmake ninja-build ccache python3 python3-yaml python3-venv git g++ lld-19
   llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clang-format-19 clangd-19 llvm-19-tools
-  libcadical-dev libgrpc++-dev libprotobuf-dev libabsl-dev
+  libcadical-dev libgrpc++-dev libprotobuf-dev libabsl-dev libgloo-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
@@ -35,7 +37,7 @@ for arg in "$@"; do
   esac
 done
 if [ "$torch" != pip ]; then
-  PACKAGES+=(libtorch-dev libgloo-dev)
+  PACKAGES+=(libtorch-dev)
 fi
 
 missing=()
