@@ -10,6 +10,7 @@ launch; rank 0 prints one JSON object per row, as meshguard_debug_bench --json.
 """
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -61,3 +62,5 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # c10d's threads can abort the interpreter's teardown after the work is done

@@ -144,10 +144,7 @@ def main():
             break
     if sink:
         sink.close()
-    if code:
-        os._exit(code)  # the process groups are out of step: no barrier, no destroy
-    dist.barrier()
-    dist.destroy_process_group()
+    results.finish(code)  # code != 0: the process groups are out of step, no barrier
 
 
 if __name__ == "__main__":

@@ -69,4 +69,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)  # c10d's threads can abort the interpreter's teardown after the work is done
