@@ -9,6 +9,7 @@
 #include <meshguard/runtime/Module.h>
 #include <meshguard/runtime/Parallelize.h>
 
+#include "GroupedGather.h"
 #include "Internal.h"
 #include "ParallelStyleInternal.h"
 
@@ -150,12 +151,38 @@ void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh, int64_t mesh
   }
 }
 
+namespace {
+
+// Parameters whose gather is one Shard -> Replicate step on the same mesh
+// dim, of one mesh and dtype: gathered together, in one collective.
+struct GatherGroup {
+  DeviceMesh mesh;
+  int64_t mesh_dim;
+  at::ScalarType dtype;
+  std::vector<std::pair<torch::nn::Module*, std::string>> where;
+  std::vector<at::Tensor> sharded;
+};
+
+GatherGroup& group_for(std::vector<GatherGroup>& groups, const at::Tensor& sharded, int64_t mesh_dim) {
+  const DeviceMesh& mesh = get_dtensor_impl(sharded)->spec().mesh;
+  for (auto& g : groups) {
+    if (g.mesh_dim == mesh_dim && g.dtype == sharded.scalar_type() && g.mesh == mesh) {
+      return g;
+    }
+  }
+  groups.push_back({mesh, mesh_dim, sharded.scalar_type(), {}, {}});
+  return groups.back();
+}
+
+} // namespace
+
 GatheredParameters::GatheredParameters(torch::nn::Module& module) {
   std::vector<torch::nn::Module*> modules{&module};
   for (const auto& child : module.modules(/*include_self=*/false)) {
     modules.push_back(child.get());
   }
   try {
+    std::vector<GatherGroup> groups;
     for (torch::nn::Module* m : modules) {
       const std::optional<int64_t> style_dim = detail::parallel_style_mesh_dim(*m);
       for (const auto& p : m->named_parameters(/*recurse=*/false)) {
@@ -178,9 +205,21 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
         if (target == *placements && !differentiable) {
           continue;
         }
-        at::Tensor gathered = redistribute(sharded, target);
         entries_.push_back({m, p.key(), sharded});
-        detail::replace_parameter(*m, p.key(), gathered);
+        const std::optional<int64_t> dp_dim = detail::single_unshard_dim(*placements, target);
+        if (dp_dim && sharded.is_floating_point()) {
+          GatherGroup& g = group_for(groups, sharded, *dp_dim);
+          g.where.emplace_back(m, p.key());
+          g.sharded.push_back(sharded);
+          continue;
+        }
+        detail::replace_parameter(*m, p.key(), redistribute(sharded, target));
+      }
+    }
+    for (const GatherGroup& g : groups) {
+      const std::vector<at::Tensor> gathered = detail::gather_together(g.sharded, g.mesh_dim);
+      for (size_t i = 0; i < gathered.size(); ++i) {
+        detail::replace_parameter(*g.where[i].first, g.where[i].second, gathered[i]);
       }
     }
   } catch (...) {

@@ -107,26 +107,25 @@ TEST(FullyShard, MlpTrainsLikeOneProcess) {
     last.optimizer = Phase(*counters[0]);
     EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5) << "step " << step;
   }
-  // The analytical minimum (docs/runtime/parallel.md). Forward: one
-  // all-gather per parameter of its (padded) shard. Backward: one
-  // reduce-scatter per gradient of the gradient padded to equal blocks
-  // (libtorch 1.13's Gloo has none: an all-reduce of the whole gradient).
-  // Optimizer: none (parameters, gradients and Adam state are all Shard(0)).
-  // loss.backward() seeds the gradient with ones_like of the Partial loss,
-  // which needs no reduction.
+  // The analytical minimum (docs/runtime/parallel.md), as FSDP2's flat
+  // buffer. Forward: one all-gather of every parameter's (padded) shard
+  // packed together. Backward: one reduce-scatter of the gradients padded
+  // to equal blocks, packed (libtorch 1.13's Gloo has none: an all-reduce of
+  // that buffer). Optimizer: none (parameters, gradients and Adam state are
+  // all Shard(0)). loss.backward() seeds the gradient with ones_like of the
+  // Partial loss, which needs no reduction.
   const int64_t k = world_size();
   int64_t gather_bytes = 0, reduce_bytes = 0;
   for (const auto& p : ref->parameters()) {
     const int64_t block = (p.numel() / p.size(0)) * ((p.size(0) + k - 1) / k) * 4;
     gather_bytes += block;
-    reduce_bytes += kReduceScatter ? block * k : p.numel() * 4;
+    reduce_bytes += block * k;
   }
-  const int64_t params = static_cast<int64_t>(ref->parameters().size());
-  EXPECT_EQ(last.forward.all_gathers, params) << last.forward.calls;
-  EXPECT_EQ(last.forward.total, params) << last.forward.calls;
+  EXPECT_EQ(last.forward.all_gathers, 1) << last.forward.calls;
+  EXPECT_EQ(last.forward.total, 1) << last.forward.calls;
   EXPECT_EQ(last.forward.bytes, gather_bytes) << last.forward.calls;
-  EXPECT_EQ(kReduceScatter ? last.backward.reduce_scatters : last.backward.all_reduces, params) << last.backward.calls;
-  EXPECT_EQ(last.backward.total, params) << last.backward.calls;
+  EXPECT_EQ(kReduceScatter ? last.backward.reduce_scatters : last.backward.all_reduces, 1) << last.backward.calls;
+  EXPECT_EQ(last.backward.total, 1) << last.backward.calls;
   EXPECT_EQ(last.backward.bytes, reduce_bytes) << last.backward.calls;
   EXPECT_EQ(last.optimizer.total, 0) << last.optimizer.calls;
   std::printf("fully_shard MLP per step: forward %s; backward %s; optimizer %lld\n", last.forward.calls.c_str(),
@@ -212,22 +211,23 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
     EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5) << "step " << step;
   }
   // The analytical minimum (docs/runtime/parallel.md). Forward, dp: one
-  // all-gather per dp-sharded parameter (3: not fc1.bias) of its shard:
-  // fc1.weight [8, 4], fc2.weight [2, 8], fc2.bias [2]. Forward, tp: one
-  // all-reduce of fc2's [local rows, 4] output. Backward, dp: one
-  // reduce-scatter (an all-reduce on libtorch 1.13's Gloo) per gradient, of
-  // its tp shard: [8, 8], [4, 8], [4]; fc1.bias's [8] is the all-reduce a
-  // Replicate parameter needs. Backward, tp: none. Optimizer: none.
+  // all-gather of the dp-sharded parameters' shards packed together (3:
+  // not fc1.bias): fc1.weight [8, 4], fc2.weight [2, 8], fc2.bias [2].
+  // Forward, tp: one all-reduce of fc2's [local rows, 4] output. Backward,
+  // dp: one reduce-scatter (an all-reduce on libtorch 1.13's Gloo) of their
+  // gradients' tp shards packed: [8, 8], [4, 8], [4]; fc1.bias's [8] is the
+  // all-reduce a Replicate parameter needs. Backward, tp: none. Optimizer:
+  // none.
   const int64_t rows = to_local(xd).size(0);
-  EXPECT_EQ(last[dp].forward.all_gathers, 3) << last[dp].forward.calls;
-  EXPECT_EQ(last[dp].forward.total, 3) << last[dp].forward.calls;
+  EXPECT_EQ(last[dp].forward.all_gathers, 1) << last[dp].forward.calls;
+  EXPECT_EQ(last[dp].forward.total, 1) << last[dp].forward.calls;
   EXPECT_EQ(last[dp].forward.bytes, (8 * 4 + 2 * 8 + 2) * 4) << last[dp].forward.calls;
   EXPECT_EQ(last[tp].forward.all_reduces, 1) << last[tp].forward.calls;
   EXPECT_EQ(last[tp].forward.total, 1) << last[tp].forward.calls;
   EXPECT_EQ(last[tp].forward.bytes, rows * 4 * 4) << last[tp].forward.calls;
-  EXPECT_EQ(last[dp].backward.all_reduces, kReduceScatter ? 1 : 4) << last[dp].backward.calls;
-  EXPECT_EQ(last[dp].backward.reduce_scatters, kReduceScatter ? 3 : 0) << last[dp].backward.calls;
-  EXPECT_EQ(last[dp].backward.total, 4) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.all_reduces, kReduceScatter ? 1 : 2) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.reduce_scatters, kReduceScatter ? 1 : 0) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.total, 2) << last[dp].backward.calls;
   EXPECT_EQ(last[dp].backward.bytes, (8 * 8 + 8 + 4 * 8 + 4) * 4) << last[dp].backward.calls;
   EXPECT_EQ(last[tp].backward.total, 0) << last[tp].backward.calls;
   EXPECT_EQ(last[dp].optimizer.total + last[tp].optimizer.total, 0)

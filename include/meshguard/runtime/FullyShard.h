@@ -31,10 +31,12 @@ void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh);
 void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh, int64_t mesh_dim);
 
 // While alive, the module's parameters are replaced by their values made
-// Replicate on every mesh dim but a tensor-parallel style's (an all-gather
-// on dp), differentiable: the backward reduce-scatters each gradient back to
-// the parameter's placements (a parameter Replicate on dp gets its gradient
-// all-reduced there). Restores the sharded parameters when destroyed.
+// Replicate on every mesh dim but a tensor-parallel style's, differentiable:
+// the backward reduce-scatters each gradient back to the parameter's
+// placements (a parameter Replicate on dp gets its gradient all-reduced
+// there). As FSDP2's flat buffer, the parameters of one dtype gather in one
+// all-gather on dp and their gradients in one reduce-scatter. Restores the
+// sharded parameters when destroyed.
 class GatheredParameters {
  public:
   explicit GatheredParameters(torch::nn::Module& module);
