@@ -334,6 +334,9 @@ MULTI_RANK_TEST(2, TensorOpRules, ProdAndNorms)
 MULTI_RANK_TEST(4, TensorOpRules, ProdAndNorms)
 MULTI_RANK_TEST(2, TensorOpRules, Activations)
 MULTI_RANK_TEST(2, TensorOpRules, PartialsPass)
+MULTI_RANK_TEST(2, TensorOpRules, AlongADimAndTiles)
+MULTI_RANK_TEST(4, TensorOpRules, AlongADimAndTiles)
+MULTI_RANK_TEST(2, TensorOpRules, PartialsThroughRunningSumsAndFilledFactories)
 MULTI_RANK_TEST(2, DispatcherWalk, EveryOpOutsideTheTableIsRefused)
 
 // nn rules and tensor-parallel styles (RankNnRulesTest.cpp, RankParallelTest.cpp).

@@ -1,6 +1,7 @@
 // Differential tests of index_select, gather, scatter_add, index_add
-// (ops/TensorOpRules.cpp) and of the reductions max/min (with and without
-// a dim), prod and linalg_vector_norm (ops/ReductionRules.cpp), against the
+// (ops/TensorOpRules.cpp), of the reductions max/min (with and without a
+// dim), prod, linalg_vector_norm, cumsum, topk, logsumexp, var/std
+// (ops/ReductionRules.cpp) and of repeat/flip (ops/ViewRules.cpp), against the
 // same ops on full tensors in this process (values, output placements,
 // gradients). Run under meshguard-launch; MESHGUARD_SWEEP=N adds random row
 // counts (uneven and empty shards).
@@ -17,6 +18,11 @@ namespace {
 
 std::optional<Placements> if_even(int64_t n, const Placements& p) {
   return n % world_size() == 0 && n > 0 ? std::optional<Placements>(p) : std::nullopt;
+}
+
+// A one-dim list (an int alone would pick var(bool unbiased)).
+std::vector<int64_t> dims(int64_t d) {
+  return {d};
 }
 
 } // namespace
@@ -141,3 +147,58 @@ TEST(TensorOpRules, PartialsPass) {
   EXPECT_TRUE(at::allclose(full_tensor(got), at::gather(v, 1, to_local(idx)) * w, 1e-4, 1e-5));
 }
 
+
+// cumsum, topk, logsumexp, var/std, repeat, flip (ops/ReductionRules.cpp,
+// ops/ViewRules.cpp): a shard on the dim the op works along is moved, the
+// others stay.
+TEST(TensorOpRules, AlongADimAndTiles) {
+  auto mesh = world_mesh();
+  for (int64_t n : row_counts()) {
+    auto x = rnd({n, 6}, 75);
+    run_case({"cumsum(S0, 1)", [](auto& t) { return t[0].cumsum(1); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"cumsum(S0, 0) (the summed dim: moved)", [](auto& t) { return t[0].cumsum(0); }, {x}, {{S0}},
+              std::nullopt}, mesh);
+    run_case({"topk(S0, 2, 1): values", [](auto& t) { return std::get<0>(t[0].topk(2, 1)); }, {x}, {{S0}},
+              Placements{S0}}, mesh);
+    run_case({"topk(S1, 2, 1): values (the dim: moved)", [](auto& t) { return std::get<0>(t[0].topk(2, 1)); }, {x},
+              {{S1}}, std::nullopt}, mesh);
+    run_case({"logsumexp(S0, 1)", [](auto& t) { return t[0].logsumexp(dims(1)); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"var(S0, 1)", [](auto& t) { return at::var(t[0], dims(1), /*unbiased=*/true); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"std(S1, 1, keepdim) (the reduced dim: moved)", [](auto& t) { return at::std(t[0], dims(1), /*unbiased=*/true, /*keepdim=*/true); }, {x},
+              {{S1}}, std::nullopt}, mesh);
+    run_case({"var_mean(S0, 1): mean", [](auto& t) { return std::get<1>(at::var_mean(t[0], dims(1), /*unbiased=*/true)); }, {x}, {{S0}},
+              Placements{S0}}, mesh);
+    run_case({"repeat(S0, [1, 2])", [](auto& t) { return t[0].repeat({1, 2}); }, {x}, {{S0}}, Placements{S0}}, mesh);
+    run_case({"repeat(S1, [3, 1, 1]) (a new leading dim)", [](auto& t) { return t[0].repeat({3, 1, 1}); }, {x},
+              {{S1}}, Placements{S2}}, mesh);
+    run_case({"repeat(S0, [2, 1]) (the tiled dim: moved)", [](auto& t) { return t[0].repeat({2, 1}); }, {x}, {{S0}},
+              std::nullopt}, mesh);
+    run_case({"flip(S0, [1])", [](auto& t) { return t[0].flip({1}); }, {x}, {{S0}}, Placements{S0}}, mesh);
+  }
+}
+
+// A Partial passes through the linear ones; new_ones / new_full of a
+// Partial are Replicate, not Partial (every rank's ones would sum to the
+// world size).
+TEST(TensorOpRules, PartialsThroughRunningSumsAndFilledFactories) {
+  auto mesh = world_mesh();
+  const auto w = world_size();
+  at::Tensor v = rnd({4, 6}, 76);
+  at::Tensor p = from_local(v, mesh, {P});
+  at::Tensor got = p.cumsum(1);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{P}));
+  EXPECT_TRUE(at::allclose(full_tensor(got), v.cumsum(1) * w, 1e-4, 1e-5));
+  got = p.repeat({2, 1});
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{P}));
+  EXPECT_TRUE(at::allclose(full_tensor(got), v.repeat({2, 1}) * w, 1e-4, 1e-5));
+  got = p.new_ones({4, 6});
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{R}));
+  EXPECT_TRUE(at::equal(full_tensor(got), at::ones({4, 6})));
+  got = p.new_full({3}, 2.5);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{R}));
+  EXPECT_TRUE(at::equal(full_tensor(got), at::full({3}, 2.5)));
+  at::Tensor sharded = distribute_tensor(v, mesh, {S0});
+  got = sharded.new_full({4, 2}, 7.0);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{S0}));
+  EXPECT_TRUE(at::equal(full_tensor(got), at::full({4, 2}, 7.0)));
+}

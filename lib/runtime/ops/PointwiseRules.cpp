@@ -151,12 +151,18 @@ const char* partial_doc(PartialRule rule) {
   return "";
 }
 
+// What a new_* factory fills the new tensor with.
+enum class Fill { kEmpty, kZeros, kValue };
+
 // new_empty_strided / new_empty / new_zeros (autograd makes gradients'
-// buffers this way): the new tensor may take self's shard on a dim of the
-// same length (zeros are zeros in any layout; index_select's and gather's
-// backwards then add into it without a gather), made with the local size.
-// Self's own size: also its Partial. Else Replicate.
-RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg) {
+// buffers this way), new_ones / new_full: the new tensor may take self's
+// shard on a dim of the same length (a constant is the same in any layout;
+// index_select's and gather's backwards then add into zeros without a
+// gather), made with the local size. Self's own size: zeros (or garbage)
+// may also keep self's Partial; a value other than zero may not (every
+// rank's ones sum to the world size), so a Partial self gives Replicate, as
+// for ones_like. Else Replicate.
+RuleResult like_factory_rule(const CallInfo& call, Fill fill, size_t value_arg, size_t dtype_arg) {
   RuleResult r;
   const Shape size = call.arg(1).toIntVector();
   const Shape& self = call.operands[0].shape;
@@ -165,25 +171,37 @@ RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg)
       r.strategies.push_back({{Shard{d}}, {Shard{d}}});
     }
   }
-  if (size == self) {
-    for (const auto& p : call.operands[0].placements) {
-      if (is_partial(p)) {
+  r.strategies.push_back({{Replicate{}}, {Replicate{}}});
+  for (const auto& p : call.operands[0].placements) {
+    if (is_partial(p)) {
+      if (fill == Fill::kValue) {
+        r.strategies.push_back({{p}, {Replicate{}}});
+      } else if (size == self) {
         r.strategies.push_back({{p}, {p}});
       }
     }
   }
-  r.strategies.push_back({{Replicate{}}, {Replicate{}}});
   r.output_shapes = {size};
   c10::optional<at::ScalarType> dtype;
   if (dtype_arg < call.num_args && !call.arg(dtype_arg).isNone()) {
     dtype = call.arg(dtype_arg).toScalarType();
   }
-  r.run_local = [zeros, dtype](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+  const at::Scalar value = value_arg < call.num_args ? call.arg(value_arg).toScalar() : at::Scalar(1);
+  r.run_local = [fill, value, dtype](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
     auto options = locals[0].options();
     if (dtype) {
       options = options.dtype(*dtype);
     }
-    return std::vector<at::Tensor>{zeros ? at::zeros((*ctx.output_shapes)[0], options) : at::empty((*ctx.output_shapes)[0], options)};
+    const Shape& local = (*ctx.output_shapes)[0];
+    switch (fill) {
+      case Fill::kEmpty:
+        return std::vector<at::Tensor>{at::empty(local, options)};
+      case Fill::kZeros:
+        return std::vector<at::Tensor>{at::zeros(local, options)};
+      case Fill::kValue:
+        break;
+    }
+    return std::vector<at::Tensor>{at::full(local, value, options)};
   };
   return r;
 }
@@ -193,12 +211,19 @@ RuleResult like_factory_rule(const CallInfo& call, bool zeros, size_t dtype_arg)
 void add_pointwise_rules(RuleTable& table) {
   const std::string like = "S(d) → S(d) when the new size has self's length on d; self's own size: also P(op) → "
                            "P(op); R → R";
-  table["aten::new_empty_strided.default"] = {"pointwise", like,
-                                              [](const CallInfo& c) { return like_factory_rule(c, false, 3); }};
-  table["aten::new_empty.default"] = {"pointwise", like,
-                                      [](const CallInfo& c) { return like_factory_rule(c, false, 2); }};
-  table["aten::new_zeros.default"] = {"pointwise", like,
-                                      [](const CallInfo& c) { return like_factory_rule(c, true, 2); }};
+  constexpr size_t kNoValue = SIZE_MAX;
+  table["aten::new_empty_strided.default"] = {
+      "pointwise", like, [](const CallInfo& c) { return like_factory_rule(c, Fill::kEmpty, kNoValue, 3); }};
+  table["aten::new_empty.default"] = {
+      "pointwise", like, [](const CallInfo& c) { return like_factory_rule(c, Fill::kEmpty, kNoValue, 2); }};
+  table["aten::new_zeros.default"] = {
+      "pointwise", like, [](const CallInfo& c) { return like_factory_rule(c, Fill::kZeros, kNoValue, 2); }};
+  const std::string filled = "S(d) → S(d) when the new size has self's length on d; R → R; P(op) → R (the values "
+                             "do not depend on self's)";
+  table["aten::new_ones.default"] = {
+      "pointwise", filled, [](const CallInfo& c) { return like_factory_rule(c, Fill::kValue, kNoValue, 2); }};
+  table["aten::new_full.default"] = {
+      "pointwise", filled, [](const CallInfo& c) { return like_factory_rule(c, Fill::kValue, 2, 3); }};
   auto& dispatcher = c10::Dispatcher::singleton();
   for (const auto& name : dispatcher.getAllOpNames()) {
     std::string base = name.name;

@@ -156,6 +156,32 @@ RuleResult along_dim_rule(const CallInfo& call, int64_t dim_arg) {
   return r;
 }
 
+// cumsum along `dim`: along_dim_rule, and linear: a Partial sum's (or
+// average's) running sums are partial running sums.
+RuleResult running_sum_rule(const CallInfo& call) {
+  RuleResult r = along_dim_rule(call, 1);
+  r.strategies.push_back({{Partial{ReduceOp::SUM}}, {Partial{ReduceOp::SUM}}});
+  r.strategies.push_back({{Partial{ReduceOp::AVG}}, {Partial{ReduceOp::AVG}}});
+  return r;
+}
+
+// topk(self, k, dim, largest, sorted) -> (values, indices): the `dim` must
+// be whole (the k largest of a shard are not the k largest), other shards
+// stay in both outputs, whose `dim` has length k.
+RuleResult top_k_rule(const CallInfo& call) {
+  RuleResult r = along_dim_rule(call, 2);
+  Shape out = call.operands[0].shape;
+  if (!out.empty()) {
+    const int64_t dim = call.arg(2).toInt();
+    out[dim < 0 ? dim + static_cast<int64_t>(out.size()) : dim] = call.arg(1).toInt();
+  }
+  for (auto& s : r.strategies) {
+    s.outputs.push_back(s.outputs[0]);
+  }
+  r.output_shapes = {out, out};
+  return r;
+}
+
 } // namespace
 
 void add_reduction_rules(RuleTable& table) {
@@ -215,6 +241,26 @@ void add_reduction_rules(RuleTable& table) {
                                          [](const CallInfo& c) { return whole_reduction_rule(c, -1, -1, 1); }};
   table["aten::mean.dim"] = {"reduction", mean,
                              [](const CallInfo& c) { return reduction_rule(c, 1, 2, ReduceOp::AVG); }};
+  table["aten::cumsum.default"] = {"reduction",
+                                   "S(d) → S(d) for d other than the summed dim; R → R; P(sum) → P(sum); P(avg) → "
+                                   "P(avg)",
+                                   running_sum_rule};
+  table["aten::topk.default"] = {"reduction",
+                                 "S(d) → S(d) in both outputs for d other than `dim` (the k largest of a shard are "
+                                 "not the k largest); R → R",
+                                 top_k_rule};
+  // log of a sum of exps, variance and standard deviation: no Partial
+  // combines the shards' results (PyTorch's own strategies gather too).
+  const std::string whole = "a reduced sharded dim is gathered, S(d) → S(d') otherwise; R → R; a Partial is "
+                            "reduced first";
+  table["aten::logsumexp.default"] = {"reduction", whole,
+                                      [](const CallInfo& c) { return whole_reduction_rule(c, 1, 2, 1); }};
+  for (const char* op : {"aten::var.correction", "aten::std.correction"}) {
+    table[op] = {"reduction", whole, [](const CallInfo& c) { return whole_reduction_rule(c, 1, 3, 1); }};
+  }
+  for (const char* op : {"aten::var_mean.correction", "aten::std_mean.correction"}) {
+    table[op] = {"reduction", whole, [](const CallInfo& c) { return whole_reduction_rule(c, 1, 3, 2); }};
+  }
 }
 
 } // namespace ops

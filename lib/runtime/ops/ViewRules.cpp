@@ -186,6 +186,39 @@ RuleResult expand_rule(const CallInfo& call, const std::vector<int64_t>& size_ar
   return r;
 }
 
+// repeat(self, repeats): tiles each dim (and prepends the extra ones); a
+// shard survives on a dim repeated once. Linear and value-preserving: a
+// Partial passes.
+RuleResult repeat_rule(const CallInfo& call) {
+  const Shape& in = call.operands[0].shape;
+  const std::vector<int64_t> repeats = call.arg(1).toIntVector();
+  const int64_t lead = static_cast<int64_t>(repeats.size() - in.size());
+  TORCH_CHECK(lead >= 0, "repeat rule: fewer repeats than dims");
+  Shape out(repeats.begin(), repeats.end());
+  std::vector<int64_t> dim_map(in.size(), -1);
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    out[d + lead] *= in[d];
+    if (repeats[d + lead] == 1) {
+      dim_map[d] = d + lead;
+    }
+  }
+  return map_rule(call, dim_map, out);
+}
+
+// flip(self, dims): reverses the flipped dims, which must be whole (a
+// shard's reversal is not the reversed tensor's shard); others stay.
+RuleResult flip_rule(const CallInfo& call) {
+  const Shape& in = call.operands[0].shape;
+  const int64_t ndim = static_cast<int64_t>(in.size());
+  std::vector<int64_t> dim_map = identity_perm(in.size());
+  for (int64_t d : call.arg(1).toIntVector()) {
+    if (ndim > 0) {
+      dim_map[wrap_dim(d, ndim)] = -1;
+    }
+  }
+  return map_rule(call, dim_map, in);
+}
+
 // Several outputs (split, unbind): each input dim d's shard becomes Shard
 // (dim_map[d]) of every output; R and Partial pass to all of them.
 RuleResult multi_map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, std::vector<Shape> outs) {
@@ -400,6 +433,9 @@ void add_view_rules(RuleTable& table) {
       "view", reshape, [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), false); }};
   table["aten::expand.default"] = {"view", "S(d) → S(d') for a dim that is not broadcast; R → R; P(op) → P(op)",
                                    [](const CallInfo& c) { return expand_rule(c, c.arg(1).toIntVector()); }};
+  table["aten::repeat.default"] = {"view", "S(d) → S(d') for a dim repeated once; R → R; P(op) → P(op)",
+                                   repeat_rule};
+  table["aten::flip.default"] = {"view", "S(d) → S(d) for a dim not flipped; R → R; P(op) → P(op)", flip_rule};
 }
 
 } // namespace ops
