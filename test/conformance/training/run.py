@@ -178,16 +178,17 @@ PAGE_NOTES = """
   reduce-scatters (sp) of the row-wise layers' Partial outputs and the
   embedding's, the same all-gathers of the sequence-sharded activations and
   of the head's output, bytes included.
-- **fsdp**: PyTorch's FSDP2 flattens a module's parameters into one buffer:
-  one all-gather in forward and one reduce-scatter in backward for the
-  whole model. meshguard gathers each parameter and reduce-scatters each
-  gradient (its `Partial -> Shard` redistribute): as many bytes, one
-  collective per parameter. The block's loss adds one all-reduce of 4
+- **fsdp**: they do not, but for one: as PyTorch's FSDP2, which flattens
+  a module's parameters into one buffer, meshguard packs the parameters'
+  shards into one all-gather in forward and their gradients into one
+  reduce-scatter in backward, bytes included (it gathered and
+  reduce-scattered each parameter on its own before: as many bytes, 14+14
+  collectives for the block). The block's loss adds one all-reduce of 4
   bytes: the total weight of the batch's targets, which makes meshguard's
   mean exact for any split of the batch and any ignored target (PyTorch's
   nll_loss strategy is a mean of the shards' means, `Partial(avg)`, and
   refuses uneven shards).
-- **fsdp_tp**: besides the per-parameter collectives above, a
+- **fsdp_tp**: on dp, one packed all-gather and reduce-scatter as above; a
   column-parallel bias, which TP shards on its only dim, stays `Replicate`
   on dp (PyTorch marks it `_StridedShard`; docs/runtime/parallel.md): its
   gradient is all-reduced on dp. And meshguard keeps the activations
