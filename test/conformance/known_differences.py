@@ -23,8 +23,9 @@ REASONS = {
                       "PyTorch all-reduces it to Replicate. Values and gradients agree; the output (and the gradient) "
                       "placements and the collectives differ."),
     "softmax-dim": ("deliberate",
-                    "softmax and log_softmax on an operand sharded along the softmax dim: meshguard moves the shard to "
-                    "another dim (one all_to_all-like gather, output stays sharded), PyTorch replicates."),
+                    "ops along a dim (softmax, log_softmax, cumsum, topk) on an operand sharded along that dim: "
+                    "meshguard moves the shard to another dim (one all_to_all-like gather, output stays sharded), "
+                    "PyTorch replicates."),
     "strided-shard": ("deliberate",
                       "views that split or merge a sharded dim: PyTorch 2.13 describes the result with its private "
                       "_StridedShard placement and moves nothing; meshguard has no such placement and gathers (or picks "
@@ -101,7 +102,7 @@ RULES = [
         "prod", "norm", "linalg_vector_norm", "logit")),
     ("refused", lambda c, f, o, t: f == "meshguard-refuses"),
     ("reduce-scatter", _reduce_scatter),
-    ("softmax-dim", lambda c, f, o, t: re.match(r"_?(log_)?softmax", _name(c)) is not None),
+    ("softmax-dim", lambda c, f, o, t: re.match(r"(_?(log_)?softmax|cumsum|topk)\b", _name(c)) is not None),
     ("strided-shard", _strided),
     ("partial-input", lambda c, f, o, t: _has_partial(c) and f in ("placements", "grad-placements", "comm-fwd",
                                                                    "comm-bwd")),
