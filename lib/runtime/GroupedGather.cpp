@@ -71,13 +71,12 @@ std::vector<at::Tensor> all_gather_packed(
     flat.push_back(padded_flat(locals[j].movedim(pieces[j].dim, 0), pieces[j].block));
   }
   at::Tensor send = at::cat(flat);
-  std::vector<at::Tensor> received{send};
+  std::vector<at::Tensor> received(k, send);
   // Gloo divides by the element count: nothing to send is no collective
   // (the group agrees, its ranks' pieces having the same sizes).
   if (k > 1 && send.numel() > 0) {
-    received.clear();
-    for (int64_t r = 0; r < k; ++r) {
-      received.push_back(at::empty_like(send));
+    for (auto& r : received) {
+      r = at::empty_like(send);
     }
     compat::all_gather(mesh.get_group(mesh_dim), received, send, mesh.timeout());
   }
@@ -86,7 +85,7 @@ std::vector<at::Tensor> all_gather_packed(
   for (const Piece& p : pieces) {
     std::vector<at::Tensor> parts;
     for (int64_t r = 0; r < k; ++r) {
-      parts.push_back(rows_of(received[std::min<int64_t>(r, received.size() - 1)], offset, p, k, r));
+      parts.push_back(rows_of(received[r], offset, p, k, r));
     }
     out.push_back(at::cat(parts).movedim(0, p.dim).contiguous());
     offset += p.numel();
@@ -112,9 +111,7 @@ std::vector<at::Tensor> reduce_scatter_packed(
     mine = at::empty({segment}, send.options());
     if (!compat::reduce_scatter(mesh.get_group(mesh_dim), mine, send, ReduceOp::SUM, mesh.timeout())) {
       // libtorch 1.13's Gloo has no reduce-scatter.
-      std::vector<at::Tensor> buf{send};
-      compat::all_reduce(mesh.get_group(mesh_dim), buf, ReduceOp::SUM, mesh.timeout());
-      mine = buf[0].narrow(0, coord * segment, segment);
+      mine = reduce_over(send, mesh, mesh_dim, ReduceOp::SUM).narrow(0, coord * segment, segment);
     }
   } else {
     mine = send.narrow(0, coord * segment, segment);
