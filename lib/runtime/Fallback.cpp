@@ -272,6 +272,48 @@ void run_replicated(const c10::OperatorHandle& op, torch::jit::Stack* stack, siz
   });
 }
 
+ArgScan scan_operands(const torch::jit::Stack& stack, size_t args_begin);
+
+int64_t written_argument(const c10::OperatorHandle& op, bool& other_write);
+
+// An op whose output depends on the values' order or count (nonzero,
+// masked_select, masked_scatter): every DTensor operand is redistributed to
+// Replicate (one collective each at most), then the op runs as on
+// all-Replicate operands. An in-place op's self keeps its placements: the
+// replicated result goes back into self's local block (no collective: a
+// Replicate value holds every block, and a Partial's is rank 0's copy).
+void run_on_replicas(const c10::OperatorHandle& op, torch::jit::Stack* stack, size_t args_begin) {
+  bool other_write = false;
+  const int64_t written = written_argument(op, other_write);
+  if (other_write) {
+    fail_no_rule(op, scan_operands(*stack, args_begin),
+                 "out= variants run on all-Replicate operands only; call the functional op");
+  }
+  at::Tensor self;
+  for (size_t i = args_begin; i < stack->size(); ++i) {
+    replace_tensors((*stack)[i], [&](const at::Tensor& t) -> at::Tensor {
+      const DTensorImpl* impl = get_dtensor_impl(t);
+      if (impl == nullptr || impl->spec().all_replicate()) {
+        return t;
+      }
+      if (static_cast<int64_t>(i - args_begin) == written) {
+        self = t;
+      }
+      const DTensorSpec& spec = impl->spec();
+      const Placements replicate(spec.mesh.ndim(), Replicate{});
+      return make_dtensor(detail::redistribute_local(impl->local(), spec, replicate),
+                          DTensorSpec{spec.mesh, replicate, spec.shape});
+    });
+  }
+  run_replicated(op, stack, args_begin, scan_operands(*stack, args_begin));
+  if (self.defined()) {
+    const DTensorImpl* result = get_dtensor_impl(stack->back().toTensor());
+    const DTensorSpec& spec = get_dtensor_impl(self)->spec();
+    get_dtensor_impl(self)->local().copy_(detail::redistribute_local(result->local(), result->spec(), spec.placements));
+    stack->back() = self;
+  }
+}
+
 // The index of the argument the op writes in place (-1: none); another
 // written argument (out=) is reported by `other_write`.
 int64_t written_argument(const c10::OperatorHandle& op, bool& other_write) {
@@ -523,6 +565,10 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const ops::ShardedCallDecision& rule = rule_for(op);
   if (rule.kind != ShardedCall::kRule) {
     fail_no_rule(op, scan, "the op is not in the sharding-rule table");
+  }
+  if (rule.entry->replicates_operands) {
+    run_on_replicas(op, stack, args_begin);
+    return;
   }
   run_with_rule(op, rule.name, *rule.entry, stack, args_begin, scan);
 }

@@ -174,6 +174,14 @@ def V(name, value, kwarg_only=False):
     return {"name": name, "kwarg_only": kwarg_only, "kind": "value", "value": value}
 
 
+# A dtype travels as its ScalarType code (libtorch's unpickler cannot read a
+# torch.dtype; a C++ boxed call takes the int); results.call_arguments turns
+# it back into the dtype for Python.
+def DT(name, dtype, kwarg_only=False):
+    return {"name": name, "kwarg_only": kwarg_only, "kind": "value", "value": results.DTYPE_CODES[dtype],
+            "dtype": True}
+
+
 def I(name, index):
     return {"name": name, "kwarg_only": False, "kind": "input", "index": index}
 
@@ -271,6 +279,23 @@ TEMPLATES = {
                                                [T([6])])],
     "aten::slice_backward.default": [lambda: ([I("grad_output", 0), V("input_sizes", [4, 6]), V("dim", 0), V("start", 1),
                                                V("end", 3), V("step", 1)], [T([2, 6])])],
+    "aten::flip.default": [lambda: ([I("self", 0), V("dims", [0])], [T()]),
+                           lambda: ([I("self", 0), V("dims", [0, 1])], [T()])],
+    "aten::repeat.default": [lambda: ([I("self", 0), V("repeats", [1, 2])], [T()]),
+                             lambda: ([I("self", 0), V("repeats", [2, 1, 1])], [T()])],
+    "aten::topk.default": [lambda d=d: ([I("self", 0), V("k", 2), V("dim", d), V("largest", True), V("sorted", True)],
+                                        [T()]) for d in (0, 1)],
+    "aten::_softmax_backward_data.default": [
+        lambda d=d: ([I("grad_output", 0), I("output", 1), V("dim", d), DT("input_dtype", torch.float32)],
+                     [T(), T(tensor=torch.softmax(full(SHAPE, seed=1), d))]) for d in (0, 1)],
+    "aten::_log_softmax_backward_data.default": [
+        lambda d=d: ([I("grad_output", 0), I("output", 1), V("dim", d), DT("input_dtype", torch.float32)],
+                     [T(), T(tensor=torch.log_softmax(full(SHAPE, seed=1), d))]) for d in (0, 1)],
+    "aten::norm.ScalarOpt_dim_dtype": [lambda: ([I("self", 0), V("p", 2), V("dim", [1]), V("keepdim", False),
+                                                 DT("dtype", torch.float64, True)], [T()])],
+    "aten::norm.ScalarOpt_dtype": [lambda: ([I("self", 0), V("p", 2), DT("dtype", torch.float64, True)], [T()])],
+    "aten::masked_scatter_backward.default": [lambda: ([I("grad_output", 0), I("mask", 1), V("sizes", [4, 6])],
+                                                       [T(), T(dtype=torch.bool, seed=7)])],
     "aten::value_selecting_reduction_backward.default": [
         lambda: ([I("grad", 0), V("dim", 1), I("indices", 1), V("sizes", [4, 6]), V("keepdim", False)],
                  [T([4]), T(tensor=torch.tensor([0, 5, 2, 1]))])],

@@ -23,9 +23,9 @@ REASONS = {
                       "PyTorch all-reduces it to Replicate. Values and gradients agree; the output (and the gradient) "
                       "placements and the collectives differ."),
     "softmax-dim": ("deliberate",
-                    "ops along a dim (softmax, log_softmax, cumsum, topk) on an operand sharded along that dim: "
-                    "meshguard moves the shard to another dim (one all_to_all-like gather, output stays sharded), "
-                    "PyTorch replicates."),
+                    "ops along a dim (softmax, log_softmax, cumsum, topk, logsumexp, flip, repeat) on an operand "
+                    "sharded along that dim: meshguard moves the shard to another dim (one all_to_all-like gather, "
+                    "output stays sharded), PyTorch replicates."),
     "strided-shard": ("deliberate",
                       "views that split or merge a sharded dim: PyTorch 2.13 describes the result with its private "
                       "_StridedShard placement and moves nothing; meshguard has no such placement and gathers (or picks "
@@ -60,6 +60,7 @@ linalg_vector_norm.default masked_fill.Scalar max.default max.dim mean.default m
 mm.default mse_loss.default native_layer_norm.default native_layer_norm_backward.default nll_loss_backward.default
 nll_loss_forward.default norm.Scalar norm.ScalarOpt_dim rsub.Tensor scatter_add.default slice_backward.default
 softplus.default softplus_backward.default stack.default where.self xlogy.Tensor
+norm.ScalarOpt_dtype norm.ScalarOpt_dim_dtype prod.default var.correction std.correction var_mean.correction std_mean.correction
 """.split())
 
 VIEW_OPS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "flatten", "unflatten", "expand", "permute", "t",
@@ -102,7 +103,7 @@ RULES = [
         "prod", "norm", "linalg_vector_norm", "logit")),
     ("refused", lambda c, f, o, t: f == "meshguard-refuses"),
     ("reduce-scatter", _reduce_scatter),
-    ("softmax-dim", lambda c, f, o, t: re.match(r"(_?(log_)?softmax|cumsum|topk)\b", _name(c)) is not None),
+    ("softmax-dim", lambda c, f, o, t: re.match(r"(_?(log_)?softmax(_backward_data)?|cumsum|topk|logsumexp|flip|repeat)\b", _name(c)) is not None),
     ("strided-shard", _strided),
     ("partial-input", lambda c, f, o, t: _has_partial(c) and f in ("placements", "grad-placements", "comm-fwd",
                                                                    "comm-bwd")),

@@ -59,6 +59,10 @@ def collective_kind(op_text):
     return op_text
 
 
+# c10::ScalarType's codes of the dtypes cases name (c10/core/ScalarType.h).
+DTYPE_CODES = {torch.float32: 6, torch.float64: 7}
+
+
 def call_arguments(case, ins):
     pos, kw = [], {}
     for a in case["args"]:
@@ -66,6 +70,8 @@ def call_arguments(case, ins):
             v = ins[a["index"]]
         elif a["kind"] == "inputs":
             v = [ins[i] for i in a["indices"]]
+        elif a.get("dtype"):
+            v = {code: dtype for dtype, code in DTYPE_CODES.items()}[a["value"]]
         else:
             v = a["value"]
         if a["kwarg_only"]:

@@ -337,6 +337,8 @@ MULTI_RANK_TEST(2, TensorOpRules, PartialsPass)
 MULTI_RANK_TEST(2, TensorOpRules, AlongADimAndTiles)
 MULTI_RANK_TEST(4, TensorOpRules, AlongADimAndTiles)
 MULTI_RANK_TEST(2, TensorOpRules, PartialsThroughRunningSumsAndFilledFactories)
+MULTI_RANK_TEST(2, TensorOpRules, ValueDependentOutputsAndZeroFills)
+MULTI_RANK_TEST(4, TensorOpRules, ValueDependentOutputsAndZeroFills)
 MULTI_RANK_TEST(2, DispatcherWalk, EveryOpOutsideTheTableIsRefused)
 
 // nn rules and tensor-parallel styles (RankNnRulesTest.cpp, RankParallelTest.cpp).

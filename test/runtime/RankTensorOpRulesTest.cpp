@@ -1,7 +1,7 @@
-// Differential tests of index_select, gather, scatter_add, index_add
-// (ops/TensorOpRules.cpp), of the reductions max/min (with and without a
-// dim), prod, linalg_vector_norm, cumsum, topk, logsumexp, var/std
-// (ops/ReductionRules.cpp) and of repeat/flip (ops/ViewRules.cpp), against the
+// Differential tests of index_select, gather, scatter_add, index_add,
+// nonzero, masked_select, masked_scatter (ops/TensorOpRules.cpp), of the
+// reductions max/min (with and without a dim), prod, linalg_vector_norm,
+// cumsum, topk, logsumexp, var/std (ops/ReductionRules.cpp) and of repeat/flip (ops/ViewRules.cpp), against the
 // same ops on full tensors in this process (values, output placements,
 // gradients). Run under meshguard-launch; MESHGUARD_SWEEP=N adds random row
 // counts (uneven and empty shards).
@@ -97,14 +97,9 @@ TEST(TensorOpRules, ProdAndNorms) {
   for (int64_t n : row_counts()) {
     // Factors near 1 keep the product in range.
     auto x = rnd({n, 6}, 70).mul(0.2).add(1);
-    run_case({"prod() of S0", [](auto& t) { return t[0].prod(); }, {x}, {{S0}}, Placements{prod},
-              /*backward=*/false}, mesh);
-    if (n > 1) {
-      // libtorch 1.13's prod() backward calls nonzero(), whose shape depends
-      // on the data: refused with its error, never a wrong gradient.
-      at::Tensor xs = distribute_tensor(x, mesh, {S0}).requires_grad_();
-      MG_EXPECT_THROW_WITH(xs.prod().backward(), c10::Error, "aten::nonzero.default: no sharding rule");
-    }
+    // prod()'s backward calls nonzero() (its length depends on the data):
+    // run on gathered operands.
+    run_case({"prod() of S0", [](auto& t) { return t[0].prod(); }, {x}, {{S0}}, Placements{prod}}, mesh);
     run_case({"prod(0) of S0", [](auto& t) { return t[0].prod(0); }, {x}, {{S0}}, Placements{prod}}, mesh);
     run_case({"prod(1) of S0", [](auto& t) { return t[0].prod(1); }, {x}, {{S0}}, Placements{S0}}, mesh);
     run_case({"linalg_vector_norm(dim 1) of S0", [](auto& t) { return at::linalg_vector_norm(t[0], 2, {1}); }, {x},
@@ -180,6 +175,41 @@ TEST(TensorOpRules, AlongADimAndTiles) {
 // A Partial passes through the linear ones; new_ones / new_full of a
 // Partial are Replicate, not Partial (every rank's ones would sum to the
 // world size).
+// Ops whose output depends on the values' count or order (nonzero,
+// masked_select, masked_scatter and their backwards) run on gathered
+// operands; an in-place one keeps its self's placement. masked_fill with 0
+// keeps a Partial (norm's backward on a Partial reaches it).
+TEST(TensorOpRules, ValueDependentOutputsAndZeroFills) {
+  auto mesh = world_mesh();
+  for (int64_t n : row_counts()) {
+    auto x = rnd({n, 6}, 77);
+    auto mask = rnd({n, 6}, 78).gt(0);
+    run_case({"masked_select(S0, S0)", [](auto& t) { return t[0].masked_select(t[1]); }, {x, mask}, {{S0}, {S0}},
+              Placements{R}}, mesh);
+    run_case({"masked_select(S1, R)", [](auto& t) { return t[0].masked_select(t[1]); }, {x, mask}, {{S1}, {R}},
+              Placements{R}}, mesh);
+    run_case({"nonzero(S0)", [](auto& t) { return t[0].nonzero(); }, {mask}, {{S0}}, Placements{R}, false}, mesh);
+    run_case({"masked_scatter(S0, S0, R)", [](auto& t) { return t[0].masked_scatter(t[1], t[2]); },
+              {x, mask, rnd({n * 6}, 79)}, {{S0}, {S0}, {R}}, Placements{R}}, mesh);
+    at::Tensor self = distribute_tensor(x, mesh, {S1});
+    self.masked_scatter_(distribute_tensor(mask, mesh, {S0}), distribute_tensor(rnd({n * 6}, 79), mesh, {R}));
+    EXPECT_EQ(to_string(*placements_of(self)), to_string(Placements{S1}));
+    EXPECT_TRUE(at::equal(full_tensor(self), x.masked_scatter(mask, rnd({n * 6}, 79))));
+  }
+  at::Tensor v = rnd({4, 6}, 80);
+  at::Tensor mask = v.gt(0);
+  at::Tensor p = from_local(v, mesh, {P});
+  at::Tensor got = p.masked_fill(distribute_tensor(mask, mesh, {R}), 0);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{P}));
+  EXPECT_TRUE(at::allclose(full_tensor(got), v.masked_fill(mask, 0) * world_size(), 1e-4, 1e-5));
+  // Every rank's 1 would add up: the Partial is reduced first (scattered,
+  // the cheaper move).
+  got = p.masked_fill(distribute_tensor(mask, mesh, {R}), 1);
+  EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{S0}));
+  EXPECT_TRUE(at::allclose(full_tensor(got), (v * world_size()).masked_fill(mask, 1), 1e-4, 1e-5));
+  run_case({"norm() of P(sum)", [](auto& t) { return t[0].norm(); }, {v}, {{P}}, Placements{R}}, mesh);
+}
+
 TEST(TensorOpRules, PartialsThroughRunningSumsAndFilledFactories) {
   auto mesh = world_mesh();
   const auto w = world_size();

@@ -23,6 +23,7 @@ enum class PartialRule {
   kAllSameSum, // the same, but only for sum/avg (negation, sums)
   kOneScaled, // one operand Partial(sum/avg), the others Replicate: a * r
   kSelfScaled, // the dividend only: a / r
+  kZeroFill, // masked_fill(a, mask, 0): zeros sum to zero (norm's backward)
 };
 
 const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
@@ -49,6 +50,7 @@ const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
     for (const char* name : {"add", "sub", "rsub", "neg"}) {
       m[name] = PartialRule::kAllSameSum;
     }
+    m["masked_fill"] = PartialRule::kZeroFill;
     m["mul"] = PartialRule::kOneScaled;
     m["div"] = PartialRule::kSelfScaled;
     m["true_divide"] = PartialRule::kSelfScaled;
@@ -126,6 +128,13 @@ RuleResult pointwise_rule(const CallInfo& call, PartialRule partial_rule, bool l
             }
           }
           break;
+        case PartialRule::kZeroFill:
+          // Every rank writes 0 where the mask holds: the sum (or average)
+          // there is 0 too. Another value would be counted once per rank.
+          if (sum && n == 2 && call.num_args > 2 && call.arg(2).isScalar() && call.arg(2).toScalar().toDouble() == 0.0) {
+            r.strategies.push_back(Strategy{{p, Replicate{}}, {p}});
+          }
+          break;
         case PartialRule::kNone:
           break;
       }
@@ -145,6 +154,8 @@ const char* partial_doc(PartialRule rule) {
       return "; P(sum)×R → P(sum), R×P(sum) → P(sum) (also avg; a Scalar factor too)";
     case PartialRule::kSelfScaled:
       return "; P(sum)×R → P(sum) (also avg; the dividend only)";
+    case PartialRule::kZeroFill:
+      return "; P(sum)×R → P(sum) when the value is 0 (also avg)";
     case PartialRule::kNone:
       break;
   }
@@ -265,7 +276,8 @@ void add_pointwise_rules(RuleTable& table) {
     const std::string overload = name.overload_name.empty() ? "default" : name.overload_name;
     // add.Scalar, div.Tensor_mode, ...: not linear in a Partial operand.
     const bool linear_overload = overload == "default" || overload == "Tensor" ||
-        (overload == "Scalar" && (base == "mul" || base == "div" || base == "true_divide")) || base == "_to_copy" ||
+        (overload == "Scalar" && (base == "mul" || base == "div" || base == "true_divide" || base == "masked_fill")) ||
+        base == "_to_copy" ||
         base == "clone" || base == "alias" || base == "detach" || base == "lift_fresh" || base == "zeros_like" ||
         base == "copy" || base == "zero" || base == "positive" || base == "neg";
     const PartialRule partial_rule = it->second;

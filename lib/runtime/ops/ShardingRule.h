@@ -86,6 +86,10 @@ struct RuleEntry {
   std::string family; // "pointwise", "matrix", "reduction", "view", "nn"
   std::string strategies; // for the docs: "S(0)×R → S(0); ..."
   RuleFn rule;
+  // The output's shape depends on the values (nonzero, masked_select): no
+  // rule can give it beforehand, so every operand is replicated and the op
+  // runs as on all-Replicate operands; `rule` is not called.
+  bool replicates_operands = false;
 };
 
 // The placement an operand of `in_shape` broadcast to `out_shape` needs when

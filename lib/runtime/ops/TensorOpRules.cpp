@@ -8,6 +8,7 @@
 #include <map>
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 
 #include "RuleTable.h"
 
@@ -287,6 +288,21 @@ RuleResult item_rule(const CallInfo&) {
 } // namespace
 
 void add_tensor_op_rules(RuleTable& table) {
+  // Outputs whose length, or whose elements' source, depends on the values
+  // (autograd's backward of prod, masked_fill and masked_select reaches
+  // them): gathered, then run whole. masked_scatter_backward is 2.x only.
+  for (const char* op : {"aten::nonzero", "aten::masked_select", "aten::masked_scatter", "aten::masked_scatter_",
+                         "aten::masked_scatter_backward"}) {
+    if (!c10::Dispatcher::singleton().findOp({op, ""})) {
+      continue;
+    }
+    RuleEntry entry{"tensor",
+                    "any → R, operands gathered (the output depends on the values' order); in place: self keeps its "
+                    "placements",
+                    nullptr};
+    entry.replicates_operands = true;
+    table[std::string(op) + ".default"] = std::move(entry);
+  }
   table["aten::_local_scalar_dense.default"] = {
       "tensor", "R → a Scalar (.item(): a Shard is gathered, a Partial reduced first)", item_rule};
   table["aten::cat.default"] = {"tensor",
