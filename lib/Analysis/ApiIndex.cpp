@@ -155,6 +155,15 @@ bool ApiIndex::makesUniform(const FunctionDecl *FD) const {
   return false;
 }
 
+bool ApiIndex::isPointToPoint(const FunctionDecl *FD) const {
+  const ProcessGroupCollectiveEntry *E = processGroupCollective(FD);
+  return E &&
+         llvm::is_contained({llvm::StringRef("c10d.send.default"),
+                             llvm::StringRef("c10d.recv_.default"),
+                             llvm::StringRef("c10d.recv_any_source_.default")},
+                            E->OpName);
+}
+
 bool ApiIndex::isRankSource(const FunctionDecl *FD) const {
   return FD && facts(FD).IsRankSource;
 }

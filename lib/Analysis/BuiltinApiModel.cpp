@@ -192,6 +192,14 @@ const ImplicitCollectiveEntry ImplicitCollectiveRows[] = {
     {"meshguard::parallel_forward"},
     {"meshguard::fully_shard"},
     {"meshguard::fully_sharded_forward"},
+    // c10d's barriers take no tensor: every rank of the group must enter
+    // them (a barrier on rank 0 only is the textbook hang).
+    {"c10d::ProcessGroup::barrier"},
+    {"c10d::ProcessGroup::monitoredBarrier"},
+    {"c10d::Backend::barrier"},
+    {"c10d::Backend::monitoredBarrier"},
+    {"c10d::ops::barrier"},
+    {"c10d::ops::monitored_barrier_"},
 };
 
 const char *const RankSourceNames[] = {

@@ -12,6 +12,7 @@
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "BranchSides.h"
 #include "RankDependence.h"
+#include "RankFlow.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
@@ -30,7 +31,7 @@ bool isCollectiveCall(const CallExpr &Call, const ApiIndex &Index,
                       ASTContext &Ctx) {
   const FunctionDecl *Callee = Call.getDirectCallee();
   CollectiveKind Kind = Index.collectiveKind(Callee);
-  if (Kind == CollectiveKind::None)
+  if (Kind == CollectiveKind::None || Index.isPointToPoint(Callee))
     return false;
   const ImplicitCollectiveEntry *E = Index.implicitCollective(Callee);
   if (Kind != CollectiveKind::Implicit || !E || E->FlagArg < 0)
@@ -162,10 +163,6 @@ bool hasErrors(const Stmt *S) {
   return llvm::any_of(S->children(), hasErrors);
 }
 
-/// Control dependencies cost a post-dominance frontier per block: implicit
-/// flows are followed in functions up to this size only.
-constexpr unsigned MaxBlocksForImplicitFlow = 400;
-
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
@@ -207,7 +204,211 @@ compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
   return {Here, Other};
 }
 
+/// The function's CFG, or why there is none.
+std::unique_ptr<CFG> buildCFG(const FunctionDecl &FD, ASTContext &Ctx,
+                              AnalysisOutcome &Outcome) {
+  if (FD.isInvalidDecl() || hasErrors(FD.getBody())) {
+    Outcome = AnalysisOutcome::HasErrors;
+    return nullptr;
+  }
+  CFG::BuildOptions Opts;
+  std::unique_ptr<CFG> Cfg = CFG::buildCFG(&FD, FD.getBody(), &Ctx, Opts);
+  if (!Cfg)
+    Outcome = AnalysisOutcome::NoCFG;
+  return Cfg;
+}
+
+/// Each call of \p Cfg with its block, in CFG order.
+template <typename Fn> void forEachCall(CFG &Cfg, Fn &&Visit) {
+  for (CFGBlock *B : Cfg)
+    for (const CFGElement &E : *B)
+      if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
+        if (const auto *Call = dyn_cast<CallExpr>(S->getStmt()))
+          Visit(B, *Call);
+}
+
+const DeclRefExpr *meshVariable(const Expr *E) {
+  if (!E)
+    return nullptr;
+  return dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+}
+
+std::optional<int64_t> constantArg(const CallExpr &Call, unsigned I,
+                                   ASTContext &Ctx) {
+  if (I >= Call.getNumArgs())
+    return std::nullopt;
+  if (std::optional<llvm::APSInt> K =
+          Call.getArg(I)->getIntegerConstantExpr(Ctx))
+    return K->getExtValue();
+  return std::nullopt;
+}
+
+/// The subscript applying to \p E (`E[k]`), skipping implicit nodes.
+const CXXOperatorCallExpr *subscriptOf(const Expr &E, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(E);
+  while (Parents.size() == 1) {
+    const auto *P = Parents[0].get<Expr>();
+    if (!P)
+      return nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P))
+      return Op->getOperator() == OO_Subscript ? Op : nullptr;
+    if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, ParenExpr>(P))
+      return nullptr;
+    Parents = Ctx.getParents(*P);
+  }
+  return nullptr;
+}
+
+/// The rank-dependent value \p Origin as a coordinate along one dim of a
+/// mesh variable: `M.coordinate()[k]` (also through a variable holding it)
+/// or `M.get_local_rank(k)`.
+std::optional<std::pair<const ValueDecl *, int64_t>>
+meshCoordinate(const Expr *Origin, ASTContext &Ctx) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Origin);
+  if (!MC || !MC->getMethodDecl())
+    return std::nullopt;
+  StringRef Name = MC->getMethodDecl()->getName();
+  std::optional<int64_t> Dim;
+  if (Name == "get_local_rank")
+    Dim = constantArg(*MC, 0, Ctx);
+  else if (Name == "coordinate")
+    if (const CXXOperatorCallExpr *Sub = subscriptOf(*MC, Ctx))
+      Dim = constantArg(*Sub, 1, Ctx);
+  const DeclRefExpr *Mesh = meshVariable(MC->getImplicitObjectArgument());
+  if (!Mesh || !Dim)
+    return std::nullopt;
+  return std::make_pair(Mesh->getDecl(), *Dim);
+}
+
+/// `M.get_group(d)->collective(...)`: the mesh and dim of the group a raw
+/// collective runs on.
+std::optional<std::pair<const ValueDecl *, int64_t>>
+collectiveGroup(const CallExpr &Call, ASTContext &Ctx) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!MC)
+    return std::nullopt;
+  const Expr *Object = MC->getImplicitObjectArgument();
+  while (Object) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+        Arrow && Arrow->getNumArgs() >= 1 &&
+        (Arrow->getOperator() == OO_Arrow || Arrow->getOperator() == OO_Star))
+      Object = Arrow->getArg(0);
+    else if (const auto *Deref = dyn_cast<UnaryOperator>(Object);
+             Deref && Deref->getOpcode() == UO_Deref)
+      Object = Deref->getSubExpr();
+    else
+      break;
+  }
+  const auto *Get = dyn_cast_or_null<CXXMemberCallExpr>(Object);
+  if (!Get || !Get->getMethodDecl() ||
+      Get->getMethodDecl()->getName() != "get_group")
+    return std::nullopt;
+  const DeclRefExpr *Mesh = meshVariable(Get->getImplicitObjectArgument());
+  std::optional<int64_t> Dim = constantArg(*Get, 0, Ctx);
+  if (!Mesh || !Dim)
+    return std::nullopt;
+  return std::make_pair(Mesh->getDecl(), *Dim);
+}
+
+/// A rank's coordinate along one mesh dim is the same for every member of
+/// a group along another dim: a condition on it decides alike for the whole
+/// group that \p Call runs on.
+bool sameForEveryMember(const Expr *Origin, const CallExpr &Call,
+                        ASTContext &Ctx) {
+  std::optional<std::pair<const ValueDecl *, int64_t>> Coord =
+      meshCoordinate(Origin, Ctx);
+  std::optional<std::pair<const ValueDecl *, int64_t>> Group =
+      collectiveGroup(Call, Ctx);
+  return Coord && Group && Coord->first == Group->first &&
+         Coord->second != Group->second;
+}
+
 } // namespace
+
+const Expr *DivergenceMemo::argumentFor(const CallExpr &Call,
+                                        const ParameterControl &Control) {
+  // A lambda's or functor's operator() has the object as argument 0.
+  unsigned Shift = 0;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+    if (isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()))
+      Shift = 1;
+  unsigned I = Control.Param + Shift;
+  if (I >= Call.getNumArgs() || isa<CXXDefaultArgExpr>(Call.getArg(I)))
+    return nullptr;
+  return Call.getArg(I);
+}
+
+const ParameterControl *
+DivergenceMemo::parameterControl(const FunctionDecl &FD) {
+  const FunctionDecl *Key = FD.getCanonicalDecl();
+  if (auto It = Controls.find(Key); It != Controls.end())
+    return It->second.get();
+  Controls[Key] = nullptr; // Recursion: nothing more.
+  const FunctionDecl *Def = FD.getDefinition();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Def || !Def->getBody() || Def->param_empty() || !performed(*Def) ||
+      SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
+    return nullptr;
+  AnalysisOutcome Outcome = AnalysisOutcome::Done;
+  std::unique_ptr<CFG> Cfg = buildCFG(*Def, Ctx, Outcome);
+  if (!Cfg)
+    return nullptr;
+  // Each parameter stands for a value of its own.
+  std::vector<const Expr *> Marks;
+  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
+    auto *P = const_cast<ParmVarDecl *>(Def->getParamDecl(I));
+    const Expr *Mark = DeclRefExpr::Create(
+        Ctx, NestedNameSpecifierLoc(), SourceLocation(), P, false,
+        P->getLocation(), P->getType().getNonReferenceType(), VK_LValue);
+    ParameterMarks[Mark] = I;
+    Marks.push_back(Mark);
+  }
+  RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
+  if (!Flow.solve(AnalysisLimits()))
+    return nullptr;
+  std::unique_ptr<ParameterControl> Found;
+  auto MarkOf = [&](const Expr *O) -> std::optional<unsigned> {
+    auto It = ParameterMarks.find(O);
+    if (It == ParameterMarks.end())
+      return std::nullopt;
+    return It->second;
+  };
+  forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
+    if (Found)
+      return;
+    std::optional<CollectiveCall> C = collective(Call);
+    if (!C)
+      return;
+    // Under a condition on a parameter (a rank-dependent one is a finding
+    // of its own, reported in this function).
+    for (CFGBlock *Dep : Flow.controllingBlocks(B))
+      if (const Expr *O = Flow.conditionOrigin(Dep)) {
+        if (std::optional<unsigned> Param = MarkOf(O))
+          Found.reset(new ParameterControl{
+              *Param, dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()),
+              *C});
+        return;
+      }
+    // Passing a parameter on to a helper that one of its own decides.
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    const ParameterControl *Inner =
+        Callee ? parameterControl(*Callee) : nullptr;
+    const Expr *Arg = Inner ? argumentFor(Call, *Inner) : nullptr;
+    if (!Arg)
+      return;
+    if (std::optional<unsigned> Param =
+            MarkOf(Flow.originBefore(Arg, B, &Call))) {
+      CollectiveCall Via{&Call, Callee->getQualifiedNameAsString(), Callee,
+                         Inner->Collective.Call,
+                         Inner->Collective.Helper ? Inner->Collective.InnerName
+                                                  : Inner->Collective.Name};
+      Found.reset(new ParameterControl{*Param, Arg, std::move(Via)});
+    }
+  });
+  Controls[Key] = std::move(Found);
+  return Controls[Key].get();
+}
 
 DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
                                         DivergenceMemo &Memo,
@@ -215,35 +416,29 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
                                         const AnalysisLimits &Limits) {
   DivergenceScan Scan;
   ASTContext &Ctx = Memo.context();
-  if (FD.isInvalidDecl() || hasErrors(FD.getBody())) {
-    Scan.Result.Outcome = AnalysisOutcome::HasErrors;
+  std::unique_ptr<CFG> Cfg = buildCFG(FD, Ctx, Scan.Result.Outcome);
+  if (!Cfg)
     return Scan;
-  }
-  CFG::BuildOptions Opts;
-  std::unique_ptr<CFG> Cfg = CFG::buildCFG(&FD, FD.getBody(), &Ctx, Opts);
-  if (!Cfg) {
-    Scan.Result.Outcome = AnalysisOutcome::NoCFG;
-    return Scan;
-  }
-  // Where the collectives are; nothing else to do without one.
+  // Where the collectives are, and the calls of helpers whose collective
+  // a parameter decides; nothing else to do without one.
   struct Site {
     CFGBlock *Block;
     CollectiveCall Collective;
+    const ParameterControl *Control = nullptr;
   };
   std::vector<Site> Sites;
   std::int64_t Elements = 0;
   for (CFGBlock *B : *Cfg)
-    for (const CFGElement &E : *B) {
-      ++Elements;
-      if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
-        if (const auto *Call = dyn_cast<CallExpr>(S->getStmt()))
-          if (std::optional<CollectiveCall> C = Memo.collective(*Call))
-            Sites.push_back({B, *C});
-    }
+    Elements += B->size();
   if (Elements > Limits.MaxFunctionElements) {
     Scan.Result.Outcome = AnalysisOutcome::TooLarge;
     return Scan;
   }
+  forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
+    if (std::optional<CollectiveCall> C = Memo.collective(Call))
+      Sites.push_back(
+          {B, *C, C->Helper ? Memo.parameterControl(*C->Helper) : nullptr});
+  });
   if (Sites.empty())
     return Scan;
   // Reported in source order (the CFG lists blocks backwards).
@@ -253,97 +448,27 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
                                         B.Collective.Call->getBeginLoc());
   });
 
-  ControlDependencyCalculator Deps(Cfg.get());
-  // Transitive control dependencies of a block, nearest first.
-  llvm::DenseMap<const CFGBlock *, llvm::SmallVector<CFGBlock *, 8>> DepCache;
-  auto ControllingBlocks =
-      [&](CFGBlock *B) -> const llvm::SmallVector<CFGBlock *, 8> & {
-    auto It = DepCache.find(B);
-    if (It != DepCache.end())
-      return It->second;
-    llvm::SmallVector<CFGBlock *, 8> Work(
-        Deps.getControlDependencies(B).begin(),
-        Deps.getControlDependencies(B).end());
-    llvm::SmallPtrSet<CFGBlock *, 16> Seen(Work.begin(), Work.end());
-    for (unsigned I = 0; I < Work.size(); ++I)
-      for (CFGBlock *Next : Deps.getControlDependencies(Work[I]))
-        if (Seen.insert(Next).second)
-          Work.push_back(Next);
-    return DepCache[B] = std::move(Work);
-  };
-
-  // Rank dependence of the locals at the end of each block, to a fixpoint.
-  RankDependenceTU &Facts = Memo.rankFacts();
-  std::vector<RankVars> Out(Cfg->getNumBlockIDs());
-  std::vector<bool> Done(Cfg->getNumBlockIDs(), false);
-  // Clang builds the CFG backwards: descending block IDs approximate the
-  // program order. (Not a post-order walk: pruned edges such as the back
-  // edge of `do ... while (0)` are null successors.)
-  std::vector<const CFGBlock *> RPO(Cfg->begin(), Cfg->end());
-  llvm::sort(RPO, [](const CFGBlock *A, const CFGBlock *B) {
-    return A->getBlockID() > B->getBlockID();
-  });
-  std::int32_t Visits = 0;
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (const CFGBlock *B : RPO) {
-      if (++Visits > Limits.MaxBlockVisits) {
-        Scan.Result.Outcome = AnalysisOutcome::BlockVisitLimit;
-        return Scan;
-      }
-      RankVars In;
-      if (B == &Cfg->getEntry())
-        Facts.seedParameters(FD, In);
-      for (const CFGBlock *P : B->preds())
-        if (P && Done[P->getBlockID()])
-          for (const auto &[V, O] : Out[P->getBlockID()])
-            In.try_emplace(V, O);
-      // Implicit flow: what a block assigns under a rank-dependent
-      // condition is rank-dependent (`if (rank < rem) n += 1;`).
-      const Expr *Implicit = nullptr;
-      if (Cfg->getNumBlockIDs() <= MaxBlocksForImplicitFlow)
-        for (CFGBlock *Dep : ControllingBlocks(const_cast<CFGBlock *>(B)))
-          if (Done[Dep->getBlockID()])
-            if (const auto *Cond =
-                    dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()))
-              if ((Implicit = Facts.origin(Cond, Out[Dep->getBlockID()], &FD)))
-                break;
-      for (const CFGElement &E : *B)
-        if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
-          Facts.transfer(S->getStmt(), In, &FD, Implicit);
-      unsigned ID = B->getBlockID();
-      bool Same = Done[ID] && In.size() == Out[ID].size() &&
-                  llvm::all_of(In, [&](const auto &KV) {
-                    return Out[ID].count(KV.first);
-                  });
-      if (!Same) {
-        Out[ID] = std::move(In);
-        Done[ID] = true;
-        Changed = true;
-      }
-    }
+  // Parameters start uniform: a rank-dependent argument is reported at
+  // its call.
+  RankFlow Flow(FD, *Cfg, Memo.rankFacts(), {});
+  if (!Flow.solve(Limits)) {
+    Scan.Result.Outcome = AnalysisOutcome::BlockVisitLimit;
+    return Scan;
   }
-
-  // The rank-dependent condition ending a block, and where it comes from.
-  auto RankCondition = [&](const CFGBlock *B) -> const Expr * {
-    const Expr *Cond = dyn_cast_or_null<Expr>(
-        const_cast<CFGBlock *>(B)->getTerminatorCondition());
-    if (!Cond || !Done[B->getBlockID()])
-      return nullptr;
-    return Facts.origin(Cond, Out[B->getBlockID()], &FD);
-  };
 
   llvm::DenseSet<const CallExpr *> Reported;
   // A branch whose sides communicate differently is reported once.
   llvm::DenseSet<const Stmt *> Mismatched;
   for (const Site &S : Sites) {
-    if (Reported.contains(S.Collective.Call))
+    const CallExpr *Call = S.Collective.Call;
+    if (Reported.contains(Call))
       continue;
-    for (CFGBlock *Dep : ControllingBlocks(S.Block)) {
-      const Expr *Origin = RankCondition(Dep);
+    for (CFGBlock *Dep : Flow.controllingBlocks(S.Block)) {
+      const Expr *Origin = Flow.conditionOrigin(Dep);
+      if (Origin && sameForEveryMember(Origin, *Call, Ctx))
+        Origin = Flow.conditionOriginBesides(Dep, Origin);
       if (!Origin)
         continue;
-      const CallExpr *Call = S.Collective.Call;
       const Stmt *Branch =
           branchStatement(Dep->getTerminatorStmt(), *Call, FD, Ctx);
       DivergentCollective D;
@@ -376,6 +501,29 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
       Reported.insert(Call);
       Scan.Sites.push_back(std::move(D));
       break;
+    }
+    if (Reported.contains(Call) || !S.Control)
+      continue;
+    // Every rank calls the helper; a rank-dependent argument decides
+    // whether its collective runs.
+    const Expr *Arg = DivergenceMemo::argumentFor(*Call, *S.Control);
+    if (const Expr *Origin =
+            Arg ? Flow.originBefore(Arg, S.Block, Call) : nullptr) {
+      DivergentCollective D;
+      D.Shape = DivergenceShape::RankDependentArgument;
+      D.Collective = S.Collective;
+      D.Collective.Inner = S.Control->Collective.Call;
+      D.Collective.InnerName = S.Control->Collective.Helper
+                                   ? S.Control->Collective.InnerName
+                                   : S.Control->Collective.Name;
+      D.Collective.InnerElsewhere = nullptr;
+      D.RankOrigin = Origin;
+      D.Argument = Arg;
+      D.Param =
+          S.Collective.Helper->getDefinition()->getParamDecl(S.Control->Param);
+      D.ParamCondition = S.Control->Condition;
+      Reported.insert(Call);
+      Scan.Sites.push_back(std::move(D));
     }
   }
   return Scan;

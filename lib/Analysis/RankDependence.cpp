@@ -38,21 +38,112 @@ const Expr *RankDependenceTU::sourceCall(const CallExpr &Call) const {
   return nullptr;
 }
 
+/// `v[i]` on an array or through operator[]: base and index.
+static bool asSubscript(const Expr *E, const Expr *&Base, const Expr *&Idx) {
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    Base = AS->getBase();
+    Idx = AS->getIdx();
+    return true;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+    Base = Op->getArg(0);
+    Idx = Op->getArg(1);
+    return true;
+  }
+  return false;
+}
+
+std::optional<RankPlace>
+RankDependenceTU::localPlace(const Expr *E, const FunctionDecl *Fn,
+                             const Expr *&Index) const {
+  Index = nullptr;
+  RankPlace P;
+  for (const Expr *Cur = E; Cur;) {
+    Cur = Cur->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Cur)) {
+      P.Var = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!P.Var || !isLocalOf(P.Var, Fn))
+        return std::nullopt;
+      return P;
+    }
+    const Expr *Base = nullptr, *Idx = nullptr;
+    if (const auto *ME = dyn_cast<MemberExpr>(Cur);
+        ME && !ME->isArrow() && isa<FieldDecl>(ME->getMemberDecl())) {
+      P.Field = ME->getMemberDecl();
+      P.Element = -1;
+      Cur = ME->getBase();
+    } else if (asSubscript(Cur, Base, Idx)) {
+      // Through a pointer, the element is not the variable's own.
+      if (Base->IgnoreParenImpCasts()->getType()->isPointerType())
+        return std::nullopt;
+      P.Field = nullptr;
+      P.Element = -1;
+      if (std::optional<llvm::APSInt> K = Idx->getIntegerConstantExpr(Ctx);
+          K && K->isNonNegative())
+        P.Element = K->getExtValue();
+      else if (!Index)
+        Index = Idx;
+      Cur = Base;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Forgets everything known about \p V and its parts.
+static void forget(RankVars &Vars, const VarDecl *V) {
+  llvm::SmallVector<RankPlace, 4> Parts;
+  for (const auto &KV : Vars)
+    if (KV.first.Var == V)
+      Parts.push_back(KV.first);
+  for (const RankPlace &P : Parts)
+    Vars.erase(P);
+}
+
+const Expr *RankDependenceTU::placeOrigin(const RankPlace &P, const Expr *Index,
+                                          const RankVars &Locals,
+                                          const FunctionDecl *Fn) const {
+  if (Index)
+    if (const Expr *O = origin(Index, Locals, Fn))
+      return O; // a[rank]
+  if (Summarising) {
+    // Flow-insensitive: a local's parts are not told apart.
+    if (P.Field)
+      if (const Expr *O = Summary.lookup(P.Field))
+        return O;
+    return Summary.lookup(P.Var);
+  }
+  if (const Expr *O = Locals.lookup(P))
+    return O;
+  if (!P.isWhole() && !Index)
+    return Locals.lookup(RankPlace{P.Var});
+  // The whole variable, or an element the index does not name: any part.
+  for (const auto &[Place, O] : Locals)
+    if (Place.Var == P.Var &&
+        (!P.Field || Place.Field == P.Field || Place.isWhole()))
+      return O;
+  return nullptr;
+}
+
 const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
                                      const FunctionDecl *Fn) const {
   if (!E || isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E))
     return nullptr;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!V)
-      return nullptr;
-    if (!Summarising && isLocalOf(V, Fn))
-      return Locals.lookup(V);
-    return Summary.lookup(V);
-  }
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     if (const Expr *O = Summary.lookup(ME->getMemberDecl()))
       return O;
+  const Expr *Base = nullptr, *Idx = nullptr;
+  if (isa<DeclRefExpr, MemberExpr>(E) || asSubscript(E, Base, Idx)) {
+    const Expr *Index = nullptr;
+    if (std::optional<RankPlace> P = localPlace(E, Fn, Index))
+      return placeOrigin(*P, Index, Locals, Fn);
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    return V ? Summary.lookup(V) : nullptr;
+  }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     if (const Expr *S = sourceCall(*Call))
       return S;
@@ -139,24 +230,42 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D)) {
+        forget(Vars, V);
         if (const Expr *O = Origin(V->getInit()))
-          Vars[V] = O;
-        else
-          Vars.erase(V);
+          Vars[RankPlace{V}] = O;
       }
     return;
   }
   const Expr *LHS = nullptr, *RHS = nullptr;
   bool Plain = false;
   if (asAssignment(S, LHS, RHS, Plain)) {
-    bool Whole = true;
-    const VarDecl *V = writtenVariable(LHS, Whole);
-    if (!V || !isLocalOf(V, Fn))
+    const Expr *Index = nullptr;
+    std::optional<RankPlace> P = localPlace(LHS, Fn, Index);
+    if (!P) {
+      // Through a pointer or a call: the variable as a whole.
+      bool Whole = true;
+      const VarDecl *V = writtenVariable(LHS, Whole);
+      if (V && isLocalOf(V, Fn))
+        if (const Expr *O = Origin(RHS))
+          Vars[RankPlace{V}] = O;
       return;
-    if (const Expr *O = Origin(RHS))
-      Vars[V] = O;
-    else if (Plain && Whole)
-      Vars.erase(V);
+    }
+    const Expr *O = Origin(RHS);
+    if (Index) {
+      // a[i] = x: some element changes; at a rank-dependent index the
+      // ranks change different ones.
+      if (!O)
+        O = origin(Index, Vars, Fn);
+      if (O)
+        Vars[RankPlace{P->Var}] = O;
+      return;
+    }
+    if (O)
+      Vars[*P] = O;
+    else if (Plain && P->isWhole())
+      forget(Vars, P->Var);
+    else if (Plain)
+      Vars.erase(*P);
     return;
   }
   const auto *Call = dyn_cast<CallExpr>(S);
@@ -169,7 +278,7 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
     for (const Expr *Arg : Call->arguments())
       namedVariables(Arg, Named);
     for (const VarDecl *V : Named)
-      Vars.erase(V);
+      forget(Vars, V);
     return;
   }
   // v.push_back(rank): a container filled with rank-dependent values.
@@ -179,11 +288,14 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
       return;
     for (const Expr *Arg : MC->arguments())
       if (const Expr *O = origin(Arg, Vars, Fn)) {
+        const Expr *Object = MC->getImplicitObjectArgument();
+        const Expr *Index = nullptr;
         bool Whole = true;
-        if (const VarDecl *V =
-                writtenVariable(MC->getImplicitObjectArgument(), Whole))
-          if (isLocalOf(V, Fn))
-            Vars[V] = O;
+        if (std::optional<RankPlace> P = localPlace(Object, Fn, Index))
+          Vars[Index ? RankPlace{P->Var} : *P] = O;
+        else if (const VarDecl *V = writtenVariable(Object, Whole);
+                 V && isLocalOf(V, Fn))
+          Vars[RankPlace{V}] = O;
         return;
       }
   }
@@ -193,7 +305,7 @@ void RankDependenceTU::seedParameters(const FunctionDecl &FD,
                                       RankVars &Into) const {
   for (const ParmVarDecl *P : FD.parameters())
     if (const Expr *O = Summary.lookup(P))
-      Into[P] = O;
+      Into[RankPlace{P}] = O;
 }
 
 bool RankDependenceTU::mark(llvm::DenseMap<const void *, const Expr *> &M,
@@ -223,10 +335,14 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
   if (asAssignment(S, LHS, RHS, Plain)) {
     if (const Expr *O = Origin(RHS)) {
       const Expr *Target = LHS->IgnoreParenImpCasts();
+      // A field write marks the field (in every object: fields are not
+      // told apart by object), not its object: `c.mype = rank` leaves
+      // `c.nproc` uniform.
+      bool Whole = true;
       if (const auto *ME = dyn_cast<MemberExpr>(Target))
         Changed |= mark(Summary, ME->getMemberDecl(), O);
-      bool Whole = true;
-      Changed |= mark(Summary, writtenVariable(LHS, Whole), O);
+      else
+        Changed |= mark(Summary, writtenVariable(LHS, Whole), O);
     }
   }
   if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && Fn)

@@ -23,12 +23,56 @@
 #include "clang/AST/Expr.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
+#include <optional>
 
 namespace meshguard {
 namespace analysis {
 
-/// Rank-dependent variables and where their value comes from.
-using RankVars = llvm::DenseMap<const clang::VarDecl *, const clang::Expr *>;
+/// What a local rank fact is about: a variable, or one field or one
+/// constant-index element of it (`ctx.mype` and `ctx.nproc`, `a[1]` and
+/// `a[0]` are told apart: PARCOACH's field- and index-sensitive cases).
+struct RankPlace {
+  const clang::VarDecl *Var = nullptr;
+  /// The member of Var written or read (the one next to Var for `v.a.b`).
+  const clang::ValueDecl *Field = nullptr;
+  /// A constant index into Var, or -1.
+  int64_t Element = -1;
+
+  bool isWhole() const { return !Field && Element < 0; }
+  bool operator==(const RankPlace &O) const {
+    return Var == O.Var && Field == O.Field && Element == O.Element;
+  }
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+namespace llvm {
+template <> struct DenseMapInfo<meshguard::analysis::RankPlace> {
+  using Place = meshguard::analysis::RankPlace;
+  static Place getEmptyKey() {
+    return {DenseMapInfo<const clang::VarDecl *>::getEmptyKey(), nullptr, -1};
+  }
+  static Place getTombstoneKey() {
+    return {DenseMapInfo<const clang::VarDecl *>::getTombstoneKey(), nullptr,
+            -1};
+  }
+  static unsigned getHashValue(const Place &P) {
+    return detail::combineHashValue(
+        DenseMapInfo<const void *>::getHashValue(P.Var),
+        detail::combineHashValue(
+            DenseMapInfo<const void *>::getHashValue(P.Field),
+            DenseMapInfo<int64_t>::getHashValue(P.Element)));
+  }
+  static bool isEqual(const Place &A, const Place &B) { return A == B; }
+};
+} // namespace llvm
+
+namespace meshguard {
+namespace analysis {
+
+/// Rank-dependent places and where their value comes from.
+using RankVars = llvm::DenseMap<RankPlace, const clang::Expr *>;
 
 class RankDependenceTU {
 public:
@@ -56,6 +100,15 @@ private:
   bool mark(llvm::DenseMap<const void *, const clang::Expr *> &M,
             const void *Key, const clang::Expr *Origin);
   const clang::Expr *sourceCall(const clang::CallExpr &Call) const;
+  /// The local place \p E reads or writes (`v`, `v.f`, `v[2]`), if \p E
+  /// is one; \p Index is set to a non-constant index expression.
+  std::optional<RankPlace> localPlace(const clang::Expr *E,
+                                      const clang::FunctionDecl *Fn,
+                                      const clang::Expr *&Index) const;
+  /// Where a read of the local place \p P gets a rank-dependent value.
+  const clang::Expr *placeOrigin(const RankPlace &P, const clang::Expr *Index,
+                                 const RankVars &Locals,
+                                 const clang::FunctionDecl *Fn) const;
   bool isLocalOf(const clang::VarDecl *V, const clang::FunctionDecl *Fn) const;
 
   clang::ASTContext &Ctx;

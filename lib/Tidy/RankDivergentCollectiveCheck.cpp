@@ -106,6 +106,14 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
               "hangs")
         << What << exitName(D.Exit);
     break;
+  case DivergenceShape::RankDependentArgument:
+    diag(Loc, "'%0' runs the collective '%1' only when its parameter '%2' "
+              "says so, and this call passes a value that differs per rank: "
+              "the other ranks never call it and the job hangs")
+        << C.Name << C.InnerName << D.Param->getName();
+    diag(D.Argument->getBeginLoc(), "this argument depends on the rank",
+         DiagnosticIDs::Note);
+    break;
   }
   if (D.Condition)
     diag(D.Condition->getBeginLoc(),
@@ -119,6 +127,11 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
         << shortText(*D.RankOrigin, Ctx);
   if (D.Exit)
     diag(D.Exit->getBeginLoc(), "some ranks leave here", DiagnosticIDs::Note);
+  if (D.ParamCondition)
+    diag(D.ParamCondition->getBeginLoc(),
+         "inside '%0', this decides whether the collective runs",
+         DiagnosticIDs::Note)
+        << C.Name;
   // Inside the helper; for one of another file, "inside 'sync'
   // (dist_utils.cpp:13): ..." at its recorded place.
   if (C.Helper && (C.Inner || C.InnerElsewhere))

@@ -196,16 +196,20 @@ void rankThroughHelpers(const DeviceMesh &mesh, at::Tensor w) {
   // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'isLogger(mesh.get_rank())' here
 }
 
+// A helper whose parameter decides is right; its caller passing the rank
+// is the mistake, reported at the call (issue #28).
 void rankParameter(int64_t rank, at::Tensor w) {
   if (rank == 0)
     meshguard::dist::all_reduce_({w});
-  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'meshguard::dist::all_reduce_' runs only on the ranks
-  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
-  // CHECK-NOTES: :[[@LINE+4]]:17: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
 
 void callsRankParameter(const DeviceMesh &mesh, at::Tensor w) {
   rankParameter(mesh.get_rank(), w);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'rankParameter' runs the collective 'meshguard::dist::all_reduce_' only when its parameter 'rank' says so, and this call passes a value that differs per rank
+  // CHECK-NOTES: :[[@LINE-2]]:17: note: this argument depends on the rank
+  // CHECK-NOTES: :[[@LINE-3]]:17: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: inside 'rankParameter', this decides whether the collective runs
+  // CHECK-NOTES: :[[@LINE-9]]:5: note: 'rankParameter' performs the collective 'meshguard::dist::all_reduce_' here
 }
 
 void uniformParameter(int64_t world, at::Tensor w) {

@@ -58,6 +58,10 @@ public:
   /// True when the tensors given to a call of \p FD hold the same value on
   /// every rank afterwards (all-reduce, broadcast, all-gather).
   bool makesUniform(const clang::FunctionDecl *FD) const;
+  /// True for a raw point-to-point call (send, recv): one sender and one
+  /// receiver, rank-dependent by design, so not a collective every rank of
+  /// the group must reach.
+  bool isPointToPoint(const clang::FunctionDecl *FD) const;
   /// True for a rank or coordinate accessor (the result differs per rank).
   bool isRankSource(const clang::FunctionDecl *FD) const;
   /// True for an environment variable that differs per rank ("RANK").

@@ -53,6 +53,22 @@ enum class DivergenceShape {
   LoopTripCount,
   /// After a rank-dependent return/break/continue/throw.
   AfterEarlyExit,
+  /// A call of a helper whose collective runs only when a parameter says
+  /// so, given a rank-dependent argument for it (reported at the call: the
+  /// helper is right, its caller is not).
+  RankDependentArgument,
+};
+
+/// A collective a function runs only when a condition on one of its
+/// parameters holds (`if (doit) pg->barrier();`): right in itself, a hang
+/// when a caller passes a value that differs per rank.
+struct ParameterControl {
+  unsigned Param = 0;
+  /// The condition on the parameter, or the argument passing it on to a
+  /// helper that it controls.
+  const clang::Expr *Condition = nullptr;
+  /// What runs: the collective, or the call of that helper.
+  CollectiveCall Collective;
 };
 
 struct DivergentCollective {
@@ -67,6 +83,11 @@ struct DivergentCollective {
   const clang::Stmt *Exit = nullptr;
   /// The two sides' collective sequences, for DifferentSequences.
   std::string ThenSequence, ElseSequence;
+  /// For RankDependentArgument: the argument, the helper's parameter, and
+  /// the condition on it inside the helper (Condition is then null).
+  const clang::Expr *Argument = nullptr;
+  const clang::ParmVarDecl *Param = nullptr;
+  const clang::Expr *ParamCondition = nullptr;
 };
 
 struct DivergenceScan {
@@ -100,6 +121,13 @@ public:
   /// function without a body here, the database's entry.
   const std::optional<CollectiveCall> &performed(const clang::FunctionDecl &FD);
 
+  /// The collective of \p FD that one of its parameters decides, if any
+  /// (in this TU).
+  const ParameterControl *parameterControl(const clang::FunctionDecl &FD);
+  /// The argument of \p Call that \p Control's parameter receives.
+  static const clang::Expr *argumentFor(const clang::CallExpr &Call,
+                                        const ParameterControl &Control);
+
 private:
   /// The database's fact for \p FD (no body in this TU), if usable.
   std::optional<CollectiveCall> imported(const clang::FunctionDecl &FD);
@@ -112,6 +140,10 @@ private:
   SummaryLookup *Database = nullptr;
   /// The places imported facts point to (CollectiveCall::InnerElsewhere).
   std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<ParameterControl>>
+      Controls;
+  /// Placeholders standing for a parameter's value (RankFlow), and whose.
+  llvm::DenseMap<const clang::Expr *, unsigned> ParameterMarks;
 };
 
 /// Analyses one function.

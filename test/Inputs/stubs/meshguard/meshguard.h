@@ -16,6 +16,7 @@ public:
   int64_t get_rank() const;
   const std::vector<int64_t> &coordinate() const;
   int64_t get_local_rank(int64_t Dim) const;
+  const c10::intrusive_ptr<c10d::ProcessGroup> &get_group(int64_t Dim) const;
 };
 struct Shard {
   int64_t dim;

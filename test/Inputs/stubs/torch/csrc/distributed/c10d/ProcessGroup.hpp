@@ -29,6 +29,18 @@ struct AllreduceOptions {
 };
 struct AllgatherOptions {};
 struct ReduceScatterOptions {};
+struct ReduceOptions {
+  ReduceOp reduceOp;
+  int64_t rootRank = 0;
+};
+struct GatherOptions {
+  int64_t rootRank = 0;
+};
+struct ScatterOptions {
+  int64_t rootRank = 0;
+};
+struct AllToAllOptions {};
+struct BarrierOptions {};
 
 class Work {
 public:
@@ -54,5 +66,31 @@ public:
   reduce_scatter(std::vector<at::Tensor> &OutputTensors,
                  std::vector<std::vector<at::Tensor>> &InputTensors,
                  const ReduceScatterOptions &Opts = ReduceScatterOptions());
+  virtual c10::intrusive_ptr<Work>
+  reduce(std::vector<at::Tensor> &Tensors,
+         const ReduceOptions &Opts = ReduceOptions());
+  virtual c10::intrusive_ptr<Work>
+  gather(std::vector<std::vector<at::Tensor>> &OutputTensors,
+         std::vector<at::Tensor> &InputTensors,
+         const GatherOptions &Opts = GatherOptions());
+  virtual c10::intrusive_ptr<Work>
+  scatter(std::vector<at::Tensor> &OutputTensors,
+          std::vector<std::vector<at::Tensor>> &InputTensors,
+          const ScatterOptions &Opts = ScatterOptions());
+  virtual c10::intrusive_ptr<Work>
+  alltoall(std::vector<at::Tensor> &OutputTensors,
+           std::vector<at::Tensor> &InputTensors,
+           const AllToAllOptions &Opts = AllToAllOptions());
+  virtual c10::intrusive_ptr<Work>
+  barrier(const BarrierOptions &Opts = BarrierOptions());
+  virtual void monitoredBarrier(const BarrierOptions &Opts = BarrierOptions(),
+                                bool WaitAllRanks = false);
+  // Point to point: one sender, one receiver, by design rank-dependent.
+  virtual c10::intrusive_ptr<Work> send(std::vector<at::Tensor> &Tensors,
+                                        int DstRank, int Tag);
+  virtual c10::intrusive_ptr<Work> recv(std::vector<at::Tensor> &Tensors,
+                                        int SrcRank, int Tag);
+  virtual c10::intrusive_ptr<Work>
+  recvAnysource(std::vector<at::Tensor> &Tensors, int Tag);
 };
 } // namespace c10d

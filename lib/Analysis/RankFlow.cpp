@@ -1,0 +1,134 @@
+//===--- RankFlow.cpp - Rank dependence over one function's CFG -----------===//
+
+#include "RankFlow.h"
+#include "clang/Analysis/Analyses/PostOrderCFGView.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+namespace {
+/// Control dependencies cost a post-dominance frontier per block: implicit
+/// flows are followed in functions up to this size only.
+constexpr unsigned MaxBlocksForImplicitFlow = 400;
+} // namespace
+
+RankFlow::RankFlow(const FunctionDecl &FD, CFG &Cfg, RankDependenceTU &Facts,
+                   llvm::ArrayRef<const Expr *> ParameterMarks)
+    : FD(FD), Cfg(Cfg), Facts(Facts), ParameterMarks(ParameterMarks),
+      Deps(&Cfg), In(Cfg.getNumBlockIDs()), Out(Cfg.getNumBlockIDs()),
+      Implicit(Cfg.getNumBlockIDs(), nullptr),
+      Done(Cfg.getNumBlockIDs(), false) {}
+
+const llvm::SmallVector<CFGBlock *, 8> &
+RankFlow::controllingBlocks(CFGBlock *B) {
+  auto It = DepCache.find(B);
+  if (It != DepCache.end())
+    return It->second;
+  llvm::SmallVector<CFGBlock *, 8> Work(Deps.getControlDependencies(B).begin(),
+                                        Deps.getControlDependencies(B).end());
+  llvm::SmallPtrSet<CFGBlock *, 16> Seen(Work.begin(), Work.end());
+  for (unsigned I = 0; I < Work.size(); ++I)
+    for (CFGBlock *Next : Deps.getControlDependencies(Work[I]))
+      if (Seen.insert(Next).second)
+        Work.push_back(Next);
+  return DepCache[B] = std::move(Work);
+}
+
+const Expr *RankFlow::conditionOrigin(const CFGBlock *B) const {
+  const auto *Cond = dyn_cast_or_null<Expr>(
+      const_cast<CFGBlock *>(B)->getTerminatorCondition());
+  if (!Cond || !Done[B->getBlockID()])
+    return nullptr;
+  return Facts.origin(Cond, Out[B->getBlockID()], &FD);
+}
+
+const Expr *RankFlow::conditionOriginBesides(const CFGBlock *B,
+                                             const Expr *Source) const {
+  const auto *Cond = dyn_cast_or_null<Expr>(
+      const_cast<CFGBlock *>(B)->getTerminatorCondition());
+  if (!Cond || !Done[B->getBlockID()])
+    return nullptr;
+  const RankVars &Vars = Out[B->getBlockID()];
+  std::function<const Expr *(const Expr *)> Other =
+      [&](const Expr *E) -> const Expr * {
+    E = E->IgnoreParenImpCasts();
+    if (isa<BinaryOperator, UnaryOperator, ConditionalOperator>(E)) {
+      for (const Stmt *Child : E->children())
+        if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+          if (const Expr *O = Other(CE))
+            return O;
+      return nullptr;
+    }
+    const Expr *O = Facts.origin(E, Vars, &FD);
+    return O == Source ? nullptr : O;
+  };
+  return Other(Cond);
+}
+
+const Expr *RankFlow::implicitOrigin(CFGBlock *B) {
+  if (Cfg.getNumBlockIDs() > MaxBlocksForImplicitFlow)
+    return nullptr;
+  for (CFGBlock *Dep : controllingBlocks(B))
+    if (const Expr *O = conditionOrigin(Dep))
+      return O;
+  return nullptr;
+}
+
+bool RankFlow::solve(const AnalysisLimits &Limits) {
+  PostOrderCFGView Order(&Cfg);
+  std::int32_t Visits = 0;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const CFGBlock *Block : Order) {
+      if (++Visits > Limits.MaxBlockVisits)
+        return false;
+      auto *B = const_cast<CFGBlock *>(Block);
+      unsigned ID = B->getBlockID();
+      RankVars Vars;
+      if (B == &Cfg.getEntry())
+        for (unsigned I = 0; I < ParameterMarks.size(); ++I)
+          Vars[RankPlace{FD.getParamDecl(I)}] = ParameterMarks[I];
+      for (const CFGBlock *P : B->preds())
+        if (P && Done[P->getBlockID()])
+          for (const auto &[V, O] : Out[P->getBlockID()])
+            Vars.try_emplace(V, O);
+      In[ID] = Vars;
+      Implicit[ID] = implicitOrigin(B);
+      for (const CFGElement &E : *B)
+        if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
+          Facts.transfer(S->getStmt(), Vars, &FD, Implicit[ID]);
+      bool Same = Done[ID] && Vars.size() == Out[ID].size() &&
+                  llvm::all_of(Vars, [&](const auto &KV) {
+                    return Out[ID].count(KV.first);
+                  });
+      if (!Same) {
+        Out[ID] = std::move(Vars);
+        Done[ID] = true;
+        Changed = true;
+      }
+    }
+  }
+  return true;
+}
+
+const Expr *RankFlow::originBefore(const Expr *E, const CFGBlock *B,
+                                   const Stmt *At) const {
+  unsigned ID = B->getBlockID();
+  if (!Done[ID])
+    return nullptr;
+  RankVars Vars = In[ID];
+  for (const CFGElement &Elt : *B)
+    if (std::optional<CFGStmt> S = Elt.getAs<CFGStmt>()) {
+      if (S->getStmt() == At)
+        break;
+      Facts.transfer(S->getStmt(), Vars, &FD, Implicit[ID]);
+    }
+  return Facts.origin(E, Vars, &FD);
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,75 @@
+//===--- RankFlow.h - Rank dependence over one function's CFG ---*- C++ -*-===//
+//
+// Runs RankDependenceTU's transfer function to a fixpoint over one
+// function's CFG, in reverse post-order, with implicit flows (what a block
+// assigns under a rank-dependent condition is rank-dependent), and answers
+// what the divergence analysis asks: which blocks decide whether a block
+// runs (transitive control dependence), whether a block's condition is
+// rank-dependent, and what is rank-dependent just before a call.
+//
+// The parameters start either uniform (a parameter given a rank-dependent
+// argument is reported at that call, not inside the callee) or each marked
+// by a placeholder of its own, to learn which parameter decides whether a
+// collective runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
+#define MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
+
+#include "RankDependence.h"
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <memory>
+#include <optional>
+
+namespace meshguard {
+namespace analysis {
+
+class RankFlow {
+public:
+  /// \p ParameterMarks: one placeholder expression per parameter of \p FD
+  /// (its rank-dependent origin), or empty for uniform parameters.
+  RankFlow(const clang::FunctionDecl &FD, clang::CFG &Cfg,
+           RankDependenceTU &Facts,
+           llvm::ArrayRef<const clang::Expr *> ParameterMarks);
+
+  /// Runs to a fixpoint; false when \p Limits stop it first.
+  bool solve(const AnalysisLimits &Limits);
+
+  /// The blocks whose branch decides whether \p B runs, nearest first.
+  const llvm::SmallVector<clang::CFGBlock *, 8> &
+  controllingBlocks(clang::CFGBlock *B);
+  /// Where the condition ending \p B gets a rank-dependent value, or null.
+  const clang::Expr *conditionOrigin(const clang::CFGBlock *B) const;
+  /// Where the condition ending \p B gets a rank-dependent value other
+  /// than from \p Source (`rank` in `coord[1] == 0 || rank == 3`), or null.
+  const clang::Expr *conditionOriginBesides(const clang::CFGBlock *B,
+                                            const clang::Expr *Source) const;
+  /// Where \p E, evaluated just before the CFG element \p At of \p B, gets
+  /// a rank-dependent value, or null.
+  const clang::Expr *originBefore(const clang::Expr *E,
+                                  const clang::CFGBlock *B,
+                                  const clang::Stmt *At) const;
+
+private:
+  const clang::Expr *implicitOrigin(clang::CFGBlock *B);
+
+  const clang::FunctionDecl &FD;
+  clang::CFG &Cfg;
+  RankDependenceTU &Facts;
+  llvm::ArrayRef<const clang::Expr *> ParameterMarks;
+  clang::ControlDependencyCalculator Deps;
+  llvm::DenseMap<const clang::CFGBlock *,
+                 llvm::SmallVector<clang::CFGBlock *, 8>>
+      DepCache;
+  std::vector<RankVars> In, Out;
+  std::vector<const clang::Expr *> Implicit;
+  std::vector<bool> Done;
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
