@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """Precision and recall of dtensor-rank-divergent-collective on a corpus.
 
-    bench/divergence_corpus.py BUILD_DIR [--verbose]
+    bench/divergence_corpus.py BUILD_DIR [--corpus DIR] [--verbose]
+                               [--min-precision P] [--min-recall R]
 
-bench/divergence-corpus/bad/*.cpp are training-code shapes that hang (a
-collective that not every rank reaches); each line that should be reported
+DIR (bench/divergence-corpus by default; bench/divergence-corpus-ported is
+the independent one, ported from PARCOACH and the MPI Bugs Initiative)
+holds bad/*.cpp, programs that hang (a collective that not every rank
+reaches, or reaches in another order); each line that should be reported
 ends with the comment `EXPECT-DIVERGENCE`. good/*.cpp are their correct
 twins and must stay silent. Every file is checked with meshguard-tidy
 against the stub headers (test/Inputs/stubs). A warning on an expected line
 is a true positive, a warning anywhere else a false positive, an expected
 line without a warning a false negative. Prints the counts, precision and
-recall (per line and per file).
+recall (per line and per file); with --min-precision / --min-recall, exits
+1 when a figure falls below (the quick test in `make test` pins them).
 """
 import argparse
+import concurrent.futures
 import glob
 import os
 import re
@@ -46,25 +51,34 @@ def expected_lines(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
+    ap.add_argument("--corpus", default=CORPUS)
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--min-precision", type=float, default=0.0)
+    ap.add_argument("--min-recall", type=float, default=0.0)
     args = ap.parse_args()
+    corpus = os.path.abspath(args.corpus)
+    if not os.path.isdir(os.path.join(corpus, "bad")):
+        sys.exit("%s has no bad/ folder: not a corpus" % args.corpus)
     tidy = os.path.join(args.build, "bin", "meshguard-tidy")
     tp = fp = fn = 0
     files = {"bad": [0, 0], "good": [0, 0]}  # [flagged, total]
-    for kind in ("bad", "good"):
-        for path in sorted(glob.glob(os.path.join(CORPUS, kind, "*.cpp"))):
-            want = expected_lines(path)
-            if kind == "bad" and not want:
-                sys.exit("%s marks no EXPECT-DIVERGENCE line" % path)
-            got = warned_lines(tidy, path)
-            tp += len(want & got)
-            fp += len(got - want)
-            fn += len(want - got)
-            files[kind][0] += bool(got)
-            files[kind][1] += 1
-            if args.verbose or got != want:
-                print("%-5s %-40s expected %s, reported %s" %
-                      (kind, os.path.basename(path), sorted(want), sorted(got)))
+    paths = [(kind, path) for kind in ("bad", "good")
+             for path in sorted(glob.glob(os.path.join(corpus, kind, "*.cpp")))]
+    # One meshguard-tidy per file, as many at once as there are cores.
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        reported = list(pool.map(lambda kp: warned_lines(tidy, kp[1]), paths))
+    for (kind, path), got in zip(paths, reported):
+        want = expected_lines(path)
+        if kind == "bad" and not want:
+            sys.exit("%s marks no EXPECT-DIVERGENCE line" % path)
+        tp += len(want & got)
+        fp += len(got - want)
+        fn += len(want - got)
+        files[kind][0] += bool(got)
+        files[kind][1] += 1
+        if args.verbose or got != want:
+            print("%-5s %-40s expected %s, reported %s" %
+                  (kind, os.path.basename(path), sorted(want), sorted(got)))
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
     print("lines: %d true positives, %d false positives, %d false negatives"
@@ -73,6 +87,9 @@ def main():
     print("files: %d/%d bad files reported, %d/%d good files reported"
           % (files["bad"][0], files["bad"][1], files["good"][0],
              files["good"][1]))
+    if precision < args.min_precision or recall < args.min_recall:
+        sys.exit("below the recorded figures (precision %.3f, recall %.3f)"
+                 % (args.min_precision, args.min_recall))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 """Runs every meshguard test in a build tree and prints one closing line.
 
 lit runs the check and tool tests, ctest runs the runtime's GoogleTests; both
-write JUnit XML, which is counted here so the closing line covers everything:
+write JUnit XML, which is counted here; then the divergence check runs over
+its two corpora (one test each, precision and recall printed). The closing
+line covers everything:
     N passed, N failed, N skipped
 Exits non-zero when anything failed or a runner itself broke.
 
@@ -17,6 +19,12 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The ported corpus's figures when they were recorded; a change that lowers
+# either fails `make test`.
+MIN_PORTED_PRECISION = "0.902"
+MIN_PORTED_RECALL = "1.0"
 
 
 def count(xml_path):
@@ -64,6 +72,31 @@ def ctest_step(name, build, jobs):
                    "--timeout", "600", "--repeat", "until-pass:2", "--output-junit", xml], xml)
 
 
+# Precision and recall of dtensor-rank-divergent-collective on its corpora,
+# printed in every run; each corpus is one test that fails below its
+# recorded figures (docs/checks/dtensor-rank-divergent-collective.md).
+CORPORA = [
+    ("bench/divergence-corpus", "1.0", "1.0"),
+    ("bench/divergence-corpus-ported", MIN_PORTED_PRECISION, MIN_PORTED_RECALL),
+]
+
+
+def corpus_steps(build):
+    if not os.path.exists(os.path.join(build, "bin", "meshguard-tidy")):
+        return (0, 0, 0)
+    script = os.path.join(ROOT, "bench", "divergence_corpus.py")
+    passed = failed = 0
+    for corpus, precision, recall in CORPORA:
+        command = [sys.executable, script, build, "--corpus", os.path.join(ROOT, corpus),
+                   "--min-precision", precision, "--min-recall", recall]
+        print("==> corpus %s" % corpus, flush=True)
+        if subprocess.call(command) == 0:
+            passed += 1
+        else:
+            failed += 1
+    return (passed, failed, 0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build", nargs="?", default="build")
@@ -86,6 +119,9 @@ def main():
     for name, command, xml_path in steps:
         for i, n in enumerate(run_step(name, command, xml_path)):
             totals[i] += n
+
+    for i, n in enumerate(corpus_steps(build)):
+        totals[i] += n
 
     print("%d passed, %d failed, %d skipped" % tuple(totals))
     return 1 if totals[1] else 0

@@ -94,6 +94,8 @@ static BranchSide sideOf(llvm::ArrayRef<const Stmt *> Stmts,
   for (const Stmt *S : Stmts) {
     std::vector<std::string> Names = Memo.sequence(S);
     Side.Sequence.insert(Side.Sequence.end(), Names.begin(), Names.end());
+    std::vector<std::string> Keys = Memo.keys(S);
+    Side.Keys.insert(Side.Keys.end(), Keys.begin(), Keys.end());
     Side.Exits |= firstExit(S) != nullptr;
   }
   return Side;

@@ -32,7 +32,10 @@ const clang::Stmt *branchStatement(const clang::Stmt *Terminator,
 struct BranchSide {
   /// Its statements; none for a missing `else` or `default`.
   std::vector<const clang::Stmt *> Stmts;
+  /// The collectives' names, as messages show them.
   std::vector<std::string> Sequence;
+  /// What is compared between sides (DivergenceMemo::keys).
+  std::vector<std::string> Keys;
   bool Exits = false;
 };
 

@@ -11,6 +11,7 @@
 
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "BranchSides.h"
+#include "MeshGroups.h"
 #include "RankDependence.h"
 #include "RankFlow.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
@@ -127,6 +128,24 @@ std::optional<CollectiveCall> DivergenceMemo::imported(const FunctionDecl &FD) {
   return C;
 }
 
+std::unique_ptr<ParameterControl>
+DivergenceMemo::importedControl(const FunctionDecl &FD) {
+  const std::optional<CollectiveCall> &C = performed(FD);
+  if (!C || !C->InnerElsewhere)
+    return nullptr;
+  const StoredSummary *Stored = Database->lookup(functionUSR(FD));
+  if (!Stored || !Stored->Collective || !Stored->Collective->Param ||
+      *Stored->Collective->Param >= FD.getNumParams())
+    return nullptr;
+  ExternalSites.push_back(
+      std::make_unique<ExternalSite>(Stored->Collective->ControlledAt));
+  CollectiveCall Controlled = *C;
+  Controlled.Call = nullptr;
+  Controlled.InnerElsewhere = ExternalSites.back().get();
+  return std::unique_ptr<ParameterControl>(new ParameterControl{
+      *Stored->Collective->Param, nullptr, std::move(Controlled)});
+}
+
 std::optional<CollectiveCall> DivergenceMemo::collective(const CallExpr &Call) {
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (!Callee)
@@ -179,8 +198,20 @@ std::string joined(const std::vector<std::string> &Names) {
 /// Every side runs the same collective sequence and none leaves early.
 bool balanced(const std::vector<BranchSide> &Sides) {
   return llvm::all_of(Sides, [&](const BranchSide &Side) {
-    return !Side.Exits && Side.Sequence == Sides.front().Sequence;
+    return !Side.Exits && Side.Keys == Sides.front().Keys;
   });
+}
+
+/// Whether the branch ending \p Dep runs the same collectives on every side
+/// around \p Call (which then runs on every rank alike).
+bool balancedAround(CFGBlock *Dep, const CallExpr &Call, const FunctionDecl &FD,
+                    DivergenceMemo &Memo) {
+  const Stmt *Branch =
+      branchStatement(Dep->getTerminatorStmt(), Call, FD, Memo.context());
+  if (!containsStmt(Branch, &Call, Memo.context()) || isLoop(Branch))
+    return false;
+  std::optional<std::vector<BranchSide>> Sides = branchSides(Branch, Memo);
+  return Sides && balanced(*Sides);
 }
 
 /// The sides a message names: an if's then and else; a switch's arm that
@@ -198,8 +229,8 @@ compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
       Here = &Side;
   const BranchSide *Other = nullptr;
   for (const BranchSide &Side : Sides)
-    if (&Side != Here && (!Other || (Other->Sequence == Here->Sequence &&
-                                     Side.Sequence != Here->Sequence)))
+    if (&Side != Here &&
+        (!Other || (Other->Keys == Here->Keys && Side.Keys != Here->Keys)))
       Other = &Side;
   return {Here, Other};
 }
@@ -227,103 +258,6 @@ template <typename Fn> void forEachCall(CFG &Cfg, Fn &&Visit) {
           Visit(B, *Call);
 }
 
-const DeclRefExpr *meshVariable(const Expr *E) {
-  if (!E)
-    return nullptr;
-  return dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-}
-
-std::optional<int64_t> constantArg(const CallExpr &Call, unsigned I,
-                                   ASTContext &Ctx) {
-  if (I >= Call.getNumArgs())
-    return std::nullopt;
-  if (std::optional<llvm::APSInt> K =
-          Call.getArg(I)->getIntegerConstantExpr(Ctx))
-    return K->getExtValue();
-  return std::nullopt;
-}
-
-/// The subscript applying to \p E (`E[k]`), skipping implicit nodes.
-const CXXOperatorCallExpr *subscriptOf(const Expr &E, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(E);
-  while (Parents.size() == 1) {
-    const auto *P = Parents[0].get<Expr>();
-    if (!P)
-      return nullptr;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P))
-      return Op->getOperator() == OO_Subscript ? Op : nullptr;
-    if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, ParenExpr>(P))
-      return nullptr;
-    Parents = Ctx.getParents(*P);
-  }
-  return nullptr;
-}
-
-/// The rank-dependent value \p Origin as a coordinate along one dim of a
-/// mesh variable: `M.coordinate()[k]` (also through a variable holding it)
-/// or `M.get_local_rank(k)`.
-std::optional<std::pair<const ValueDecl *, int64_t>>
-meshCoordinate(const Expr *Origin, ASTContext &Ctx) {
-  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Origin);
-  if (!MC || !MC->getMethodDecl())
-    return std::nullopt;
-  StringRef Name = MC->getMethodDecl()->getName();
-  std::optional<int64_t> Dim;
-  if (Name == "get_local_rank")
-    Dim = constantArg(*MC, 0, Ctx);
-  else if (Name == "coordinate")
-    if (const CXXOperatorCallExpr *Sub = subscriptOf(*MC, Ctx))
-      Dim = constantArg(*Sub, 1, Ctx);
-  const DeclRefExpr *Mesh = meshVariable(MC->getImplicitObjectArgument());
-  if (!Mesh || !Dim)
-    return std::nullopt;
-  return std::make_pair(Mesh->getDecl(), *Dim);
-}
-
-/// `M.get_group(d)->collective(...)`: the mesh and dim of the group a raw
-/// collective runs on.
-std::optional<std::pair<const ValueDecl *, int64_t>>
-collectiveGroup(const CallExpr &Call, ASTContext &Ctx) {
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call);
-  if (!MC)
-    return std::nullopt;
-  const Expr *Object = MC->getImplicitObjectArgument();
-  while (Object) {
-    Object = Object->IgnoreParenImpCasts();
-    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
-        Arrow && Arrow->getNumArgs() >= 1 &&
-        (Arrow->getOperator() == OO_Arrow || Arrow->getOperator() == OO_Star))
-      Object = Arrow->getArg(0);
-    else if (const auto *Deref = dyn_cast<UnaryOperator>(Object);
-             Deref && Deref->getOpcode() == UO_Deref)
-      Object = Deref->getSubExpr();
-    else
-      break;
-  }
-  const auto *Get = dyn_cast_or_null<CXXMemberCallExpr>(Object);
-  if (!Get || !Get->getMethodDecl() ||
-      Get->getMethodDecl()->getName() != "get_group")
-    return std::nullopt;
-  const DeclRefExpr *Mesh = meshVariable(Get->getImplicitObjectArgument());
-  std::optional<int64_t> Dim = constantArg(*Get, 0, Ctx);
-  if (!Mesh || !Dim)
-    return std::nullopt;
-  return std::make_pair(Mesh->getDecl(), *Dim);
-}
-
-/// A rank's coordinate along one mesh dim is the same for every member of
-/// a group along another dim: a condition on it decides alike for the whole
-/// group that \p Call runs on.
-bool sameForEveryMember(const Expr *Origin, const CallExpr &Call,
-                        ASTContext &Ctx) {
-  std::optional<std::pair<const ValueDecl *, int64_t>> Coord =
-      meshCoordinate(Origin, Ctx);
-  std::optional<std::pair<const ValueDecl *, int64_t>> Group =
-      collectiveGroup(Call, Ctx);
-  return Coord && Group && Coord->first == Group->first &&
-         Coord->second != Group->second;
-}
-
 } // namespace
 
 const Expr *DivergenceMemo::argumentFor(const CallExpr &Call,
@@ -345,9 +279,18 @@ DivergenceMemo::parameterControl(const FunctionDecl &FD) {
   if (auto It = Controls.find(Key); It != Controls.end())
     return It->second.get();
   Controls[Key] = nullptr; // Recursion: nothing more.
+  // The model's own functions (a collective, a rank accessor) are no
+  // helpers: nothing to look up.
+  if (Index.collectiveKind(&FD) != CollectiveKind::None ||
+      Index.isRankSource(&FD))
+    return nullptr;
   const FunctionDecl *Def = FD.getDefinition();
   const SourceManager &SM = Ctx.getSourceManager();
-  if (!Def || !Def->getBody() || Def->param_empty() || !performed(*Def) ||
+  if (!Def) {
+    Controls[Key] = importedControl(FD);
+    return Controls[Key].get();
+  }
+  if (!Def->getBody() || Def->param_empty() || !performed(*Def) ||
       SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
     return nullptr;
   AnalysisOutcome Outcome = AnalysisOutcome::Done;
@@ -384,6 +327,8 @@ DivergenceMemo::parameterControl(const FunctionDecl &FD) {
     // of its own, reported in this function).
     for (CFGBlock *Dep : Flow.controllingBlocks(B))
       if (const Expr *O = Flow.conditionOrigin(Dep)) {
+        if (balancedAround(Dep, Call, *Def, *this))
+          continue;
         if (std::optional<unsigned> Param = MarkOf(O))
           Found.reset(new ParameterControl{
               *Param, dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()),
@@ -495,6 +440,11 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
             D.Shape = DivergenceShape::DifferentSequences;
             D.ThenSequence = joined(Here->Sequence);
             D.ElseSequence = joined(Other->Sequence);
+            if (D.ThenSequence == D.ElseSequence) {
+              // Same names: the groups, loops or order of nested sides differ.
+              D.ThenSequence = joined(Here->Keys);
+              D.ElseSequence = joined(Other->Keys);
+            }
           }
         }
       }
@@ -512,15 +462,17 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
       DivergentCollective D;
       D.Shape = DivergenceShape::RankDependentArgument;
       D.Collective = S.Collective;
-      D.Collective.Inner = S.Control->Collective.Call;
-      D.Collective.InnerName = S.Control->Collective.Helper
-                                   ? S.Control->Collective.InnerName
-                                   : S.Control->Collective.Name;
-      D.Collective.InnerElsewhere = nullptr;
+      const CollectiveCall &Inside = S.Control->Collective;
+      D.Collective.Inner = Inside.Call;
+      D.Collective.InnerName = Inside.Helper ? Inside.InnerName : Inside.Name;
+      D.Collective.InnerElsewhere =
+          Inside.Call ? nullptr : Inside.InnerElsewhere;
       D.RankOrigin = Origin;
       D.Argument = Arg;
-      D.Param =
-          S.Collective.Helper->getDefinition()->getParamDecl(S.Control->Param);
+      const FunctionDecl *Helper = S.Collective.Helper;
+      if (const FunctionDecl *Def = Helper->getDefinition())
+        Helper = Def;
+      D.Param = Helper->getParamDecl(S.Control->Param);
       D.ParamCondition = S.Control->Condition;
       Reported.insert(Call);
       Scan.Sites.push_back(std::move(D));

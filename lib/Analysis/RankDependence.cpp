@@ -219,6 +219,43 @@ static void namedVariables(const Stmt *S,
     namedVariables(Child, Out);
 }
 
+/// memcpy / memmove: the second argument's bytes go into the first's.
+static bool isByteCopy(const FunctionDecl *Callee) {
+  const IdentifierInfo *Id = Callee ? Callee->getIdentifier() : nullptr;
+  return Id && llvm::is_contained({"memcpy", "memmove", "__builtin_memcpy",
+                                   "__builtin_memmove"},
+                                  Id->getName());
+}
+
+/// Whether a write to \p LHS (a parameter, through it) reaches the caller's
+/// object: `*out = v`, `out[0] = v`, `out->f = v`, or `out = v` for a
+/// reference.
+static const ParmVarDecl *outParameter(const Expr *LHS) {
+  bool Whole = true;
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(writtenVariable(LHS, Whole));
+  if (!P)
+    return nullptr;
+  QualType T = P->getType();
+  if (T->isReferenceType())
+    return T.getNonReferenceType().isConstQualified() ? nullptr : P;
+  return T->isPointerType() && !Whole ? P : nullptr;
+}
+
+template <typename Fn>
+void RankDependenceTU::forEachOutArgument(const CallExpr &Call,
+                                          Fn &&Visit) const {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+  if (!Def || OutParams.empty())
+    return;
+  unsigned Shift =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Def) ? 1 : 0;
+  for (unsigned I = Shift; I < Call.getNumArgs(); ++I)
+    if (I - Shift < Def->getNumParams())
+      if (const Expr *O = OutParams.lookup(Def->getParamDecl(I - Shift)))
+        Visit(Call.getArg(I), O);
+}
+
 void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
                                 const FunctionDecl *Fn,
                                 const Expr *Implicit) const {
@@ -228,10 +265,13 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
     return Implicit;
   };
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    // A variable declared under a rank-dependent condition is not seen
+    // where the sides join: every rank that declares it gets the same
+    // value (`for (int i = 0; ...)` inside `if (rank == 0)`).
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D)) {
         forget(Vars, V);
-        if (const Expr *O = Origin(V->getInit()))
+        if (const Expr *O = origin(V->getInit(), Vars, Fn))
           Vars[RankPlace{V}] = O;
       }
     return;
@@ -242,6 +282,11 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
     const Expr *Index = nullptr;
     std::optional<RankPlace> P = localPlace(LHS, Fn, Index);
     if (!P) {
+      // `p->f = rank` marks the field f (TU summary), not the pointer p:
+      // `p->g` stays uniform.
+      if (const auto *ME = dyn_cast<MemberExpr>(LHS->IgnoreParenImpCasts());
+          ME && isa<FieldDecl>(ME->getMemberDecl()))
+        return;
       // Through a pointer or a call: the variable as a whole.
       bool Whole = true;
       const VarDecl *V = writtenVariable(LHS, Whole);
@@ -281,6 +326,20 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
       forget(Vars, V);
     return;
   }
+  // memcpy(&dst, &rank, n), or a helper writing the rank through a pointer
+  // or reference parameter: the variable the argument names.
+  auto WriteThrough = [&](const Expr *Arg, const Expr *O) {
+    bool Whole = true;
+    const VarDecl *V = writtenVariable(Arg, Whole);
+    if (O && V && isLocalOf(V, Fn))
+      Vars[RankPlace{V}] = O;
+  };
+  if (isByteCopy(Callee) && Call->getNumArgs() >= 2) {
+    WriteThrough(Call->getArg(0), origin(Call->getArg(1), Vars, Fn));
+    return;
+  }
+  forEachOutArgument(
+      *Call, [&](const Expr *Arg, const Expr *) { WriteThrough(Arg, Call); });
   // v.push_back(rank): a container filled with rank-dependent values.
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
@@ -315,8 +374,32 @@ bool RankDependenceTU::mark(llvm::DenseMap<const void *, const Expr *> &M,
   return M.try_emplace(Key, Origin).second;
 }
 
+/// The condition of a statement whose children run only when it holds.
+static const Expr *guardOf(const Stmt *S) {
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    return If->getCond();
+  if (const auto *While = dyn_cast<WhileStmt>(S))
+    return While->getCond();
+  if (const auto *For = dyn_cast<ForStmt>(S))
+    return For->getCond();
+  if (const auto *Do = dyn_cast<DoStmt>(S))
+    return Do->getCond();
+  if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+    return Switch->getCond();
+  if (const auto *CO = dyn_cast<ConditionalOperator>(S))
+    return CO->getCond();
+  return nullptr;
+}
+
+/// Whether an implicit flow taints \p E: scalars (a flag, an offset), not
+/// objects such as tensors, which a later broadcast may make uniform (the
+/// summary does not see that order).
+static bool isScalar(const Expr *E) {
+  return E && E->getType().getNonReferenceType()->isScalarType();
+}
+
 void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
-                            bool &Changed) {
+                            bool &Changed, const Expr *Implicit) {
   if (!S)
     return;
   static const RankVars NoLocals;
@@ -325,6 +408,13 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
     return;
   }
   auto Origin = [&](const Expr *E) { return origin(E, NoLocals, Fn); };
+  // What a statement assigns under a rank-dependent condition differs per
+  // rank when it is a scalar.
+  auto Assigned = [&](const Expr *Target, const Expr *Value) {
+    if (const Expr *O = Origin(Value))
+      return O;
+    return isScalar(Target) ? Implicit : nullptr;
+  };
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D))
@@ -333,7 +423,7 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
   const Expr *LHS = nullptr, *RHS = nullptr;
   bool Plain = false;
   if (asAssignment(S, LHS, RHS, Plain)) {
-    if (const Expr *O = Origin(RHS)) {
+    if (const Expr *O = Assigned(LHS, RHS)) {
       const Expr *Target = LHS->IgnoreParenImpCasts();
       // A field write marks the field (in every object: fields are not
       // told apart by object), not its object: `c.mype = rank` leaves
@@ -343,11 +433,13 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
         Changed |= mark(Summary, ME->getMemberDecl(), O);
       else
         Changed |= mark(Summary, writtenVariable(LHS, Whole), O);
+      if (const ParmVarDecl *Out = outParameter(LHS))
+        Changed |= mark(OutParams, Out, O);
     }
   }
   if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && Fn)
-    Changed |=
-        mark(Summary, Fn->getCanonicalDecl(), Origin(Ret->getRetValue()));
+    Changed |= mark(Summary, Fn->getCanonicalDecl(),
+                    Assigned(Ret->getRetValue(), Ret->getRetValue()));
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr) {
@@ -358,6 +450,17 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
           Changed |= mark(Summary, Def->getParamDecl(I - Shift),
                           Origin(Call->getArg(I)));
     }
+    auto WriteThrough = [&](const Expr *Arg, const Expr *O) {
+      bool Whole = true;
+      const VarDecl *V = writtenVariable(Arg, Whole);
+      Changed |= mark(Summary, V, O);
+      if (const ParmVarDecl *Out = outParameter(Arg))
+        Changed |= mark(OutParams, Out, O);
+    };
+    if (isByteCopy(Callee) && Call->getNumArgs() >= 2)
+      WriteThrough(Call->getArg(0), Origin(Call->getArg(1)));
+    forEachOutArgument(
+        *Call, [&](const Expr *Arg, const Expr *) { WriteThrough(Arg, Call); });
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
       if (const CXXMethodDecl *MD = MC->getMethodDecl(); MD && !MD->isConst())
         for (const Expr *Arg : MC->arguments())
@@ -368,8 +471,10 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
                 writtenVariable(MC->getImplicitObjectArgument(), Whole), O);
           }
   }
+  const Expr *Guard = guardOf(S);
+  const Expr *Inside = Guard ? Origin(Guard) : nullptr;
   for (const Stmt *Child : S->children())
-    scan(Child, Fn, Changed);
+    scan(Child, Fn, Changed, Child != Guard && Inside ? Inside : Implicit);
 }
 
 void RankDependenceTU::summarise() {
@@ -407,7 +512,8 @@ void RankDependenceTU::summarise() {
       if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
         for (const CXXCtorInitializer *Init : Ctor->inits())
           if (const FieldDecl *F = Init->getMember())
-            Changed |= mark(Summary, F, origin(Init->getInit(), {}, FD));
+            Changed |=
+                mark(Summary, F, origin(Init->getInit(), RankVars(), FD));
       scan(FD->getBody(), FD, Changed);
     }
   }

@@ -96,7 +96,14 @@ public:
 
 private:
   void summarise();
-  void scan(const clang::Stmt *S, const clang::FunctionDecl *Fn, bool &Changed);
+  /// \p Implicit: the origin of a rank-dependent condition \p S runs
+  /// under (scalars it assigns are rank-dependent then).
+  void scan(const clang::Stmt *S, const clang::FunctionDecl *Fn, bool &Changed,
+            const clang::Expr *Implicit = nullptr);
+  /// Calls \p Visit(argument, origin) for each argument of \p Call that the
+  /// callee writes a rank-dependent value through (an out-parameter).
+  template <typename Fn>
+  void forEachOutArgument(const clang::CallExpr &Call, Fn &&Visit) const;
   bool mark(llvm::DenseMap<const void *, const clang::Expr *> &M,
             const void *Key, const clang::Expr *Origin);
   const clang::Expr *sourceCall(const clang::CallExpr &Call) const;
@@ -116,6 +123,9 @@ private:
   /// VarDecls (captured, global, parameters), FieldDecls and FunctionDecls
   /// (their results): rank-dependent somewhere in the TU.
   llvm::DenseMap<const void *, const clang::Expr *> Summary;
+  /// Pointer and reference parameters a function writes a rank-dependent
+  /// value through (`*out = rank`).
+  llvm::DenseMap<const void *, const clang::Expr *> OutParams;
   /// While summarising, locals are looked up flow-insensitively too.
   bool Summarising = false;
 };

@@ -13,7 +13,11 @@
 //                                           "at": [0, 20, 10]}],
 //                   "kept": [1],
 //                   "coll": {"name": "meshguard::dist::all_reduce_",
-//                            "at": [0, 12, 3]}}]}
+//                            "at": [0, 12, 3],
+//                            "p": 1, "ctl": [0, 14, 5]}}]}
+//
+// "coll"'s "p" and "ctl": the parameter that decides whether a collective
+// runs, and where that collective is (DivergenceMemo::parameterControl).
 //
 // Places ("at", "file") index "files". A malformed file is skipped whole
 // (one problem each): a half-read file could drop the fact that makes
@@ -328,6 +332,13 @@ private:
     C.Name = Name->str();
     if (!place(O->get("at"), P.field("at"), Function, C.At))
       return false;
+    if (O->get("p")) {
+      unsigned Param = 0;
+      if (!param(*O, P, Param) ||
+          !place(O->get("ctl"), P.field("ctl"), Function, C.ControlledAt))
+        return false;
+      C.Param = Param;
+    }
     Out = std::move(C);
     return true;
   }

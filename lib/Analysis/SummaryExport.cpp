@@ -288,6 +288,14 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
           At.kind() != llvm::json::Value::Null)
         Performed =
             llvm::json::Object{{"name", C->InnerName}, {"at", std::move(At)}};
+    if (const ParameterControl *Ctl = Divergence.parameterControl(*FD);
+        Ctl && Performed.kind() != llvm::json::Value::Null)
+      if (llvm::json::Value At =
+              W.place(Ctl->Collective.Call, Ctl->Collective.InnerElsewhere);
+          At.kind() != llvm::json::Value::Null) {
+        Performed.getAsObject()->try_emplace("p", Ctl->Param);
+        Performed.getAsObject()->try_emplace("ctl", std::move(At));
+      }
     bool Performs = Performed.kind() != llvm::json::Value::Null;
     bool KnownReturn =
         S->Return == Provenance::Plain || S->Return == Provenance::DTensor;

@@ -110,7 +110,10 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
     diag(Loc, "'%0' runs the collective '%1' only when its parameter '%2' "
               "says so, and this call passes a value that differs per rank: "
               "the other ranks never call it and the job hangs")
-        << C.Name << C.InnerName << D.Param->getName();
+        << C.Name << C.InnerName
+        << (D.Param->getName().empty()
+                ? "#" + std::to_string(D.Param->getFunctionScopeIndex() + 1)
+                : D.Param->getName().str());
     diag(D.Argument->getBeginLoc(), "this argument depends on the rank",
          DiagnosticIDs::Note);
     break;

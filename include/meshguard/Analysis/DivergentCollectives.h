@@ -116,6 +116,12 @@ public:
   /// Collective names in evaluation order inside \p S (lambda bodies, which
   /// run when called, excluded).
   std::vector<std::string> sequence(const clang::Stmt *S);
+  /// What \p S communicates, as compared between the sides of a branch:
+  /// a helper's own collectives in its place, a nested branch whose sides
+  /// agree once, and each collective qualified by the mesh-dim group it
+  /// runs on, the loop it repeats in, or the branch side it needs
+  /// (CollectiveKeys.cpp).
+  std::vector<std::string> keys(const clang::Stmt *S);
 
   /// The first collective \p FD performs (itself or in a helper); for a
   /// function without a body here, the database's entry.
@@ -131,6 +137,10 @@ public:
 private:
   /// The database's fact for \p FD (no body in this TU), if usable.
   std::optional<CollectiveCall> imported(const clang::FunctionDecl &FD);
+  std::unique_ptr<ParameterControl>
+  importedControl(const clang::FunctionDecl &FD);
+  void appendKeys(const clang::Stmt *S, std::vector<std::string> &Out);
+  const std::vector<std::string> &helperKeys(const clang::FunctionDecl &Def);
 
   clang::ASTContext &Ctx;
   const ApiIndex &Index;
@@ -142,6 +152,8 @@ private:
   std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<ParameterControl>>
       Controls;
+  llvm::DenseMap<const clang::FunctionDecl *, std::vector<std::string>>
+      HelperKeys;
   /// Placeholders standing for a parameter's value (RankFlow), and whose.
   llvm::DenseMap<const clang::Expr *, unsigned> ParameterMarks;
 };

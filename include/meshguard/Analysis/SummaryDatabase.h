@@ -83,6 +83,10 @@ struct StoredCollective {
   /// The collective's qualified name, e.g. "meshguard::dist::all_reduce_".
   std::string Name;
   ExternalSite At;
+  /// The parameter that decides whether a collective runs (`if (doit)
+  /// barrier();`), and where that collective is.
+  std::optional<unsigned> Param;
+  ExternalSite ControlledAt;
 };
 
 struct StoredSummary {

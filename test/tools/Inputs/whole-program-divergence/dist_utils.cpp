@@ -20,4 +20,9 @@ void sync_on(const at::Tensor &grads, const meshguard::DeviceMesh &mesh) {
   meshguard::guarded::all_reduce_({grads}, mesh);
 }
 
+void maybe_sync(const at::Tensor &grads, bool doit) {
+  if (doit)
+    meshguard::dist::all_reduce_({grads});
+}
+
 } // namespace dist_utils

@@ -13,4 +13,7 @@ void sync_and_log(const at::Tensor &grads);
 void sync_on(const at::Tensor &grads, const meshguard::DeviceMesh &mesh);
 // Local work only: fine on one rank.
 void log_norm(const at::Tensor &grads);
+// Its parameter decides whether it communicates: right in itself, a hang
+// when a caller passes a value that differs per rank.
+void maybe_sync(const at::Tensor &grads, bool doit);
 } // namespace dist_utils

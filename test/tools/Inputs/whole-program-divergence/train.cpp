@@ -51,3 +51,11 @@ void logOnRankZero(const meshguard::DeviceMesh &mesh, const at::Tensor &g) {
   if (mesh.get_rank() == 0)
     dist_utils::log_norm(g);
 }
+
+void syncOnRankZeroOnly(const meshguard::DeviceMesh &mesh, const at::Tensor &g) {
+  dist_utils::maybe_sync(g, mesh.get_rank() == 0);
+}
+
+void syncWhenDistributed(const meshguard::DeviceMesh &mesh, const at::Tensor &g) {
+  dist_utils::maybe_sync(g, mesh.size() > 1);
+}

@@ -1,0 +1,129 @@
+//===--- CollectiveKeys.cpp - What a statement communicates, comparably ---===//
+//
+// Two sides of a rank-dependent branch are balanced when every rank makes
+// the same collective calls in the same order on the same groups. Names
+// alone are not enough: `sync_all(pg)` on one side is the barrier of the
+// other, a nested `if` whose sides agree runs its collective once, and a
+// barrier on the world group does not match one on a mesh-dim group, nor
+// one repeated in a loop with other bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BranchSides.h"
+#include "MeshGroups.h"
+#include "meshguard/Analysis/DivergentCollectives.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+static std::string spelled(const Stmt *S, ASTContext &Ctx) {
+  if (!S)
+    return "";
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(S->getSourceRange()),
+             Ctx.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
+/// The condition (or range) a loop repeats on, as spelled.
+static const Stmt *loopHeader(const Stmt *S) {
+  if (const auto *For = dyn_cast<ForStmt>(S))
+    return For->getCond();
+  if (const auto *While = dyn_cast<WhileStmt>(S))
+    return While->getCond();
+  if (const auto *Do = dyn_cast<DoStmt>(S))
+    return Do->getCond();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
+    return Range->getRangeInit();
+  return nullptr;
+}
+
+static const Expr *branchCondition(const Stmt *S) {
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    return If->getCond();
+  if (const auto *CO = dyn_cast<ConditionalOperator>(S))
+    return CO->getCond();
+  if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+    return Switch->getCond();
+  return nullptr;
+}
+
+std::vector<std::string> DivergenceMemo::keys(const Stmt *S) {
+  std::vector<std::string> Out;
+  appendKeys(S, Out);
+  return Out;
+}
+
+const std::vector<std::string> &
+DivergenceMemo::helperKeys(const FunctionDecl &Def) {
+  const FunctionDecl *Key = Def.getCanonicalDecl();
+  if (auto It = HelperKeys.find(Key); It != HelperKeys.end())
+    return It->second;
+  HelperKeys[Key]; // Recursion: what is known so far.
+  std::vector<std::string> Found = keys(Def.getBody());
+  return HelperKeys[Key] = std::move(Found);
+}
+
+void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const Expr *Cond = branchCondition(S)) {
+    if (std::optional<std::vector<BranchSide>> Sides = branchSides(S, *this)) {
+      appendKeys(Cond, Out);
+      bool Agree = llvm::all_of(*Sides, [&](const BranchSide &Side) {
+        return !Side.Exits && Side.Keys == Sides->front().Keys;
+      });
+      if (Agree) {
+        Out.insert(Out.end(), Sides->front().Keys.begin(),
+                   Sides->front().Keys.end());
+        return;
+      }
+      std::string Text = spelled(Cond, Ctx);
+      for (size_t I = 0; I < Sides->size(); ++I) {
+        std::string Where = Sides->size() == 2
+                                ? (I == 0 ? " if '" : " unless '") + Text + "'"
+                                : " in case " + std::to_string(I + 1) +
+                                      " of '" + Text + "'";
+        for (const std::string &K : (*Sides)[I].Keys)
+          Out.push_back(K + Where);
+        if ((*Sides)[I].Exits)
+          Out.push_back("leaving early" + Where);
+      }
+      return;
+    }
+  }
+  if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S)) {
+    std::vector<std::string> Inner;
+    for (const Stmt *Child : S->children())
+      appendKeys(Child, Inner);
+    std::string Where = " in a loop on '" + spelled(loopHeader(S), Ctx) + "'";
+    for (const std::string &K : Inner)
+      Out.push_back(K + Where);
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    appendKeys(Child, Out);
+  const auto *Call = dyn_cast<CallExpr>(S);
+  std::optional<CollectiveCall> C = Call ? collective(*Call) : std::nullopt;
+  if (!C)
+    return;
+  if (C->Helper && !C->InnerElsewhere)
+    if (const FunctionDecl *Def = C->Helper->getDefinition()) {
+      const std::vector<std::string> &Inner = helperKeys(*Def);
+      Out.insert(Out.end(), Inner.begin(), Inner.end());
+      return;
+    }
+  std::string Key = C->Helper ? C->InnerName : C->Name;
+  if (std::optional<MeshDim> Group = collectiveGroup(*Call, Ctx))
+    Key += " on the dim-" + std::to_string(Group->second) + " group of '" +
+           Group->first->getName().str() + "'";
+  Out.push_back(std::move(Key));
+}
+
+} // namespace analysis
+} // namespace meshguard

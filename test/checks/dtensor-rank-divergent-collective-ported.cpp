@@ -1,0 +1,221 @@
+// RUN: %check_meshguard %s dtensor-rank-divergent-collective %t -- -- -I%stubs
+
+// Shapes of the ported corpus (bench/divergence-corpus-ported, issue #28)
+// that the first round of fixes still missed or reported wrongly: helpers
+// compared by the collectives inside them, nested branches whose sides
+// agree, groups and loop bounds that differ, balanced branches on a
+// helper's parameter, and the rank reaching a condition through a pointer's
+// field, memcpy, an out-parameter or a helper's result. Positive/negative
+// twins.
+
+#include <cstring>
+#include <meshguard/meshguard.h>
+
+using PG = c10::intrusive_ptr<c10d::ProcessGroup>;
+
+// --- A helper counts as the collectives inside it. ---------------------------
+
+void syncAll(const PG &pg) { pg->barrier()->wait(); }
+
+void helperOrInline(const PG &pg) {
+  if (pg->getRank() % 2)
+    syncAll(pg);
+  else
+    pg->barrier()->wait();
+}
+
+void helperOrAllReduce(const PG &pg, std::vector<at::Tensor> &t) {
+  if (pg->getRank() % 2)
+    syncAll(pg);
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (syncAll; other side: c10d::ProcessGroup::allreduce)
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-15]]:30: note: 'syncAll' performs the collective 'c10d::ProcessGroup::barrier' here
+  else
+    pg->allreduce(t)->wait();
+}
+
+// --- A nested branch whose sides agree runs its collective once. -------------
+
+void p2pThenAllReduce(const PG &pg, std::vector<at::Tensor> &msg,
+                      std::vector<at::Tensor> &stats) {
+  const int rank = pg->getRank();
+  if (rank == 0) {
+    pg->send(msg, 1, 3)->wait();
+    pg->allreduce(stats)->wait();
+  } else if (rank == 1) {
+    pg->recv(msg, 0, 3)->wait();
+    pg->allreduce(stats)->wait();
+  } else {
+    pg->allreduce(stats)->wait();
+  }
+}
+
+void nestedUnbalanced(const PG &pg, std::vector<at::Tensor> &stats) {
+  const int rank = pg->getRank();
+  if (rank == 0) {
+    pg->allreduce(stats)->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce; other side: c10d::ProcessGroup::allreduce, c10d::ProcessGroup::allreduce, c10d::ProcessGroup::allreduce)
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-5]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+  } else if (rank == 1) {
+    pg->allreduce(stats)->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce, c10d::ProcessGroup::allreduce; other side: c10d::ProcessGroup::allreduce)
+  // CHECK-NOTES: :[[@LINE-3]]:14: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-10]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+    pg->allreduce(stats)->wait();
+  } else {
+    pg->allreduce(stats)->wait();
+  }
+}
+
+// --- Same collective, other group, or other loop bounds. ---------------------
+
+void worldOrMeshGroup(const meshguard::DeviceMesh &mesh, const PG &world) {
+  if (mesh.get_rank() % 2)
+    world->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier; other side: c10d::ProcessGroup::barrier on the dim-0 group of 'mesh')
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  else
+    mesh.get_group(0)->barrier()->wait();
+}
+
+void sameMeshGroup(const meshguard::DeviceMesh &mesh) {
+  if (mesh.get_rank() % 2)
+    mesh.get_group(0)->barrier()->wait();
+  else
+    mesh.get_group(0)->barrier()->wait();
+}
+
+void loopsWithOtherBounds(const PG &pg) {
+  int i = 1, j = 10;
+  if (pg->getRank() % 2) {
+    while (i < 10) {
+      pg->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:7: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier in a loop on 'i < 10'; other side: c10d::ProcessGroup::barrier in a loop on 'j < 20')
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+      i++;
+    }
+  } else {
+    while (j < 20) {
+      pg->barrier()->wait();
+      j++;
+    }
+  }
+}
+
+void loopsWithSameBounds(const PG &pg, int steps) {
+  if (pg->getRank() % 2) {
+    for (int i = 0; i < steps; ++i)
+      pg->barrier()->wait();
+  } else {
+    for (int i = 0; i < steps; ++i)
+      pg->barrier()->wait();
+  }
+}
+
+// --- A helper whose branch on its parameter is balanced decides nothing. -----
+
+void reduceEitherWay(const PG &pg, std::vector<at::Tensor> &loss, int rank) {
+  if (rank % 2)
+    pg->reduce(loss)->wait();
+  else
+    pg->reduce(loss)->wait();
+}
+
+void callsBalancedHelper(const PG &pg, std::vector<at::Tensor> &loss) {
+  reduceEitherWay(pg, loss, pg->getRank());
+}
+
+// --- The rank through a pointer field, memcpy, an out-parameter, a result. ---
+
+struct Params {
+  int mype;
+  int nproc;
+};
+
+void initParams(Params *P, const PG &pg) {
+  P->nproc = pg->getSize();
+  P->mype = pg->getRank();
+  if (P->nproc > 1)
+    pg->barrier()->wait();
+  if (P->mype > 0)
+    pg->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-7]]:13: note: the rank-dependent value comes from 'pg->getRank()' here
+}
+
+void rankThroughMemcpy(const PG &pg) {
+  const int rank = pg->getRank();
+  int writer;
+  std::memcpy(&writer, &rank, sizeof(int));
+  if (writer > 0)
+    pg->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-7]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+  int size;
+  const int world = pg->getSize();
+  std::memcpy(&size, &world, sizeof(int));
+  if (size > 1)
+    pg->barrier()->wait();
+}
+
+void queryRank(const PG &pg, int *out) { *out = pg->getRank(); }
+void querySize(const PG &pg, int *out) { *out = pg->getSize(); }
+
+void rankThroughOutParameter(const PG &pg, std::vector<at::Tensor> &g) {
+  int me = 0, n = 0;
+  queryRank(pg, &me);
+  querySize(pg, &n);
+  if (n > 1)
+    pg->allreduce(g)->wait();
+  if (me > 0)
+    pg->allreduce(g)->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::allreduce' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-8]]:3: note: the rank-dependent value comes from 'queryRank(pg, &me)' here
+}
+
+int stageOffset(const PG &pg) {
+  int z = 12;
+  if (pg->getRank() > 0)
+    z = 5;
+  else
+    z = 0;
+  return z;
+}
+
+int stageCount(const PG &pg) {
+  int z = 1;
+  if (pg->getSize() > 4)
+    z = 2;
+  return z;
+}
+
+void rankThroughResult(const PG &pg) {
+  if (stageCount(pg) > 1)
+    pg->barrier()->wait();
+  if (stageOffset(pg) > 0)
+    pg->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'stageOffset(pg)' here
+}
+
+// --- A 2-D mesh group held in a reference. -----------------------------------
+
+void heldGroup(const meshguard::DeviceMesh &mesh, std::vector<at::Tensor> &g) {
+  const auto &dp = mesh.get_group(0);
+  if (mesh.coordinate()[1] == 0)
+    dp->allreduce(g)->wait();
+  if (mesh.coordinate()[0] == 0)
+    dp->allreduce(g)->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::allreduce' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'mesh.coordinate()' here
+}
+
