@@ -60,6 +60,8 @@ def main():
     if not os.path.isdir(os.path.join(corpus, "bad")):
         sys.exit("%s has no bad/ folder: not a corpus" % args.corpus)
     tidy = os.path.join(args.build, "bin", "meshguard-tidy")
+    if not os.access(tidy, os.X_OK):
+        sys.exit("%s: no meshguard-tidy here; build it first" % tidy)
     tp = fp = fn = 0
     files = {"bad": [0, 0], "good": [0, 0]}  # [flagged, total]
     paths = [(kind, path) for kind in ("bad", "good")

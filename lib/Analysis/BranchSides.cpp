@@ -1,6 +1,7 @@
 //===--- BranchSides.cpp - The sides of a rank-dependent branch -----------===//
 
 #include "BranchSides.h"
+#include "RankDependence.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -47,20 +48,6 @@ static bool holdsOperator(const Expr *Cond, const Stmt *Op) {
     return B->isLogicalOp() &&
            (holdsOperator(B->getLHS(), Op) || holdsOperator(B->getRHS(), Op));
   return false;
-}
-
-static const Expr *conditionOf(const Stmt *S) {
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    return If->getCond();
-  if (const auto *CO = dyn_cast<ConditionalOperator>(S))
-    return CO->getCond();
-  if (const auto *W = dyn_cast<WhileStmt>(S))
-    return W->getCond();
-  if (const auto *Do = dyn_cast<DoStmt>(S))
-    return Do->getCond();
-  if (const auto *For = dyn_cast<ForStmt>(S))
-    return For->getCond();
-  return nullptr;
 }
 
 /// The statement in \p S whose condition holds \p Op.

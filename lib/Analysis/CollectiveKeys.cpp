@@ -11,6 +11,7 @@
 
 #include "BranchSides.h"
 #include "MeshGroups.h"
+#include "RankDependence.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -30,27 +31,11 @@ static std::string spelled(const Stmt *S, ASTContext &Ctx) {
       .str();
 }
 
-/// The condition (or range) a loop repeats on, as spelled.
+/// The condition (or range) a loop repeats on.
 static const Stmt *loopHeader(const Stmt *S) {
-  if (const auto *For = dyn_cast<ForStmt>(S))
-    return For->getCond();
-  if (const auto *While = dyn_cast<WhileStmt>(S))
-    return While->getCond();
-  if (const auto *Do = dyn_cast<DoStmt>(S))
-    return Do->getCond();
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
     return Range->getRangeInit();
-  return nullptr;
-}
-
-static const Expr *branchCondition(const Stmt *S) {
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    return If->getCond();
-  if (const auto *CO = dyn_cast<ConditionalOperator>(S))
-    return CO->getCond();
-  if (const auto *Switch = dyn_cast<SwitchStmt>(S))
-    return Switch->getCond();
-  return nullptr;
+  return conditionOf(S);
 }
 
 std::vector<std::string> DivergenceMemo::keys(const Stmt *S) {
@@ -72,7 +57,9 @@ DivergenceMemo::helperKeys(const FunctionDecl &Def) {
 void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
   if (!S || isa<LambdaExpr>(S))
     return;
-  if (const Expr *Cond = branchCondition(S)) {
+  if (const Expr *Cond = isa<IfStmt, ConditionalOperator, SwitchStmt>(S)
+                             ? conditionOf(S)
+                             : nullptr) {
     if (std::optional<std::vector<BranchSide>> Sides = branchSides(S, *this)) {
       appendKeys(Cond, Out);
       bool Agree = llvm::all_of(*Sides, [&](const BranchSide &Side) {
@@ -85,10 +72,10 @@ void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
       }
       std::string Text = spelled(Cond, Ctx);
       for (size_t I = 0; I < Sides->size(); ++I) {
-        std::string Where = Sides->size() == 2
-                                ? (I == 0 ? " if '" : " unless '") + Text + "'"
-                                : " in case " + std::to_string(I + 1) +
-                                      " of '" + Text + "'";
+        std::string Where =
+            Sides->size() == 2
+                ? (I == 0 ? " if '" : " unless '") + Text + "'"
+                : " in case " + std::to_string(I + 1) + " of '" + Text + "'";
         for (const std::string &K : (*Sides)[I].Keys)
           Out.push_back(K + Where);
         if ((*Sides)[I].Exits)

@@ -16,7 +16,7 @@ static const DeclRefExpr *meshVariable(const Expr *E) {
 }
 
 static std::optional<int64_t> constantArg(const CallExpr &Call, unsigned I,
-                                   ASTContext &Ctx) {
+                                          ASTContext &Ctx) {
   if (I >= Call.getNumArgs())
     return std::nullopt;
   if (std::optional<llvm::APSInt> K =
@@ -109,10 +109,8 @@ std::optional<MeshDim> collectiveGroup(const CallExpr &Call, ASTContext &Ctx) {
 /// group that \p Call runs on.
 bool sameForEveryMember(const Expr *Origin, const CallExpr &Call,
                         ASTContext &Ctx) {
-  std::optional<MeshDim> Coord =
-      meshCoordinate(Origin, Ctx);
-  std::optional<MeshDim> Group =
-      collectiveGroup(Call, Ctx);
+  std::optional<MeshDim> Coord = meshCoordinate(Origin, Ctx);
+  std::optional<MeshDim> Group = collectiveGroup(Call, Ctx);
   return Coord && Group && Coord->first == Group->first &&
          Coord->second != Group->second;
 }

@@ -374,8 +374,7 @@ bool RankDependenceTU::mark(llvm::DenseMap<const void *, const Expr *> &M,
   return M.try_emplace(Key, Origin).second;
 }
 
-/// The condition of a statement whose children run only when it holds.
-static const Expr *guardOf(const Stmt *S) {
+const Expr *conditionOf(const Stmt *S) {
   if (const auto *If = dyn_cast<IfStmt>(S))
     return If->getCond();
   if (const auto *While = dyn_cast<WhileStmt>(S))
@@ -471,7 +470,7 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
                 writtenVariable(MC->getImplicitObjectArgument(), Whole), O);
           }
   }
-  const Expr *Guard = guardOf(S);
+  const Expr *Guard = conditionOf(S);
   const Expr *Inside = Guard ? Origin(Guard) : nullptr;
   for (const Stmt *Child : S->children())
     scan(Child, Fn, Changed, Child != Guard && Inside ? Inside : Implicit);

@@ -71,6 +71,10 @@ template <> struct DenseMapInfo<meshguard::analysis::RankPlace> {
 namespace meshguard {
 namespace analysis {
 
+/// The condition deciding whether the children of \p S run (`if`, `?:`,
+/// `switch`, and the loops but a range `for`), or null.
+const clang::Expr *conditionOf(const clang::Stmt *S);
+
 /// Rank-dependent places and where their value comes from.
 using RankVars = llvm::DenseMap<RankPlace, const clang::Expr *>;
 
