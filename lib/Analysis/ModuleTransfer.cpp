@@ -93,17 +93,27 @@ bool isModuleParametersCall(const CallExpr &Call, const ApiIndex &Index) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
   return MD && MD->getDeclName().isIdentifier() &&
-         (MD->getName() == "parameters" ||
-          MD->getName() == "named_parameters") &&
+         llvm::is_contained(
+             {"parameters", "named_parameters", "buffers", "named_buffers"},
+             MD->getName()) &&
          Index.isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0));
 }
 
-/// DTensors if m was distributed, plain if it surely was not.
+/// Parameters: DTensors if m was distributed, plain if it surely was not.
+/// Buffers: plain (meshguard::distribute_module distributes parameters
+/// only).
 void transferModuleParameters(const CallExpr &Call, TransferContext &C) {
-  const Expr *Obj = cast<CXXMemberCallExpr>(Call).getImplicitObjectArgument();
+  const auto &Member = cast<CXXMemberCallExpr>(Call);
+  const Expr *Obj = Member.getImplicitObjectArgument();
   RecordStorageLocation *Result = resultLocation(&Call, C.Env);
   if (!Result || !C.Index.isTensorContainerType(Call.getType()))
     return;
+  if (Member.getMethodDecl()->getName().ends_with("buffers")) {
+    const Formula &True = C.A.makeLiteral(true);
+    const Formula &False = C.A.makeLiteral(false);
+    writeContainer(*Result, {&True, &False, &False, &True}, C.Env);
+    return;
+  }
   llvm::SmallVector<RecordStorageLocation *, 4> Chain =
       modulesAlong(Obj, C.Env, C.Index);
   if (Chain.empty()) {

@@ -214,6 +214,22 @@ const Formula *anyDTensor(const Expr *Arg, bool IsModule, const ApiIndex &Index,
   return Any;
 }
 
+/// Every tensor \p Arg passes is known (plain or DTensor) and they are not
+/// surely all plain: a vector filled from a module's parameters and its
+/// buffers (plain), in loops that may not run. Asked under both assumptions
+/// of a module parameter, it tells them apart only through the parameters:
+/// given DTensors unless the module has none.
+bool knownNotAllPlain(const Expr *Arg, bool IsModule, const ApiIndex &Index,
+                      const Environment &Env, const OriginTable &Origins) {
+  if (IsModule)
+    return false;
+  TensorOperands Ops = tensorOperands(Arg, Index);
+  if (Ops.Items.empty())
+    return false;
+  std::optional<OperandsReading> R = readOperands(Ops, Env, Origins);
+  return R && surely(*R->AllKnown, Env) && !surely(*R->AllPlain, Env);
+}
+
 /// "every tensor \p Arg passes is a DTensor" (the module it gives was
 /// distributed), or null when it cannot be read. With a module assumed
 /// distributed, a vector filled from its parameters() in a loop is "every
@@ -611,7 +627,8 @@ bool SummaryProvider::collectivesWithModule(
         *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
           const Formula *Target =
               everyDTensor(Arg, Site.IsModule, Index, Env, Origins);
-          if (Target && surely(*Target, Env))
+          if ((Target && surely(*Target, Env)) ||
+              knownNotAllPlain(Arg, Site.IsModule, Index, Env, Origins))
             DTensorCalls.insert({Site.key(), Site});
         });
   };

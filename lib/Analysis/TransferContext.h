@@ -144,7 +144,8 @@ void transferModuleAssignment(const clang::CallExpr &Call, TransferContext &C);
 /// `meshguard::distribute_module(m, mesh)`.
 bool isDistributeModuleCall(const clang::CallExpr &Call, const ApiIndex &Index);
 void transferDistributeModule(const clang::CallExpr &Call, TransferContext &C);
-/// `m.parameters()`, `m.named_parameters()`.
+/// `m.parameters()`, `m.named_parameters()`, `m.buffers()`,
+/// `m.named_buffers()`.
 bool isModuleParametersCall(const clang::CallExpr &Call, const ApiIndex &Index);
 void transferModuleParameters(const clang::CallExpr &Call, TransferContext &C);
 /// `std::make_shared<Net>(...)` of a module.

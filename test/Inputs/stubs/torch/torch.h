@@ -81,6 +81,7 @@ class Module {
 public:
   virtual ~Module() = default;
   std::vector<Tensor> parameters(bool Recurse = true) const;
+  std::vector<Tensor> buffers(bool Recurse = true) const;
   OrderedDict<std::string, Tensor> named_parameters(bool Recurse = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
   Tensor &register_parameter(std::string Name, Tensor T,
