@@ -144,8 +144,16 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   Result.SATQueries = Solver->queries();
   Result.SATConflicts = Solver->conflicts();
   if (!States) {
-    std::string Message = llvm::toString(States.takeError());
-    Result.Outcome = llvm::StringRef(Message).contains("maximum number of")
+    // The framework reports its block-visit budget as std::errc::timed_out
+    // ("maximum number of blocks processed").
+    std::error_code Code;
+    std::string Message;
+    llvm::handleAllErrors(States.takeError(),
+                          [&](const llvm::ErrorInfoBase &E) {
+                            Code = E.convertToErrorCode();
+                            Message = E.message();
+                          });
+    Result.Outcome = Code == std::errc::timed_out
                          ? AnalysisOutcome::BlockVisitLimit
                          : AnalysisOutcome::OtherError;
     if (Solver->reachedLimit())

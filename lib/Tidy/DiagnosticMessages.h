@@ -120,6 +120,38 @@ inline constexpr llvm::StringLiteral MixedOpInCallee =
     "the tensor op is here; its other operand is %select{a DTensor|a plain "
     "tensor}0";
 
+// dtensor-rank-divergent-collective. %0 of the first four: "collective 'x'"
+// or "'helper', which performs the collective 'x',".
+inline constexpr llvm::StringLiteral RankOnlyWhereConditionHolds =
+    "%0 runs only on the ranks where a rank-dependent condition holds: the "
+    "other ranks never call it and the job hangs";
+inline constexpr llvm::StringLiteral RankDifferentSequences =
+    "the sides of a rank-dependent branch run different collectives (%0; "
+    "other side: %1): ranks on different sides mismatch and the job hangs";
+inline constexpr llvm::StringLiteral RankLoopTripCount =
+    "%0 runs in a loop whose trip count differs per rank: the ranks call it "
+    "a different number of times and the job hangs";
+inline constexpr llvm::StringLiteral RankAfterEarlyExit =
+    "%0 is skipped by the ranks that leave early through a rank-dependent "
+    "'%1': the other ranks wait for them and the job hangs";
+inline constexpr llvm::StringLiteral RankDependentArgument =
+    "'%0' runs the collective '%1' only when its parameter '%2' says so, and "
+    "this call passes a value that differs per rank: the other ranks never "
+    "call it and the job hangs";
+inline constexpr llvm::StringLiteral RankArgumentNote =
+    "this argument depends on the rank";
+inline constexpr llvm::StringLiteral RankLoopConditionNote =
+    "the loop condition depends on the rank";
+inline constexpr llvm::StringLiteral RankConditionNote =
+    "this condition depends on the rank";
+inline constexpr llvm::StringLiteral RankOriginNote =
+    "the rank-dependent value comes from %0 here";
+inline constexpr llvm::StringLiteral RankExitNote = "some ranks leave here";
+inline constexpr llvm::StringLiteral RankParameterDecidesNote =
+    "inside '%0', this decides whether the collective runs";
+inline constexpr llvm::StringLiteral RankHelperPerformsNote =
+    "'%0' performs the collective '%1' here";
+
 } // namespace msg
 } // namespace tidy
 } // namespace meshguard

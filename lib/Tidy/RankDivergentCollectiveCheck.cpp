@@ -3,6 +3,7 @@
 
 #include "RankDivergentCollectiveCheck.h"
 #include "CalleeNotes.h"
+#include "DiagnosticMessages.h"
 #include "HoistGatherFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -81,65 +82,48 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
                          : "collective '" + C.Name + "'";
   switch (D.Shape) {
   case DivergenceShape::InBranch: {
-    auto Diag = diag(Loc, "%0 runs only on the ranks where a rank-dependent "
-                          "condition holds: the other ranks never call it and "
-                          "the job hangs")
-                << What;
+    auto Diag = diag(Loc, msg::RankOnlyWhereConditionHolds) << What;
     for (const FixItHint &Fix : hoistGather(D, FD, Ctx))
       Diag << Fix;
     break;
   }
   case DivergenceShape::DifferentSequences:
-    diag(Loc, "the sides of a rank-dependent branch run different "
-              "collectives (%0; other side: %1): ranks on different sides "
-              "mismatch and the job hangs")
-        << D.ThenSequence << D.ElseSequence;
+    diag(Loc, msg::RankDifferentSequences) << D.ThenSequence << D.ElseSequence;
     break;
   case DivergenceShape::LoopTripCount:
-    diag(Loc, "%0 runs in a loop whose trip count differs per rank: the ranks "
-              "call it a different number of times and the job hangs")
-        << What;
+    diag(Loc, msg::RankLoopTripCount) << What;
     break;
   case DivergenceShape::AfterEarlyExit:
-    diag(Loc, "%0 is skipped by the ranks that leave early through a "
-              "rank-dependent '%1': the other ranks wait for them and the job "
-              "hangs")
-        << What << exitName(D.Exit);
+    diag(Loc, msg::RankAfterEarlyExit) << What << exitName(D.Exit);
     break;
   case DivergenceShape::RankDependentArgument:
-    diag(Loc, "'%0' runs the collective '%1' only when its parameter '%2' "
-              "says so, and this call passes a value that differs per rank: "
-              "the other ranks never call it and the job hangs")
+    diag(Loc, msg::RankDependentArgument)
         << C.Name << C.InnerName
         << (D.Param->getName().empty()
                 ? "#" + std::to_string(D.Param->getFunctionScopeIndex() + 1)
                 : D.Param->getName().str());
-    diag(D.Argument->getBeginLoc(), "this argument depends on the rank",
-         DiagnosticIDs::Note);
+    diag(D.Argument->getBeginLoc(), msg::RankArgumentNote, DiagnosticIDs::Note);
     break;
   }
   if (D.Condition)
     diag(D.Condition->getBeginLoc(),
-         D.Shape == DivergenceShape::LoopTripCount
-             ? "the loop condition depends on the rank"
-             : "this condition depends on the rank",
+         D.Shape == DivergenceShape::LoopTripCount ? msg::RankLoopConditionNote
+                                                   : msg::RankConditionNote,
          DiagnosticIDs::Note);
   if (D.RankOrigin)
-    diag(D.RankOrigin->getBeginLoc(),
-         "the rank-dependent value comes from %0 here", DiagnosticIDs::Note)
+    diag(D.RankOrigin->getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
         << shortText(*D.RankOrigin, Ctx);
   if (D.Exit)
-    diag(D.Exit->getBeginLoc(), "some ranks leave here", DiagnosticIDs::Note);
+    diag(D.Exit->getBeginLoc(), msg::RankExitNote, DiagnosticIDs::Note);
   if (D.ParamCondition)
-    diag(D.ParamCondition->getBeginLoc(),
-         "inside '%0', this decides whether the collective runs",
+    diag(D.ParamCondition->getBeginLoc(), msg::RankParameterDecidesNote,
          DiagnosticIDs::Note)
         << C.Name;
   // Inside the helper; for one of another file, "inside 'sync'
   // (dist_utils.cpp:13): ..." at its recorded place.
   if (C.Helper && (C.Inner || C.InnerElsewhere))
     noteInCallee(*this, C.Inner, C.InnerElsewhere, *C.Call,
-                 "'%0' performs the collective '%1' here", Ctx)
+                 msg::RankHelperPerformsNote, Ctx)
         << C.Name << C.InnerName;
 }
 

@@ -23,7 +23,7 @@ struct Shard {
 };
 struct Replicate {};
 struct Partial {
-  c10d::ReduceOp op = c10d::ReduceOp::SUM;
+  c10d::ReduceOp reduce_op = c10d::ReduceOp::SUM;
 };
 using Placement = std::variant<Shard, Replicate, Partial>;
 using Placements = std::vector<Placement>;
