@@ -31,6 +31,33 @@ static std::string spelled(const Stmt *S, ASTContext &Ctx) {
       .str();
 }
 
+/// \p S as spelled, without blanks, and with \p Counter (a `for` loop's own
+/// variable) as `#`: `n > 0` matches `n>0`, and `for (int i = 0; i < n;
+/// ++i)` the same loop over `j`.
+static std::string canonical(const Stmt *S, const VarDecl *Counter,
+                             ASTContext &Ctx) {
+  std::string Text = spelled(S, Ctx), Out;
+  StringRef Name = Counter ? Counter->getName() : StringRef();
+  for (size_t I = 0; I < Text.size();) {
+    if (isspace(static_cast<unsigned char>(Text[I]))) {
+      ++I;
+      continue;
+    }
+    size_t J = I;
+    while (J < Text.size() &&
+           (isalnum(static_cast<unsigned char>(Text[J])) || Text[J] == '_'))
+      ++J;
+    if (J == I) {
+      Out += Text[I++];
+      continue;
+    }
+    StringRef Word(Text.data() + I, J - I);
+    Out += !Name.empty() && Word == Name ? StringRef("#") : Word;
+    I = J;
+  }
+  return Out;
+}
+
 /// The condition (or range) a loop repeats on.
 static const Stmt *loopHeader(const Stmt *S) {
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
@@ -49,7 +76,8 @@ DivergenceMemo::helperKeys(const FunctionDecl &Def) {
   const FunctionDecl *Key = Def.getCanonicalDecl();
   if (auto It = HelperKeys.find(Key); It != HelperKeys.end())
     return It->second;
-  HelperKeys[Key]; // Recursion: what is known so far.
+  // Recursion: a call of a helper being worked out stands for itself.
+  HelperKeys[Key] = {Def.getQualifiedNameAsString() + " (recursive)"};
   std::vector<std::string> Found = keys(Def.getBody());
   return HelperKeys[Key] = std::move(Found);
 }
@@ -61,6 +89,13 @@ void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
                              ? conditionOf(S)
                              : nullptr) {
     if (std::optional<std::vector<BranchSide>> Sides = branchSides(S, *this)) {
+      if (const auto *If = dyn_cast<IfStmt>(S)) {
+        appendKeys(If->getInit(), Out);
+        appendKeys(If->getConditionVariableDeclStmt(), Out);
+      } else if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+        appendKeys(Switch->getInit(), Out);
+        appendKeys(Switch->getConditionVariableDeclStmt(), Out);
+      }
       appendKeys(Cond, Out);
       bool Agree = llvm::all_of(*Sides, [&](const BranchSide &Side) {
         return !Side.Exits && Side.Keys == Sides->front().Keys;
@@ -70,7 +105,7 @@ void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
                    Sides->front().Keys.end());
         return;
       }
-      std::string Text = spelled(Cond, Ctx);
+      std::string Text = canonical(Cond, nullptr, Ctx);
       for (size_t I = 0; I < Sides->size(); ++I) {
         std::string Where =
             Sides->size() == 2
@@ -88,7 +123,13 @@ void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
     std::vector<std::string> Inner;
     for (const Stmt *Child : S->children())
       appendKeys(Child, Inner);
-    std::string Where = " in a loop on '" + spelled(loopHeader(S), Ctx) + "'";
+    const VarDecl *Counter = nullptr;
+    if (const auto *For = dyn_cast<ForStmt>(S))
+      if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+          Init && Init->isSingleDecl())
+        Counter = dyn_cast<VarDecl>(Init->getSingleDecl());
+    std::string Where =
+        " in a loop on '" + canonical(loopHeader(S), Counter, Ctx) + "'";
     for (const std::string &K : Inner)
       Out.push_back(K + Where);
     return;

@@ -128,22 +128,22 @@ std::optional<CollectiveCall> DivergenceMemo::imported(const FunctionDecl &FD) {
   return C;
 }
 
-std::unique_ptr<ParameterControl>
-DivergenceMemo::importedControl(const FunctionDecl &FD) {
+std::vector<ParameterControl>
+DivergenceMemo::importedControls(const FunctionDecl &FD) {
   const std::optional<CollectiveCall> &C = performed(FD);
   if (!C || !C->InnerElsewhere)
-    return nullptr;
+    return {};
   const StoredSummary *Stored = Database->lookup(functionUSR(FD));
   if (!Stored || !Stored->Collective || !Stored->Collective->Param ||
       *Stored->Collective->Param >= FD.getNumParams())
-    return nullptr;
+    return {};
   ExternalSites.push_back(
       std::make_unique<ExternalSite>(Stored->Collective->ControlledAt));
   CollectiveCall Controlled = *C;
   Controlled.Call = nullptr;
   Controlled.InnerElsewhere = ExternalSites.back().get();
-  return std::unique_ptr<ParameterControl>(new ParameterControl{
-      *Stored->Collective->Param, nullptr, std::move(Controlled)});
+  return {ParameterControl{*Stored->Collective->Param, nullptr,
+                           std::move(Controlled)}};
 }
 
 std::optional<CollectiveCall> DivergenceMemo::collective(const CallExpr &Call) {
@@ -273,30 +273,33 @@ const Expr *DivergenceMemo::argumentFor(const CallExpr &Call,
   return Call.getArg(I);
 }
 
-const ParameterControl *
-DivergenceMemo::parameterControl(const FunctionDecl &FD) {
+llvm::ArrayRef<ParameterControl>
+DivergenceMemo::parameterControls(const FunctionDecl &FD) {
   const FunctionDecl *Key = FD.getCanonicalDecl();
   if (auto It = Controls.find(Key); It != Controls.end())
-    return It->second.get();
-  Controls[Key] = nullptr; // Recursion: nothing more.
+    return *It->second;
+  // Recursion: nothing more while it is worked out.
+  Controls[Key] = std::make_unique<std::vector<ParameterControl>>();
+  auto Done = [&](std::vector<ParameterControl> Found) {
+    *Controls[Key] = std::move(Found);
+    return llvm::ArrayRef<ParameterControl>(*Controls[Key]);
+  };
   // The model's own functions (a collective, a rank accessor) are no
   // helpers: nothing to look up.
   if (Index.collectiveKind(&FD) != CollectiveKind::None ||
       Index.isRankSource(&FD))
-    return nullptr;
+    return {};
   const FunctionDecl *Def = FD.getDefinition();
   const SourceManager &SM = Ctx.getSourceManager();
-  if (!Def) {
-    Controls[Key] = importedControl(FD);
-    return Controls[Key].get();
-  }
+  if (!Def)
+    return Done(importedControls(FD));
   if (!Def->getBody() || Def->param_empty() || !performed(*Def) ||
       SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
-    return nullptr;
+    return {};
   AnalysisOutcome Outcome = AnalysisOutcome::Done;
   std::unique_ptr<CFG> Cfg = buildCFG(*Def, Ctx, Outcome);
   if (!Cfg)
-    return nullptr;
+    return {};
   // Each parameter stands for a value of its own.
   std::vector<const Expr *> Marks;
   for (unsigned I = 0; I < Def->getNumParams(); ++I) {
@@ -309,8 +312,13 @@ DivergenceMemo::parameterControl(const FunctionDecl &FD) {
   }
   RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
   if (!Flow.solve(AnalysisLimits()))
-    return nullptr;
-  std::unique_ptr<ParameterControl> Found;
+    return {};
+  std::vector<ParameterControl> Found;
+  auto Add = [&](unsigned Param, const Expr *Condition, CollectiveCall C) {
+    if (llvm::none_of(
+            Found, [&](const ParameterControl &P) { return P.Param == Param; }))
+      Found.push_back(ParameterControl{Param, Condition, std::move(C)});
+  };
   auto MarkOf = [&](const Expr *O) -> std::optional<unsigned> {
     auto It = ParameterMarks.find(O);
     if (It == ParameterMarks.end())
@@ -318,8 +326,6 @@ DivergenceMemo::parameterControl(const FunctionDecl &FD) {
     return It->second;
   };
   forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
-    if (Found)
-      return;
     std::optional<CollectiveCall> C = collective(Call);
     if (!C)
       return;
@@ -330,29 +336,28 @@ DivergenceMemo::parameterControl(const FunctionDecl &FD) {
         if (balancedAround(Dep, Call, *Def, *this))
           continue;
         if (std::optional<unsigned> Param = MarkOf(O))
-          Found.reset(new ParameterControl{
-              *Param, dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()),
-              *C});
+          Add(*Param, dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()),
+              *C);
         return;
       }
     // Passing a parameter on to a helper that one of its own decides.
     const FunctionDecl *Callee = Call.getDirectCallee();
-    const ParameterControl *Inner =
-        Callee ? parameterControl(*Callee) : nullptr;
-    const Expr *Arg = Inner ? argumentFor(Call, *Inner) : nullptr;
-    if (!Arg)
+    if (!Callee)
       return;
-    if (std::optional<unsigned> Param =
-            MarkOf(Flow.originBefore(Arg, B, &Call))) {
-      CollectiveCall Via{&Call, Callee->getQualifiedNameAsString(), Callee,
-                         Inner->Collective.Call,
-                         Inner->Collective.Helper ? Inner->Collective.InnerName
-                                                  : Inner->Collective.Name};
-      Found.reset(new ParameterControl{*Param, Arg, std::move(Via)});
+    for (const ParameterControl &Inner : parameterControls(*Callee)) {
+      const Expr *Arg = argumentFor(Call, Inner);
+      if (!Arg)
+        continue;
+      if (std::optional<unsigned> Param =
+              MarkOf(Flow.originBefore(Arg, B, &Call)))
+        Add(*Param, Arg,
+            CollectiveCall{&Call, Callee->getQualifiedNameAsString(), Callee,
+                           Inner.Collective.Call,
+                           Inner.Collective.Helper ? Inner.Collective.InnerName
+                                                   : Inner.Collective.Name});
     }
   });
-  Controls[Key] = std::move(Found);
-  return Controls[Key].get();
+  return Done(std::move(Found));
 }
 
 DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
@@ -369,7 +374,7 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
   struct Site {
     CFGBlock *Block;
     CollectiveCall Collective;
-    const ParameterControl *Control = nullptr;
+    llvm::ArrayRef<ParameterControl> Controls;
   };
   std::vector<Site> Sites;
   std::int64_t Elements = 0;
@@ -381,8 +386,9 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
   }
   forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
     if (std::optional<CollectiveCall> C = Memo.collective(Call))
-      Sites.push_back(
-          {B, *C, C->Helper ? Memo.parameterControl(*C->Helper) : nullptr});
+      Sites.push_back({B, *C,
+                       C->Helper ? Memo.parameterControls(*C->Helper)
+                                 : llvm::ArrayRef<ParameterControl>()});
   });
   if (Sites.empty())
     return Scan;
@@ -435,8 +441,10 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
             continue;
           auto [Here, Other] = compared(*Sides, *Call, Ctx);
           if (Other && !Here->Sequence.empty() && !Other->Sequence.empty()) {
-            if (!Mismatched.insert(Branch).second)
+            if (!Mismatched.insert(Branch).second) {
+              Reported.insert(Call); // Said once, at the branch.
               break;
+            }
             D.Shape = DivergenceShape::DifferentSequences;
             D.ThenSequence = joined(Here->Sequence);
             D.ElseSequence = joined(Other->Sequence);
@@ -452,17 +460,20 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
       Scan.Sites.push_back(std::move(D));
       break;
     }
-    if (Reported.contains(Call) || !S.Control)
+    if (Reported.contains(Call))
       continue;
     // Every rank calls the helper; a rank-dependent argument decides
-    // whether its collective runs.
-    const Expr *Arg = DivergenceMemo::argumentFor(*Call, *S.Control);
-    if (const Expr *Origin =
-            Arg ? Flow.originBefore(Arg, S.Block, Call) : nullptr) {
+    // whether one of its collectives runs.
+    for (const ParameterControl &Control : S.Controls) {
+      const Expr *Arg = DivergenceMemo::argumentFor(*Call, Control);
+      const Expr *Origin =
+          Arg ? Flow.originBefore(Arg, S.Block, Call) : nullptr;
+      if (!Origin)
+        continue;
       DivergentCollective D;
       D.Shape = DivergenceShape::RankDependentArgument;
       D.Collective = S.Collective;
-      const CollectiveCall &Inside = S.Control->Collective;
+      const CollectiveCall &Inside = Control.Collective;
       D.Collective.Inner = Inside.Call;
       D.Collective.InnerName = Inside.Helper ? Inside.InnerName : Inside.Name;
       D.Collective.InnerElsewhere =
@@ -472,10 +483,11 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
       const FunctionDecl *Helper = S.Collective.Helper;
       if (const FunctionDecl *Def = Helper->getDefinition())
         Helper = Def;
-      D.Param = Helper->getParamDecl(S.Control->Param);
-      D.ParamCondition = S.Control->Condition;
+      D.Param = Helper->getParamDecl(Control.Param);
+      D.ParamCondition = Control.Condition;
       Reported.insert(Call);
       Scan.Sites.push_back(std::move(D));
+      break;
     }
   }
   return Scan;

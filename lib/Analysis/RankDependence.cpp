@@ -127,6 +127,15 @@ const Expr *RankDependenceTU::placeOrigin(const RankPlace &P, const Expr *Index,
   return nullptr;
 }
 
+/// `mesh.coordinate()` or `mesh.get_local_rank(d)`: a rank's place along one
+/// mesh dim.
+static bool isCoordinate(const Expr *O) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(O);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  return MD && MD->getDeclName().isIdentifier() &&
+         (MD->getName() == "coordinate" || MD->getName() == "get_local_rank");
+}
+
 const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
                                      const FunctionDecl *Fn) const {
   if (!E || isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E))
@@ -156,11 +165,20 @@ const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
         return Call;
     }
   }
+  // The first operand's origin names the value, but a mesh coordinate
+  // (which MeshGroups.h may exempt) only when nothing else is mixed in: a
+  // rank besides it names the value, two coordinates make `E` the origin.
+  const Expr *Coordinate = nullptr;
   for (const Stmt *Child : E->children())
     if (const auto *CE = dyn_cast_or_null<Expr>(Child))
-      if (const Expr *O = origin(CE, Locals, Fn))
-        return O;
-  return nullptr;
+      if (const Expr *O = origin(CE, Locals, Fn)) {
+        if (!isCoordinate(O))
+          return O;
+        if (Coordinate && O != Coordinate)
+          return E;
+        Coordinate = O;
+      }
+  return Coordinate;
 }
 
 /// The variable written by an assignment to \p LHS (its base for `a[i]`,

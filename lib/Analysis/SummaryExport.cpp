@@ -288,7 +288,11 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
           At.kind() != llvm::json::Value::Null)
         Performed =
             llvm::json::Object{{"name", C->InnerName}, {"at", std::move(At)}};
-    if (const ParameterControl *Ctl = Divergence.parameterControl(*FD);
+    // The database keeps one deciding parameter per function: the first.
+    llvm::ArrayRef<ParameterControl> Controls =
+        Divergence.parameterControls(*FD);
+    if (const ParameterControl *Ctl =
+            Controls.empty() ? nullptr : &Controls.front();
         Ctl && Performed.kind() != llvm::json::Value::Null)
       if (llvm::json::Value At =
               W.place(Ctl->Collective.Call, Ctl->Collective.InnerElsewhere);

@@ -93,7 +93,7 @@ void loopsWithOtherBounds(const PG &pg) {
   if (pg->getRank() % 2) {
     while (i < 10) {
       pg->barrier()->wait();
-  // CHECK-NOTES: :[[@LINE-1]]:7: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier in a loop on 'i < 10'; other side: c10d::ProcessGroup::barrier in a loop on 'j < 20')
+  // CHECK-NOTES: :[[@LINE-1]]:7: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier in a loop on 'i<10'; other side: c10d::ProcessGroup::barrier in a loop on 'j<20')
   // CHECK-NOTES: :[[@LINE-4]]:7: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
       i++;
@@ -219,3 +219,87 @@ void heldGroup(const meshguard::DeviceMesh &mesh, std::vector<at::Tensor> &g) {
   // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'mesh.coordinate()' here
 }
 
+// --- From the review of the above. ------------------------------------------
+
+// A recursive helper stands for itself: six barriers against one.
+void barriers(const PG &pg, int n) {
+  pg->barrier()->wait();
+  if (n > 0)
+    barriers(pg, n - 1);
+}
+void recursiveOnRoot(const PG &pg) {
+  if (pg->getRank() == 0)
+    barriers(pg, 5);
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (barriers; other side: c10d::ProcessGroup::barrier)
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-10]]:3: note: 'barriers' performs the collective 'c10d::ProcessGroup::barrier' here
+  else
+    pg->barrier()->wait();
+}
+
+// A collective in an if's init statement or condition variable.
+void collectiveInInit(const PG &pg) {
+  if (pg->getRank() == 0) {
+    if (bool Ok = pg->barrier()->wait(); Ok) {
+  // CHECK-NOTES: :[[@LINE-1]]:19: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+    }
+  }
+}
+
+// Two parameters, each deciding one collective.
+void twoDecisions(const PG &pg, std::vector<at::Tensor> &t, bool A, bool B) {
+  if (A)
+    pg->barrier()->wait();
+  if (B)
+    pg->allreduce(t)->wait();
+}
+void secondDecides(const PG &pg, std::vector<at::Tensor> &t) {
+  twoDecisions(pg, t, true, pg->getRank() == 0);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'twoDecisions' runs the collective 'c10d::ProcessGroup::allreduce' only when its parameter 'B' says so, and this call passes a value that differs per rank
+  // CHECK-NOTES: :[[@LINE-2]]:29: note: this argument depends on the rank
+  // CHECK-NOTES: :[[@LINE-3]]:29: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-8]]:7: note: inside 'twoDecisions', this decides whether the collective runs
+  // CHECK-NOTES: :[[@LINE-8]]:5: note: 'twoDecisions' performs the collective 'c10d::ProcessGroup::allreduce' here
+}
+void firstDecides(const PG &pg, std::vector<at::Tensor> &t) {
+  twoDecisions(pg, t, pg->getRank() == 0, true);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'twoDecisions' runs the collective 'c10d::ProcessGroup::barrier' only when its parameter 'A' says so, and this call passes a value that differs per rank
+  // CHECK-NOTES: :[[@LINE-2]]:23: note: this argument depends on the rank
+  // CHECK-NOTES: :[[@LINE-3]]:23: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-18]]:7: note: inside 'twoDecisions', this decides whether the collective runs
+  // CHECK-NOTES: :[[@LINE-18]]:5: note: 'twoDecisions' performs the collective 'c10d::ProcessGroup::barrier' here
+}
+void neitherDecides(const PG &pg, std::vector<at::Tensor> &t) {
+  twoDecisions(pg, t, true, pg->getSize() > 1);
+}
+
+// Two coordinates mixed are no longer one dim's coordinate.
+void mixedCoordinates(const meshguard::DeviceMesh &mesh) {
+  int X = mesh.coordinate()[0] + mesh.coordinate()[1];
+  if (X == 0)
+    mesh.get_group(1)->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-5]]:11: note: the rank-dependent value comes from 'mesh.coordinate()[0] + mesh.coordinate()[1]' here
+}
+
+// The same loop over another counter, the same condition spaced otherwise.
+void sameLoopOtherCounter(const PG &pg, int n) {
+  if (pg->getRank() == 0) {
+    for (int i = 0; i < n; ++i)
+      pg->barrier()->wait();
+  } else {
+    for (int j = 0; j < n; ++j)
+      pg->barrier()->wait();
+  }
+  if (pg->getRank() == 0) {
+    if (n>0)
+      pg->barrier()->wait();
+  } else {
+    if (n > 0)
+      pg->barrier()->wait();
+  }
+}

@@ -127,9 +127,10 @@ public:
   /// function without a body here, the database's entry.
   const std::optional<CollectiveCall> &performed(const clang::FunctionDecl &FD);
 
-  /// The collective of \p FD that one of its parameters decides, if any
-  /// (in this TU).
-  const ParameterControl *parameterControl(const clang::FunctionDecl &FD);
+  /// The collectives of \p FD that one of its parameters decides, at most
+  /// one per parameter (in this TU, or the database's entry).
+  llvm::ArrayRef<ParameterControl>
+  parameterControls(const clang::FunctionDecl &FD);
   /// The argument of \p Call that \p Control's parameter receives.
   static const clang::Expr *argumentFor(const clang::CallExpr &Call,
                                         const ParameterControl &Control);
@@ -137,8 +138,7 @@ public:
 private:
   /// The database's fact for \p FD (no body in this TU), if usable.
   std::optional<CollectiveCall> imported(const clang::FunctionDecl &FD);
-  std::unique_ptr<ParameterControl>
-  importedControl(const clang::FunctionDecl &FD);
+  std::vector<ParameterControl> importedControls(const clang::FunctionDecl &FD);
   void appendKeys(const clang::Stmt *S, std::vector<std::string> &Out);
   const std::vector<std::string> &helperKeys(const clang::FunctionDecl &Def);
 
@@ -150,7 +150,9 @@ private:
   SummaryLookup *Database = nullptr;
   /// The places imported facts point to (CollectiveCall::InnerElsewhere).
   std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
-  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<ParameterControl>>
+  /// Held by pointer: callers keep ArrayRefs across later insertions.
+  llvm::DenseMap<const clang::FunctionDecl *,
+                 std::unique_ptr<std::vector<ParameterControl>>>
       Controls;
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<std::string>>
       HelperKeys;
