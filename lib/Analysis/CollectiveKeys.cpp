@@ -142,8 +142,17 @@ void DivergenceMemo::appendKeys(const Stmt *S, std::vector<std::string> &Out) {
     return;
   if (C->Helper && !C->InnerElsewhere)
     if (const FunctionDecl *Def = C->Helper->getDefinition()) {
-      const std::vector<std::string> &Inner = helperKeys(*Def);
-      Out.insert(Out.end(), Inner.begin(), Inner.end());
+      // What the parameters that decide its collectives are given:
+      // `maybe_sync(pg, true)` and `maybe_sync(pg, false)` differ.
+      std::string Given;
+      for (const ParameterControl &Control : parameterControls(*Def))
+        if (const Expr *Arg = argumentFor(*Call, Control))
+          Given += (Given.empty() ? " given " : ", ") +
+                   Def->getParamDecl(Control.Param)->getNameAsString() +
+                   " = '" + canonical(Arg, nullptr, Ctx) + "'";
+      std::vector<std::string> Inner = helperKeys(*Def);
+      for (std::string &K : Inner)
+        Out.push_back(K + Given);
       return;
     }
   std::string Key = C->Helper ? C->InnerName : C->Name;

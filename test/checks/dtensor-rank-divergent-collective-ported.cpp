@@ -303,3 +303,25 @@ void sameLoopOtherCounter(const PG &pg, int n) {
       pg->barrier()->wait();
   }
 }
+
+// A helper on both sides, its deciding parameter given other values.
+void maybeSync(const PG &pg, bool Doit) {
+  if (Doit)
+    pg->barrier()->wait();
+}
+void helperGivenOtherValues(const PG &pg) {
+  if (pg->getRank() == 0)
+    maybeSync(pg, true);
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier if 'Doit' given Doit = 'true'; other side: c10d::ProcessGroup::barrier if 'Doit' given Doit = 'false')
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-8]]:5: note: 'maybeSync' performs the collective 'c10d::ProcessGroup::barrier' here
+  else
+    maybeSync(pg, false);
+}
+void helperGivenSameValue(const PG &pg, bool Flag) {
+  if (pg->getRank() == 0)
+    maybeSync(pg, Flag);
+  else
+    maybeSync(pg, Flag);
+}
