@@ -44,10 +44,17 @@ static const CXXOperatorCallExpr *subscriptOf(const Expr &E, ASTContext &Ctx) {
 /// The rank-dependent value \p Origin as a coordinate along one dim of a
 /// mesh variable: `M.coordinate()[k]` (also through a variable holding it)
 /// or `M.get_local_rank(k)`.
+bool isCoordinateCall(const Expr *E) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  return MD && MD->getDeclName().isIdentifier() &&
+         (MD->getName() == "coordinate" || MD->getName() == "get_local_rank");
+}
+
 std::optional<MeshDim> meshCoordinate(const Expr *Origin, ASTContext &Ctx) {
-  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Origin);
-  if (!MC || !MC->getMethodDecl())
+  if (!isCoordinateCall(Origin))
     return std::nullopt;
+  const auto *MC = cast<CXXMemberCallExpr>(Origin);
   StringRef Name = MC->getMethodDecl()->getName();
   std::optional<int64_t> Dim;
   if (Name == "get_local_rank")

@@ -22,6 +22,10 @@ namespace analysis {
 /// A mesh variable and one of its dims.
 using MeshDim = std::pair<const clang::ValueDecl *, int64_t>;
 
+/// `M.coordinate()` or `M.get_local_rank(d)`: a rank's place along one mesh
+/// dim (any mesh, any dim).
+bool isCoordinateCall(const clang::Expr *E);
+
 /// The rank-dependent value \p Origin as a coordinate along one dim of a
 /// mesh variable, if it is one.
 std::optional<MeshDim> meshCoordinate(const clang::Expr *Origin,

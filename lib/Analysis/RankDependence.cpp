@@ -1,6 +1,7 @@
 //===--- RankDependence.cpp - Values that differ per rank -----------------===//
 
 #include "RankDependence.h"
+#include "MeshGroups.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -127,15 +128,6 @@ const Expr *RankDependenceTU::placeOrigin(const RankPlace &P, const Expr *Index,
   return nullptr;
 }
 
-/// `mesh.coordinate()` or `mesh.get_local_rank(d)`: a rank's place along one
-/// mesh dim.
-static bool isCoordinate(const Expr *O) {
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(O);
-  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-  return MD && MD->getDeclName().isIdentifier() &&
-         (MD->getName() == "coordinate" || MD->getName() == "get_local_rank");
-}
-
 const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
                                      const FunctionDecl *Fn) const {
   if (!E || isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E))
@@ -172,7 +164,7 @@ const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
   for (const Stmt *Child : E->children())
     if (const auto *CE = dyn_cast_or_null<Expr>(Child))
       if (const Expr *O = origin(CE, Locals, Fn)) {
-        if (!isCoordinate(O))
+        if (!isCoordinateCall(O))
           return O;
         if (Coordinate && O != Coordinate)
           return E;
