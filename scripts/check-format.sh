@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Checks that the analysis, tidy and tool sources are in the house style
-# (.clang-format, LLVM) with clang-format-19. Prints each file that is not and
+# Checks that meshguard's sources are in the house style with clang-format-19:
+# the analysis, tidy and tool sources in LLVM's (.clang-format), the runtime in
+# libtorch's (lib/runtime/.clang-format). Prints each file that is not and
 # exits 1; `scripts/check-format.sh --fix` rewrites them in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 format=$(command -v clang-format-19 || true)
 [ -n "$format" ] || { echo "check-format: clang-format-19 not found (make bootstrap installs it)" >&2; exit 2; }
 mapfile -t files < <(git ls-files 'lib/Analysis/*.cpp' 'lib/Analysis/*.h' 'lib/Tidy/*.cpp' 'lib/Tidy/*.h' \
-  'include/meshguard/Analysis/*.h' 'tool/*.cpp' 'unittests/*.cpp' 'unittests/*.h')
+  'include/meshguard/Analysis/*.h' 'tool/*.cpp' 'unittests/*.cpp' 'unittests/*.h' \
+  'lib/runtime/*.cpp' 'lib/runtime/*.h' 'include/meshguard/runtime/*.h')
 if [ "${1:-}" = "--fix" ]; then
   "$format" -i "${files[@]}"
   exit 0

@@ -43,8 +43,9 @@ std::vector<DTensorImpl*> require_dtensors(
     }
     if (!(impl->spec().mesh == mesh)) {
       throw MeshMismatchError(
-          std::string(op_name) + ": argument " + std::to_string(i) + " is a DTensor on " +
-          impl->spec().mesh.to_string() + " but the collective runs on " + mesh.to_string());
+          std::string(op_name) + ": argument " + std::to_string(i) +
+          " is a DTensor on " + impl->spec().mesh.to_string() +
+          " but the collective runs on " + mesh.to_string());
     }
     if (!impl->local().is_contiguous()) {
       throw PlacementError(
@@ -56,13 +57,15 @@ std::vector<DTensorImpl*> require_dtensors(
   }
   if (mesh_dim < 0 || mesh_dim >= mesh.ndim()) {
     throw PlacementError(
-        std::string(op_name) + ": mesh_dim " + std::to_string(mesh_dim) + " is out of range for " +
-        mesh.to_string());
+        std::string(op_name) + ": mesh_dim " + std::to_string(mesh_dim) +
+        " is out of range for " + mesh.to_string());
   }
   return impls;
 }
 
-DeviceMesh inferred_mesh(const std::vector<at::Tensor>& tensors, const char* op_name) {
+DeviceMesh inferred_mesh(
+    const std::vector<at::Tensor>& tensors,
+    const char* op_name) {
   auto mesh = find_mesh(tensors, op_name);
   if (!mesh) {
     throw MeshNotFoundError(explain_missing_mesh(tensors, op_name));
@@ -70,16 +73,23 @@ DeviceMesh inferred_mesh(const std::vector<at::Tensor>& tensors, const char* op_
   return std::move(*mesh);
 }
 
-[[noreturn]] void fail_placement(const char* op_name, size_t index, const DTensorImpl* impl, int64_t mesh_dim,
-                                 const std::string& why) {
+[[noreturn]] void fail_placement(
+    const char* op_name,
+    size_t index,
+    const DTensorImpl* impl,
+    int64_t mesh_dim,
+    const std::string& why) {
   throw PlacementError(
-      std::string(op_name) + ": argument " + std::to_string(index) + " has placement " +
-      to_string(impl->spec().placements[mesh_dim]) + " on mesh dim " + std::to_string(mesh_dim) + ": " + why);
+      std::string(op_name) + ": argument " + std::to_string(index) +
+      " has placement " + to_string(impl->spec().placements[mesh_dim]) +
+      " on mesh dim " + std::to_string(mesh_dim) + ": " + why);
 }
 
 } // namespace
 
-std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, std::string_view op_name) {
+std::optional<DeviceMesh> find_mesh(
+    const std::vector<at::Tensor>& args,
+    std::string_view op_name) {
   std::optional<DeviceMesh> mesh;
   size_t mesh_arg = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -92,15 +102,20 @@ std::optional<DeviceMesh> find_mesh(const std::vector<at::Tensor>& args, std::st
       mesh_arg = i;
     } else if (!(impl->spec().mesh == *mesh)) {
       throw MeshMismatchError(
-          std::string(op_name) + ": DTensor arguments live on different meshes: argument " + std::to_string(mesh_arg) +
-          " is on " + mesh->to_string() + " but argument " + std::to_string(i) + " is on " +
-          impl->spec().mesh.to_string() + "; redistribute them onto one mesh first");
+          std::string(op_name) +
+          ": DTensor arguments live on different meshes: argument " +
+          std::to_string(mesh_arg) + " is on " + mesh->to_string() +
+          " but argument " + std::to_string(i) + " is on " +
+          impl->spec().mesh.to_string() +
+          "; redistribute them onto one mesh first");
     }
   }
   return mesh;
 }
 
-std::string explain_missing_mesh(const std::vector<at::Tensor>& args, std::string_view op_name) {
+std::string explain_missing_mesh(
+    const std::vector<at::Tensor>& args,
+    std::string_view op_name) {
   std::ostringstream os;
   os << "found no DeviceMesh from dtensor args for " << op_name << "!\n";
   if (args.empty()) {
@@ -109,34 +124,45 @@ std::string explain_missing_mesh(const std::vector<at::Tensor>& args, std::strin
   bool from_local = false;
   for (size_t i = 0; i < args.size(); ++i) {
     os << "  argument " << i << ": " << detail::describe_arg(args[i]) << "\n";
-    from_local = from_local || provenance_of(args[i]).rfind("to_local()", 0) == 0;
+    from_local =
+        from_local || provenance_of(args[i]).rfind("to_local()", 0) == 0;
   }
   os << "No argument is a DTensor, so there is no mesh to run the collective on. Fix: make one argument a "
         "DTensor (meshguard::distribute_tensor / from_local)";
   if (from_local) {
     os << ", pass the DTensor itself instead of its to_local() result";
   }
-  os << ", or name the mesh with meshguard::guarded::" << (op_name == kBroadcast ? "broadcast_"
-                                                            : op_name == kAllReduce ? "all_reduce_"
-                                                            : op_name == kAllGather ? "all_gather"
-                                                                                    : "reduce_scatter")
+  os << ", or name the mesh with meshguard::guarded::"
+     << (op_name == kBroadcast       ? "broadcast_"
+             : op_name == kAllReduce ? "all_reduce_"
+             : op_name == kAllGather ? "all_gather"
+                                     : "reduce_scatter")
      << "(tensors, mesh, ...), which promotes plain tensors to Replicate DTensors.";
   return os.str();
 }
 
 namespace detail {
 
-void broadcast_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim) {
+void broadcast_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    int64_t src,
+    int64_t mesh_dim) {
   auto impls = require_dtensors(tensors, mesh, kBroadcast, mesh_dim);
   if (src < 0 || src >= mesh.size(mesh_dim)) {
     throw PlacementError(
-        std::string(kBroadcast) + ": src " + std::to_string(src) + " is not a rank of mesh dim " +
-        std::to_string(mesh_dim) + " (size " + std::to_string(mesh.size(mesh_dim)) + ")");
+        std::string(kBroadcast) + ": src " + std::to_string(src) +
+        " is not a rank of mesh dim " + std::to_string(mesh_dim) + " (size " +
+        std::to_string(mesh.size(mesh_dim)) + ")");
   }
   for (size_t i = 0; i < impls.size(); ++i) {
     if (!is_replicate(impls[i]->spec().placements[mesh_dim])) {
-      fail_placement(kBroadcast, i, impls[i], mesh_dim,
-                     "a broadcast would overwrite the other ranks' part of the value; redistribute to Replicate first");
+      fail_placement(
+          kBroadcast,
+          i,
+          impls[i],
+          mesh_dim,
+          "a broadcast would overwrite the other ranks' part of the value; redistribute to Replicate first");
     }
   }
   if (mesh.size(mesh_dim) == 1) {
@@ -148,23 +174,39 @@ void broadcast_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors
   }
 }
 
-void all_reduce_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim) {
+void all_reduce_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    int64_t mesh_dim) {
   auto impls = require_dtensors(tensors, mesh, kAllReduce, mesh_dim);
   for (size_t i = 0; i < impls.size(); ++i) {
     const auto& p = impls[i]->spec().placements[mesh_dim];
     if (is_shard(p)) {
-      fail_placement(kAllReduce, i, impls[i], mesh_dim,
-                     "reducing different shards elementwise has no meaning; use all_gather or redistribute");
+      fail_placement(
+          kAllReduce,
+          i,
+          impls[i],
+          mesh_dim,
+          "reducing different shards elementwise has no meaning; use all_gather or redistribute");
     }
     if (auto* q = std::get_if<Partial>(&p)) {
       if (q->reduce_op != op) {
-        fail_placement(kAllReduce, i, impls[i], mesh_dim,
-                       std::string("reducing it with ") + to_string(op) + " would not give its value");
+        fail_placement(
+            kAllReduce,
+            i,
+            impls[i],
+            mesh_dim,
+            std::string("reducing it with ") + to_string(op) +
+                " would not give its value");
       }
     }
-    if (op == ReduceOp::AVG && !at::isFloatingType(impls[i]->local().scalar_type())) {
-      throw PlacementError(std::string(kAllReduce) + ": argument " + std::to_string(i) +
-                           ": avg needs a floating-point tensor, got " + std::string(c10::toString(impls[i]->local().scalar_type())));
+    if (op == ReduceOp::AVG &&
+        !at::isFloatingType(impls[i]->local().scalar_type())) {
+      throw PlacementError(
+          std::string(kAllReduce) + ": argument " + std::to_string(i) +
+          ": avg needs a floating-point tensor, got " +
+          std::string(c10::toString(impls[i]->local().scalar_type())));
     }
   }
   for (auto* impl : impls) {
@@ -178,13 +220,21 @@ void all_reduce_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensor
   }
 }
 
-std::vector<at::Tensor> all_gather_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t mesh_dim) {
+std::vector<at::Tensor> all_gather_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    int64_t mesh_dim) {
   auto impls = require_dtensors(tensors, mesh, kAllGather, mesh_dim);
   std::vector<at::Tensor> out;
   for (size_t i = 0; i < impls.size(); ++i) {
     const auto& p = impls[i]->spec().placements[mesh_dim];
     if (is_partial(p)) {
-      fail_placement(kAllGather, i, impls[i], mesh_dim, "gather partial values with all_reduce_ instead");
+      fail_placement(
+          kAllGather,
+          i,
+          impls[i],
+          mesh_dim,
+          "gather partial values with all_reduce_ instead");
     }
     if (is_replicate(p)) {
       out.push_back(tensors[i]);
@@ -209,15 +259,27 @@ std::vector<at::Tensor> reduce_scatter_on(
     const auto& p = impls[i]->spec().placements[mesh_dim];
     auto* q = std::get_if<Partial>(&p);
     if (q == nullptr) {
-      fail_placement(kReduceScatter, i, impls[i], mesh_dim, "reduce_scatter needs a Partial tensor");
+      fail_placement(
+          kReduceScatter,
+          i,
+          impls[i],
+          mesh_dim,
+          "reduce_scatter needs a Partial tensor");
     }
     if (q->reduce_op != op) {
-      fail_placement(kReduceScatter, i, impls[i], mesh_dim,
-                     std::string("reducing it with ") + to_string(op) + " would not give its value");
+      fail_placement(
+          kReduceScatter,
+          i,
+          impls[i],
+          mesh_dim,
+          std::string("reducing it with ") + to_string(op) +
+              " would not give its value");
     }
     if (scatter_dim < 0 || scatter_dim >= tensors[i].dim()) {
-      throw PlacementError(std::string(kReduceScatter) + ": scatter_dim " + std::to_string(scatter_dim) +
-                           " is out of range for a " + std::to_string(tensors[i].dim()) + "-d tensor");
+      throw PlacementError(
+          std::string(kReduceScatter) + ": scatter_dim " +
+          std::to_string(scatter_dim) + " is out of range for a " +
+          std::to_string(tensors[i].dim()) + "-d tensor");
     }
     Placements target = impls[i]->spec().placements;
     target[mesh_dim] = Shard{scatter_dim};
@@ -230,19 +292,39 @@ std::vector<at::Tensor> reduce_scatter_on(
 
 namespace dist {
 
-void broadcast_(const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim, CallSite where) {
-  detail::UserCall call("dist::broadcast_", where, [&] { return detail::describe_operands(tensors); });
-  detail::broadcast_on(inferred_mesh(tensors, kBroadcast), tensors, src, mesh_dim);
+void broadcast_(
+    const std::vector<at::Tensor>& tensors,
+    int64_t src,
+    int64_t mesh_dim,
+    CallSite where) {
+  detail::UserCall call("dist::broadcast_", where, [&] {
+    return detail::describe_operands(tensors);
+  });
+  detail::broadcast_on(
+      inferred_mesh(tensors, kBroadcast), tensors, src, mesh_dim);
 }
 
-void all_reduce_(const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim, CallSite where) {
-  detail::UserCall call("dist::all_reduce_", where, [&] { return detail::describe_operands(tensors); });
-  detail::all_reduce_on(inferred_mesh(tensors, kAllReduce), tensors, op, mesh_dim);
+void all_reduce_(
+    const std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    int64_t mesh_dim,
+    CallSite where) {
+  detail::UserCall call("dist::all_reduce_", where, [&] {
+    return detail::describe_operands(tensors);
+  });
+  detail::all_reduce_on(
+      inferred_mesh(tensors, kAllReduce), tensors, op, mesh_dim);
 }
 
-std::vector<at::Tensor> all_gather(const std::vector<at::Tensor>& tensors, int64_t mesh_dim, CallSite where) {
-  detail::UserCall call("dist::all_gather", where, [&] { return detail::describe_operands(tensors); });
-  return detail::all_gather_on(inferred_mesh(tensors, kAllGather), tensors, mesh_dim);
+std::vector<at::Tensor> all_gather(
+    const std::vector<at::Tensor>& tensors,
+    int64_t mesh_dim,
+    CallSite where) {
+  detail::UserCall call("dist::all_gather", where, [&] {
+    return detail::describe_operands(tensors);
+  });
+  return detail::all_gather_on(
+      inferred_mesh(tensors, kAllGather), tensors, mesh_dim);
 }
 
 std::vector<at::Tensor> reduce_scatter(
@@ -251,8 +333,15 @@ std::vector<at::Tensor> reduce_scatter(
     int64_t scatter_dim,
     int64_t mesh_dim,
     CallSite where) {
-  detail::UserCall call("dist::reduce_scatter", where, [&] { return detail::describe_operands(tensors); });
-  return detail::reduce_scatter_on(inferred_mesh(tensors, kReduceScatter), tensors, op, scatter_dim, mesh_dim);
+  detail::UserCall call("dist::reduce_scatter", where, [&] {
+    return detail::describe_operands(tensors);
+  });
+  return detail::reduce_scatter_on(
+      inferred_mesh(tensors, kReduceScatter),
+      tensors,
+      op,
+      scatter_dim,
+      mesh_dim);
 }
 
 } // namespace dist

@@ -47,7 +47,8 @@ struct Channel {
 
 std::mutex registry_mu;
 std::map<const c10d::ProcessGroup*, std::shared_ptr<Channel>>& registry() {
-  static auto* channels = new std::map<const c10d::ProcessGroup*, std::shared_ptr<Channel>>();
+  static auto* channels =
+      new std::map<const c10d::ProcessGroup*, std::shared_ptr<Channel>>();
   return *channels;
 }
 
@@ -57,7 +58,8 @@ std::shared_ptr<Channel> channel_of(const c10d::ProcessGroup& pg) {
   return it == registry().end() ? nullptr : it->second;
 }
 
-std::chrono::milliseconds debug_timeout(std::chrono::milliseconds mesh_timeout) {
+std::chrono::milliseconds debug_timeout(
+    std::chrono::milliseconds mesh_timeout) {
   const char* env = std::getenv("MESHGUARD_DEBUG_TIMEOUT_S");
   if (env == nullptr || *env == '\0') {
     return mesh_timeout;
@@ -65,8 +67,10 @@ std::chrono::milliseconds debug_timeout(std::chrono::milliseconds mesh_timeout) 
   char* end = nullptr;
   const double s = std::strtod(env, &end);
   if (end == env || *end != '\0' || !(s > 0)) {
-    throw MeshInitError(std::string("MESHGUARD_DEBUG_TIMEOUT_S must be a positive number of seconds, got '") + env +
-                        "'");
+    throw MeshInitError(
+        std::string(
+            "MESHGUARD_DEBUG_TIMEOUT_S must be a positive number of seconds, got '") +
+        env + "'");
   }
   return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
 }
@@ -80,7 +84,10 @@ std::string shape_of(const at::Tensor& t) {
 // What this rank is about to run. Equal strings on every rank are the
 // condition to go ahead; the call site is part of it, because a skipped
 // collective otherwise pairs silently with the next one of the same shape.
-std::string fingerprint(const char* op, const std::vector<at::Tensor>& tensors, const std::string& args) {
+std::string fingerprint(
+    const char* op,
+    const std::vector<at::Tensor>& tensors,
+    const std::string& args) {
   std::ostringstream os;
   const UserCallInfo* call = current_call;
   if (call != nullptr) {
@@ -124,15 +131,19 @@ std::string group_name(const Channel& ch) {
 }
 
 std::string rank_label(const Channel& ch, int64_t j) {
-  return "rank " + std::to_string(ch.ranks[j]) + (j == ch.group_rank ? " (this rank)" : "");
+  return "rank " + std::to_string(ch.ranks[j]) +
+      (j == ch.group_rank ? " (this rank)" : "");
 }
 
-[[noreturn]] void fail_mismatch(const Channel& ch, const std::vector<std::string>& fps) {
+[[noreturn]] void fail_mismatch(
+    const Channel& ch,
+    const std::vector<std::string>& fps) {
   std::ostringstream os;
-  os << "collectives differ across ranks (MESHGUARD_DEBUG_COLLECTIVES): at collective #" << ch.seq << " of "
-     << group_name(ch) << " the ranks called:\n";
+  os << "collectives differ across ranks (MESHGUARD_DEBUG_COLLECTIVES): at collective #"
+     << ch.seq << " of " << group_name(ch) << " the ranks called:\n";
   for (size_t j = 0; j < fps.size(); ++j) {
-    os << "  " << rank_label(ch, static_cast<int64_t>(j)) << ": " << fps[j] << "\n";
+    os << "  " << rank_label(ch, static_cast<int64_t>(j)) << ": " << fps[j]
+       << "\n";
   }
   os << "Every rank of a group must run the same collectives, in the same order, on tensors of the same shapes "
         "(a collective inside a rank-dependent branch such as `if (rank == 0)` is the usual cause; "
@@ -141,10 +152,13 @@ std::string rank_label(const Channel& ch, int64_t j) {
   throw CollectiveMismatchError(os.str());
 }
 
-[[noreturn]] void fail_missing(Channel& ch, const std::string& mine, const std::string& why) {
+[[noreturn]] void
+fail_missing(Channel& ch, const std::string& mine, const std::string& why) {
   std::ostringstream os;
-  os << "collective #" << ch.seq << " of " << group_name(ch) << " did not start on every rank within "
-     << std::chrono::duration<double>(ch.timeout).count() << " s (MESHGUARD_DEBUG_COLLECTIVES; MESHGUARD_DEBUG_TIMEOUT_S sets the wait):\n";
+  os << "collective #" << ch.seq << " of " << group_name(ch)
+     << " did not start on every rank within "
+     << std::chrono::duration<double>(ch.timeout).count()
+     << " s (MESHGUARD_DEBUG_COLLECTIVES; MESHGUARD_DEBUG_TIMEOUT_S sets the wait):\n";
   for (size_t j = 0; j < ch.ranks.size(); ++j) {
     const auto jj = static_cast<int64_t>(j);
     os << "  " << rank_label(ch, jj) << ": ";
@@ -160,14 +174,16 @@ std::string rank_label(const Channel& ch, int64_t j) {
         theirs = text(ch.store->get(key(ch.seq, jj)));
       }
     } catch (const std::exception&) {
-      arrived = false; // the store itself is gone (its server, global rank 0, ended)
+      arrived =
+          false; // the store itself is gone (its server, global rank 0, ended)
     }
     if (arrived) {
       os << theirs << "\n";
     } else {
       os << "never arrived; its last collective on this group was "
-         << (ch.seq > 1 && !ch.last[j].empty() ? "#" + std::to_string(ch.seq - 1) + ": " + ch.last[j]
-                                                : std::string("none (this is the group's first)"))
+         << (ch.seq > 1 && !ch.last[j].empty()
+                 ? "#" + std::to_string(ch.seq - 1) + ": " + ch.last[j]
+                 : std::string("none (this is the group's first)"))
          << "\n";
     }
   }
@@ -188,7 +204,8 @@ std::string describe_operands(const std::vector<at::Tensor>& tensors) {
       os << "undefined";
     } else if (const auto* impl = get_dtensor_impl(t)) {
       const auto& spec = impl->spec();
-      os << to_string(spec.placements) << ", global " << c10::IntArrayRef(spec.shape) << " "
+      os << to_string(spec.placements) << ", global "
+         << c10::IntArrayRef(spec.shape) << " "
          << c10::toString(t.scalar_type()) << " on " << spec.mesh.to_string();
     } else {
       os << "plain " << t.sizes() << " " << c10::toString(t.scalar_type());
@@ -197,7 +214,8 @@ std::string describe_operands(const std::vector<at::Tensor>& tensors) {
   return os.str();
 }
 
-std::atomic<bool> debug_collectives_flag{env_flag("MESHGUARD_DEBUG_COLLECTIVES")};
+std::atomic<bool> debug_collectives_flag{
+    env_flag("MESHGUARD_DEBUG_COLLECTIVES")};
 
 const UserCallInfo* current_user_call() {
   return current_call;
@@ -255,15 +273,21 @@ void check_collective(
     }
   }
   try {
-    ch->store->set(key(seq, ch->group_rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+    ch->store->set(
+        key(seq, ch->group_rank),
+        std::vector<uint8_t>(mine.begin(), mine.end()));
     ch->store->wait(others, ch->timeout);
   } catch (const std::exception& e) {
     const std::string what = e.what();
-    const bool timed_out = what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos;
-    fail_missing(*ch, mine,
-                 timed_out ? std::string()
-                           : " The store stopped answering (" + what.substr(0, what.find('\n')) +
-                               "): the rank that serves it (global rank 0) has probably ended.");
+    const bool timed_out = what.find("imeout") != std::string::npos ||
+        what.find("imed out") != std::string::npos;
+    fail_missing(
+        *ch,
+        mine,
+        timed_out ? std::string()
+                  : " The store stopped answering (" +
+                what.substr(0, what.find('\n')) +
+                "): the rank that serves it (global rank 0) has probably ended.");
   }
   std::vector<std::string> fps(ch->ranks.size());
   bool same = true;

@@ -53,7 +53,8 @@ class UserCall {
   }
   // `describe()` (a string) runs only when the mode is on.
   template <typename Describe>
-  UserCall(const char* api, CallSite where, Describe&& describe) : UserCall(api, where) {
+  UserCall(const char* api, CallSite where, Describe&& describe)
+      : UserCall(api, where) {
     if (owner_) {
       info_.detail = std::forward<Describe>(describe)();
     }

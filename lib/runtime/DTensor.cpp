@@ -41,12 +41,16 @@ ProvenanceTable& provenance_table() {
 
 std::atomic<int> replica_check_state{-1}; // -1: read the environment
 
-DTensorSpec make_spec(const at::Tensor& local, const DeviceMesh& mesh, const Placements& placements,
-                      const std::optional<std::vector<int64_t>>& shape) {
+DTensorSpec make_spec(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    const std::optional<std::vector<int64_t>>& shape) {
   DTensorSpec spec{mesh, placements, local.sizes().vec()};
   if (shape) {
     if (shape->size() != spec.shape.size()) {
-      throw PlacementError("from_local: the global shape has a different number of dims than the local tensor");
+      throw PlacementError(
+          "from_local: the global shape has a different number of dims than the local tensor");
     }
     spec.shape = *shape;
   } else {
@@ -60,7 +64,10 @@ DTensorSpec make_spec(const at::Tensor& local, const DeviceMesh& mesh, const Pla
 }
 
 struct FromLocalFn : public torch::autograd::Function<FromLocalFn> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& local, DTensorSpec spec) {
+  static at::Tensor forward(
+      torch::autograd::AutogradContext* ctx,
+      const at::Tensor& local,
+      DTensorSpec spec) {
     ctx->saved_data["placements"] = detail::encode_placements(spec.placements);
     return make_dtensor(local.detach(), std::move(spec));
   }
@@ -73,14 +80,17 @@ struct FromLocalFn : public torch::autograd::Function<FromLocalFn> {
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (auto* impl = get_dtensor_impl(g)) {
-      Placements made = detail::decode_placements(ctx->saved_data["placements"].toIntVector());
+      Placements made = detail::decode_placements(
+          ctx->saved_data["placements"].toIntVector());
       const Placements& now = impl->spec().placements;
       for (size_t d = 0; d < made.size(); ++d) {
         if (is_partial(made[d]) && !(now[d] == made[d])) {
           made[d] = Replicate{};
         }
       }
-      g = now == made ? impl->local() : detail::redistribute_local(impl->local(), impl->spec(), made);
+      g = now == made
+          ? impl->local()
+          : detail::redistribute_local(impl->local(), impl->spec(), made);
     }
     return {g, at::Tensor()};
   }
@@ -96,7 +106,8 @@ struct ToLocalFn : public torch::autograd::Function<ToLocalFn> {
     auto* impl = get_dtensor_impl(dtensor);
     ctx->saved_data["dtensor"] = dtensor.detach();
     if (grad_placements) {
-      ctx->saved_data["grad_placements"] = detail::encode_placements(*grad_placements);
+      ctx->saved_data["grad_placements"] =
+          detail::encode_placements(*grad_placements);
     }
     return impl->local().alias();
   }
@@ -119,7 +130,10 @@ struct ToLocalFn : public torch::autograd::Function<ToLocalFn> {
 // PyTorch's check_tensor_meta: dtype, and the local shape unless the global
 // shape was given, must agree on every rank. Every rank sees the whole table,
 // so every rank raises together (none waits in a later collective).
-void check_local_metadata(const at::Tensor& local, const DeviceMesh& mesh, bool check_shape) {
+void check_local_metadata(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    bool check_shape) {
   int64_t shape_hash = 0;
   if (check_shape) {
     shape_hash = local.dim() + 1;
@@ -128,7 +142,8 @@ void check_local_metadata(const at::Tensor& local, const DeviceMesh& mesh, bool 
     }
   }
   at::Tensor meta = at::tensor(
-      std::vector<int64_t>{static_cast<int64_t>(local.scalar_type()), shape_hash},
+      std::vector<int64_t>{
+          static_cast<int64_t>(local.scalar_type()), shape_hash},
       at::TensorOptions().dtype(at::kLong).device(mesh.device()));
   const auto table = detail::all_gather_mesh(meta, mesh);
   const auto reference = table[0].cpu();
@@ -140,10 +155,13 @@ void check_local_metadata(const at::Tensor& local, const DeviceMesh& mesh, bool 
   }
   if (bad.tellp() > 0) {
     throw PlacementError(
-        "from_local(run_check=true): inconsistent tensor metadata across ranks: " + bad.str() +
-        " hold(s) a local tensor whose dtype" + std::string(check_shape ? " or shape" : "") + " differs from rank " +
-        std::to_string(mesh.mesh()[0]) + "'s (" + std::string(c10::toString(local.scalar_type())) +
-        " here, " + c10::str(local.sizes()) + "). Pass the global shape for uneven shards.");
+        "from_local(run_check=true): inconsistent tensor metadata across ranks: " +
+        bad.str() + " hold(s) a local tensor whose dtype" +
+        std::string(check_shape ? " or shape" : "") + " differs from rank " +
+        std::to_string(mesh.mesh()[0]) + "'s (" +
+        std::string(c10::toString(local.scalar_type())) + " here, " +
+        c10::str(local.sizes()) +
+        "). Pass the global shape for uneven shards.");
   }
 }
 
@@ -151,8 +169,11 @@ DTensorImpl* require_dtensor(const at::Tensor& t, const char* fn) {
   auto* impl = get_dtensor_impl(t);
   if (impl == nullptr) {
     throw PlacementError(
-        std::string(fn) + ": the argument is a plain at::Tensor, not a DTensor" +
-        (provenance_of(t).empty() ? std::string() : " (it came from " + provenance_of(t) + ")"));
+        std::string(fn) +
+        ": the argument is a plain at::Tensor, not a DTensor" +
+        (provenance_of(t).empty()
+             ? std::string()
+             : " (it came from " + provenance_of(t) + ")"));
   }
   return impl;
 }
@@ -161,7 +182,9 @@ DTensorImpl* require_dtensor(const at::Tensor& t, const char* fn) {
 
 namespace detail {
 
-std::vector<at::Tensor> all_gather_mesh(const at::Tensor& values, const DeviceMesh& mesh) {
+std::vector<at::Tensor> all_gather_mesh(
+    const at::Tensor& values,
+    const DeviceMesh& mesh) {
   // Innermost mesh dim first: each step gathers the rows gathered so far,
   // so the result is in row-major mesh order.
   at::Tensor rows = values.reshape({1, -1}).contiguous();
@@ -180,7 +203,11 @@ std::vector<at::Tensor> all_gather_mesh(const at::Tensor& values, const DeviceMe
   return rows.unbind(0);
 }
 
-void record_provenance(const at::Tensor& plain, const char* what, const char* file, int line) {
+void record_provenance(
+    const at::Tensor& plain,
+    const char* what,
+    const char* file,
+    int line) {
   auto& table = provenance_table();
   std::ostringstream text;
   text << what << " at " << (file ? file : "?") << ":" << line;
@@ -194,7 +221,10 @@ void record_provenance(const at::Tensor& plain, const char* what, const char* fi
   auto* impl = plain.unsafeGetTensorImpl();
   table.entries.erase(impl);
   table.entries.emplace(
-      impl, ProvenanceEntry{c10::weak_intrusive_ptr<c10::TensorImpl>(plain.getIntrusivePtr()), text.str()});
+      impl,
+      ProvenanceEntry{
+          c10::weak_intrusive_ptr<c10::TensorImpl>(plain.getIntrusivePtr()),
+          text.str()});
 }
 
 std::string describe_arg(const at::Tensor& t) {
@@ -203,8 +233,8 @@ std::string describe_arg(const at::Tensor& t) {
   }
   std::ostringstream os;
   if (auto* impl = get_dtensor_impl(t)) {
-    os << "a DTensor on " << impl->spec().mesh.to_string() << " with placements "
-       << to_string(impl->spec().placements);
+    os << "a DTensor on " << impl->spec().mesh.to_string()
+       << " with placements " << to_string(impl->spec().placements);
     return os.str();
   }
   os << "a plain at::Tensor " << t.sizes() << " (" << t.dtype() << ")";
@@ -248,8 +278,14 @@ void set_replica_check(bool enabled) {
   replica_check_state.store(enabled ? 1 : 0);
 }
 
-void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::string& what, CallSite where) {
-  detail::UserCall call("check_replicas", where, [&] { return what + " on " + mesh.to_string(); });
+void check_replicas(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    const std::string& what,
+    CallSite where) {
+  detail::UserCall call("check_replicas", where, [&] {
+    return what + " on " + mesh.to_string();
+  });
   // Checksums in double: the plain and a position-weighted sum of the
   // finite values, and the same of the non-finite ones' kinds (NaN 1, +inf
   // 2, -inf 3), so equal NaNs agree and NaNs elsewhere do not.
@@ -257,9 +293,13 @@ void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::
   auto positions = at::arange(1, flat.numel() + 1, flat.options());
   auto weights = positions.remainder(97).add_(1);
   auto finite = at::where(flat.isfinite(), flat, at::zeros_like(flat));
-  auto kinds = flat.isnan().to(at::kDouble) + flat.isposinf().to(at::kDouble) * 2 +
-      flat.isneginf().to(at::kDouble) * 3;
-  auto sums = at::stack({finite.sum(), (finite * weights).sum(), kinds.sum(), (kinds * positions).sum()}).to(at::kCPU);
+  auto kinds = flat.isnan().to(at::kDouble) +
+      flat.isposinf().to(at::kDouble) * 2 + flat.isneginf().to(at::kDouble) * 3;
+  auto sums = at::stack({finite.sum(),
+                         (finite * weights).sum(),
+                         kinds.sum(),
+                         (kinds * positions).sum()})
+                  .to(at::kCPU);
   if (mesh.device_type() == "cuda") {
     sums = sums.to(local.device());
   }
@@ -280,16 +320,21 @@ void check_replicas(const at::Tensor& local, const DeviceMesh& mesh, const std::
     for (int64_t j = 1; j < k; ++j) {
       auto other = gathered[j].cpu();
       // NaN-equal: finite values that overflow a sum agree as inf or NaN.
-      if (!(other.eq(reference) | (other.isnan() & reference.isnan())).all().item<bool>()) {
+      if (!(other.eq(reference) | (other.isnan() & reference.isnan()))
+               .all()
+               .item<bool>()) {
         bad << (bad.tellp() > 0 ? ", " : "") << "rank " << ranks[j];
       }
     }
     if (bad.tellp() > 0) {
       auto ref = reference.accessor<double, 1>();
       std::ostringstream os;
-      os << "replica check failed for " << what << ": it should be replicated over mesh dim " << d << " of "
-         << mesh.to_string() << " but " << bad.str() << " hold(s) different values than rank " << ranks[0]
-         << " (checksum " << ref[0] << "). Replicas diverged; broadcast the tensor from one rank first.";
+      os << "replica check failed for " << what
+         << ": it should be replicated over mesh dim " << d << " of "
+         << mesh.to_string() << " but " << bad.str()
+         << " hold(s) different values than rank " << ranks[0] << " (checksum "
+         << ref[0]
+         << "). Replicas diverged; broadcast the tensor from one rank first.";
       throw ReplicaMismatchError(os.str());
     }
   }
@@ -302,21 +347,24 @@ at::Tensor distribute_tensor(
     CallSite where) {
   detail::UserCall call("distribute_tensor", where, [&] {
     std::ostringstream os;
-    os << "to " << to_string(placements_in) << ", " << full.sizes() << " on " << mesh.to_string();
+    os << "to " << to_string(placements_in) << ", " << full.sizes() << " on "
+       << mesh.to_string();
     return os.str();
   });
   if (!full.defined()) {
     throw PlacementError("distribute_tensor: the tensor is undefined");
   }
   if (is_dtensor(full)) {
-    throw PlacementError("distribute_tensor: the tensor already is a DTensor; use redistribute() to change placements");
+    throw PlacementError(
+        "distribute_tensor: the tensor already is a DTensor; use redistribute() to change placements");
   }
   if (full.requires_grad() && !full.is_leaf()) {
     throw PlacementError(
         "distribute_tensor should be used to distribute leaf tensors, but found a non-leaf tensor that requires "
         "grad (as PyTorch, meshguard refuses it: its graph would be cut); distribute the leaf, or detach() first");
   }
-  const Placements placements = detail::normalize_placements(placements_in, full.dim());
+  const Placements placements =
+      detail::normalize_placements(placements_in, full.dim());
   detail::validate_placements(placements, mesh, full.dim());
   detail::check_device(full, mesh, "distribute_tensor");
   at::Tensor value = full.detach();
@@ -341,7 +389,8 @@ at::Tensor distribute_tensor(
   }
   // A compact copy: never alias the caller's tensor or keep the whole buffer.
   local = local.clone(at::MemoryFormat::Contiguous);
-  at::Tensor out = make_dtensor(local, DTensorSpec{mesh, placements, full.sizes().vec()});
+  at::Tensor out =
+      make_dtensor(local, DTensorSpec{mesh, placements, full.sizes().vec()});
   if (full.requires_grad()) {
     out.requires_grad_(true);
   }
@@ -362,9 +411,11 @@ at::Tensor from_local(
     throw PlacementError("from_local: the tensor is undefined");
   }
   if (is_dtensor(local)) {
-    throw PlacementError("from_local: the tensor already is a DTensor; use redistribute() to change placements");
+    throw PlacementError(
+        "from_local: the tensor already is a DTensor; use redistribute() to change placements");
   }
-  const Placements placements = detail::normalize_placements(placements_in, local.dim());
+  const Placements placements =
+      detail::normalize_placements(placements_in, local.dim());
   detail::validate_placements(placements, mesh, local.dim());
   detail::check_device(local, mesh, "from_local");
   DTensorSpec spec = make_spec(local, mesh, placements, shape);
@@ -375,7 +426,8 @@ at::Tensor from_local(
       any_replicate = any_replicate || is_replicate(p);
     }
     if (any_replicate && spec.all_replicate()) {
-      check_replicas(local, mesh, "from_local(" + detail::describe_arg(local) + ")");
+      check_replicas(
+          local, mesh, "from_local(" + detail::describe_arg(local) + ")");
     }
   }
   if (at::GradMode::is_enabled() && local.requires_grad()) {
@@ -400,21 +452,28 @@ at::Tensor to_local(
     const auto ndim = static_cast<int64_t>(spec.shape.size());
     grad_placements = detail::normalize_placements(*grad_placements_in, ndim);
     detail::validate_placements(*grad_placements, spec.mesh, ndim);
-    if (detail::local_shape(spec.shape, *grad_placements, spec.mesh, spec.mesh.coordinate()) !=
+    if (detail::local_shape(
+            spec.shape, *grad_placements, spec.mesh, spec.mesh.coordinate()) !=
         impl->local().sizes().vec()) {
       throw PlacementError(
-          "to_local: grad_placements " + to_string(*grad_placements) + " give a different local shape than the "
-          "DTensor's " + to_string(spec.placements) + "; the gradient must have the local tensor's shape");
+          "to_local: grad_placements " + to_string(*grad_placements) +
+          " give a different local shape than the "
+          "DTensor's " +
+          to_string(spec.placements) +
+          "; the gradient must have the local tensor's shape");
     }
   }
-  at::Tensor out = (at::GradMode::is_enabled() && dtensor.requires_grad()) ? ToLocalFn::apply(dtensor, grad_placements)
-                                                                            : impl->local().alias();
+  at::Tensor out = (at::GradMode::is_enabled() && dtensor.requires_grad())
+      ? ToLocalFn::apply(dtensor, grad_placements)
+      : impl->local().alias();
   detail::record_provenance(out, "to_local()", file, line);
   return out;
 }
 
 at::Tensor full_tensor(const at::Tensor& dtensor, const char* file, int line) {
-  detail::UserCall call("full_tensor", CallSite{file, line}, [&] { return detail::describe_operands({dtensor}); });
+  detail::UserCall call("full_tensor", CallSite{file, line}, [&] {
+    return detail::describe_operands({dtensor});
+  });
   auto* impl = require_dtensor(dtensor, "full_tensor");
   Placements all_replicate(impl->spec().mesh.ndim(), Replicate{});
   at::Tensor replicated = redistribute(dtensor, all_replicate);

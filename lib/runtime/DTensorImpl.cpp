@@ -16,7 +16,9 @@ namespace {
 // record through DTensors; ADInplaceOrView keeps views and versions right.
 c10::DispatchKeySet dtensor_keys() {
   return c10::DispatchKeySet(
-      {c10::DispatchKey::PrivateUse2, c10::DispatchKey::AutogradPrivateUse2, c10::DispatchKey::ADInplaceOrView});
+      {c10::DispatchKey::PrivateUse2,
+       c10::DispatchKey::AutogradPrivateUse2,
+       c10::DispatchKey::ADInplaceOrView});
 }
 
 // The strides a sharded DTensor reports for its global shape: dense over it,
@@ -27,11 +29,15 @@ c10::DispatchKeySet dtensor_keys() {
 // as long: not contiguous, not dense, as the full tensor would be. Every rank
 // must decide alike, so a dim counts by its global size, not its local one:
 // a shard that is 1 or 0 long here (uneven or empty) still has to match.
-std::vector<int64_t> global_strides(const at::Tensor& local, const DTensorSpec& spec) {
+std::vector<int64_t> global_strides(
+    const at::Tensor& local,
+    const DTensorSpec& spec) {
   const size_t n = spec.shape.size();
   std::vector<size_t> order(n); // outermost dim first
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return local.stride(a) > local.stride(b); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return local.stride(a) > local.stride(b);
+  });
   bool dense = true;
   int64_t expected = 1;
   for (size_t i = n; i-- > 0;) {
@@ -59,7 +65,8 @@ std::vector<int64_t> global_strides(const at::Tensor& local, const DTensorSpec& 
 } // namespace
 
 bool DTensorSpec::operator==(const DTensorSpec& other) const {
-  return mesh == other.mesh && placements == other.placements && shape == other.shape;
+  return mesh == other.mesh && placements == other.placements &&
+      shape == other.shape;
 }
 
 bool DTensorSpec::all_replicate() const {
@@ -86,7 +93,8 @@ std::string DTensorSpec::to_string() const {
     shape_str += (i ? ", " : "") + std::to_string(shape[i]);
   }
   shape_str += "]";
-  return "DTensor(shape=" + shape_str + ", placements=" + meshguard::to_string(placements) + ", " +
+  return "DTensor(shape=" + shape_str +
+      ", placements=" + meshguard::to_string(placements) + ", " +
       mesh.to_string() + ")";
 }
 
@@ -96,7 +104,9 @@ DTensorImpl::DTensorImpl(at::Tensor local, DTensorSpec spec)
       spec_(std::move(spec)) {
   register_dtensor_fallback();
   TORCH_INTERNAL_ASSERT(local_.defined());
-  TORCH_CHECK(get_dtensor_impl(local_) == nullptr, "a DTensor's local tensor cannot itself be a DTensor");
+  TORCH_CHECK(
+      get_dtensor_impl(local_) == nullptr,
+      "a DTensor's local tensor cannot itself be a DTensor");
   set_storage_access_should_throw();
   refresh_metadata();
 }
@@ -124,7 +134,8 @@ c10::intrusive_ptr<c10::TensorImpl> DTensorImpl::shallow_copy_and_detach(
     const c10::VariableVersion& version_counter,
     bool allow_tensor_metadata_change) const {
   auto impl = c10::make_intrusive<DTensorImpl>(local_, spec_);
-  copy_tensor_metadata(this, impl.get(), version_counter, allow_tensor_metadata_change);
+  copy_tensor_metadata(
+      this, impl.get(), version_counter, allow_tensor_metadata_change);
   impl->refresh_numel();
   return impl;
 }
@@ -133,15 +144,22 @@ c10::intrusive_ptr<c10::TensorImpl> DTensorImpl::shallow_copy_and_detach(
     c10::VariableVersion&& version_counter,
     bool allow_tensor_metadata_change) const {
   auto impl = c10::make_intrusive<DTensorImpl>(local_, spec_);
-  copy_tensor_metadata(this, impl.get(), std::move(version_counter), allow_tensor_metadata_change);
+  copy_tensor_metadata(
+      this,
+      impl.get(),
+      std::move(version_counter),
+      allow_tensor_metadata_change);
   impl->refresh_numel();
   return impl;
 }
 
-void DTensorImpl::shallow_copy_from(const c10::intrusive_ptr<c10::TensorImpl>& impl) {
+void DTensorImpl::shallow_copy_from(
+    const c10::intrusive_ptr<c10::TensorImpl>& impl) {
   auto* other = dynamic_cast<DTensorImpl*>(impl.get());
-  TORCH_CHECK(other != nullptr, "cannot shallow-copy a plain tensor into a DTensor");
-  copy_tensor_metadata(other, this, version_counter(), allow_tensor_metadata_change());
+  TORCH_CHECK(
+      other != nullptr, "cannot shallow-copy a plain tensor into a DTensor");
+  copy_tensor_metadata(
+      other, this, version_counter(), allow_tensor_metadata_change());
   local_ = other->local_;
   spec_ = other->spec_;
   refresh_metadata();
@@ -152,16 +170,19 @@ const char* DTensorImpl::tensorimpl_type_name() const {
 }
 
 DTensorImpl* get_dtensor_impl(const at::Tensor& t) {
-  if (!t.defined() || !t.unsafeGetTensorImpl()->key_set().has(c10::DispatchKey::PrivateUse2)) {
+  if (!t.defined() ||
+      !t.unsafeGetTensorImpl()->key_set().has(c10::DispatchKey::PrivateUse2)) {
     return nullptr;
   }
   // typeid is cheaper than dynamic_cast, and DTensorImpl has no subclasses.
   auto* impl = t.unsafeGetTensorImpl();
-  return typeid(*impl) == typeid(DTensorImpl) ? static_cast<DTensorImpl*>(impl) : nullptr;
+  return typeid(*impl) == typeid(DTensorImpl) ? static_cast<DTensorImpl*>(impl)
+                                              : nullptr;
 }
 
 at::Tensor make_dtensor(at::Tensor local, DTensorSpec spec) {
-  return at::Tensor(c10::make_intrusive<DTensorImpl>(std::move(local), std::move(spec)));
+  return at::Tensor(
+      c10::make_intrusive<DTensorImpl>(std::move(local), std::move(spec)));
 }
 
 } // namespace meshguard

@@ -39,20 +39,27 @@ std::vector<int64_t> ranks_along(const detail::MeshState& s, int64_t dim) {
   return detail::ranks_along(s.mesh, s.shape, s.coordinate, dim);
 }
 
-void check_shape(const std::vector<int64_t>& shape, int64_t world_size, const std::string& device_type) {
+void check_shape(
+    const std::vector<int64_t>& shape,
+    int64_t world_size,
+    const std::string& device_type) {
   if (shape.empty()) {
-    throw MeshInitError("init_device_mesh(\"" + device_type + "\"): the mesh shape is empty");
+    throw MeshInitError(
+        "init_device_mesh(\"" + device_type + "\"): the mesh shape is empty");
   }
   int64_t n = 1;
   for (auto s : shape) {
     if (s <= 0) {
-      throw MeshInitError("init_device_mesh(\"" + device_type + "\"): mesh dimensions must be positive");
+      throw MeshInitError(
+          "init_device_mesh(\"" + device_type +
+          "\"): mesh dimensions must be positive");
     }
     n *= s;
   }
   if (n != world_size) {
     std::ostringstream os;
-    os << "init_device_mesh(\"" << device_type << "\"): mesh shape " << c10::IntArrayRef(shape) << " holds " << n
+    os << "init_device_mesh(\"" << device_type << "\"): mesh shape "
+       << c10::IntArrayRef(shape) << " holds " << n
        << " ranks but the world size is " << world_size;
     throw MeshInitError(os.str());
   }
@@ -67,7 +74,9 @@ std::shared_ptr<detail::MeshState> make_state(
     int64_t global_rank) {
   auto it = std::find(mesh.begin(), mesh.end(), global_rank);
   if (it == mesh.end()) {
-    throw MeshInitError("DeviceMesh: rank " + std::to_string(global_rank) + " is not in the mesh");
+    throw MeshInitError(
+        "DeviceMesh: rank " + std::to_string(global_rank) +
+        " is not in the mesh");
   }
   auto s = std::make_shared<detail::MeshState>();
   s->coordinate = unravel(it - mesh.begin(), shape);
@@ -97,18 +106,28 @@ std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> make_groups(
     const int64_t group_size = s.shape[d];
     groups.push_back(
         s.device_type == "cuda"
-            ? compat::make_nccl_group(group_store, group_rank, group_size, s.timeout)
-            : compat::make_gloo_group(group_store, group_rank, group_size, s.timeout, gloo_hostname));
+            ? compat::make_nccl_group(
+                  group_store, group_rank, group_size, s.timeout)
+            : compat::make_gloo_group(
+                  group_store,
+                  group_rank,
+                  group_size,
+                  s.timeout,
+                  gloo_hostname));
     // Keys of their own, so that the mode can be switched on at any time.
-    detail::register_debug_channel(groups.back().get(), compat::make_prefix_store("debug/" + prefix.str(), store),
-                                   ranks_along(s, d), s.timeout);
+    detail::register_debug_channel(
+        groups.back().get(),
+        compat::make_prefix_store("debug/" + prefix.str(), store),
+        ranks_along(s, d),
+        s.timeout);
   }
   return groups;
 }
 
 } // namespace
 
-DeviceMesh::DeviceMesh(std::shared_ptr<const detail::MeshState> state) : state_(std::move(state)) {}
+DeviceMesh::DeviceMesh(std::shared_ptr<const detail::MeshState> state)
+    : state_(std::move(state)) {}
 
 DeviceMesh::DeviceMesh(
     std::string device_type,
@@ -118,16 +137,20 @@ DeviceMesh::DeviceMesh(
     int64_t global_rank) {
   check_shape(shape, static_cast<int64_t>(mesh.size()), device_type);
   if (dim_groups.size() != shape.size()) {
-    throw MeshInitError("DeviceMesh: need one process group per mesh dimension (" + std::to_string(shape.size()) +
-                        "), got " + std::to_string(dim_groups.size()));
+    throw MeshInitError(
+        "DeviceMesh: need one process group per mesh dimension (" +
+        std::to_string(shape.size()) + "), got " +
+        std::to_string(dim_groups.size()));
   }
-  auto s = make_state(std::move(device_type), std::move(shape), std::move(mesh), global_rank);
+  auto s = make_state(
+      std::move(device_type), std::move(shape), std::move(mesh), global_rank);
   for (size_t d = 0; d < dim_groups.size(); ++d) {
     if (!dim_groups[d] || dim_groups[d]->getSize() != s->shape[d] ||
         dim_groups[d]->getRank() != s->coordinate[d]) {
-      throw MeshInitError("DeviceMesh: the process group for mesh dimension " + std::to_string(d) +
-                          " must have size " + std::to_string(s->shape[d]) + " and this rank at index " +
-                          std::to_string(s->coordinate[d]));
+      throw MeshInitError(
+          "DeviceMesh: the process group for mesh dimension " +
+          std::to_string(d) + " must have size " + std::to_string(s->shape[d]) +
+          " and this rank at index " + std::to_string(s->coordinate[d]));
     }
   }
   if (s->device_type == "cuda") {
@@ -150,7 +173,13 @@ const std::vector<int64_t>& DeviceMesh::shape() const {
   return state_->shape;
 }
 int64_t DeviceMesh::size(int64_t dim) const {
-  TORCH_CHECK(dim >= 0 && dim < ndim(), "DeviceMesh::size: mesh dim ", dim, " out of range for a ", ndim(), "-d mesh");
+  TORCH_CHECK(
+      dim >= 0 && dim < ndim(),
+      "DeviceMesh::size: mesh dim ",
+      dim,
+      " out of range for a ",
+      ndim(),
+      "-d mesh");
   return state_->shape[dim];
 }
 int64_t DeviceMesh::size() const {
@@ -172,7 +201,9 @@ c10::Device DeviceMesh::device() const {
   if (state_->device_index < 0) {
     return c10::Device(c10::DeviceType::CPU);
   }
-  return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(state_->device_index));
+  return c10::Device(
+      c10::DeviceType::CUDA,
+      static_cast<c10::DeviceIndex>(state_->device_index));
 }
 const std::vector<int64_t>& DeviceMesh::mesh() const {
   return state_->mesh;
@@ -180,9 +211,12 @@ const std::vector<int64_t>& DeviceMesh::mesh() const {
 std::vector<int64_t> DeviceMesh::group_ranks(int64_t dim) const {
   return ranks_along(*state_, dim);
 }
-const c10::intrusive_ptr<c10d::ProcessGroup>& DeviceMesh::get_group(int64_t dim) const {
+const c10::intrusive_ptr<c10d::ProcessGroup>& DeviceMesh::get_group(
+    int64_t dim) const {
   if (dim < 0 || dim >= ndim()) {
-    throw PlacementError("mesh dim " + std::to_string(dim) + " is out of range for " + to_string());
+    throw PlacementError(
+        "mesh dim " + std::to_string(dim) + " is out of range for " +
+        to_string());
   }
   return state_->groups[dim];
 }
@@ -194,7 +228,8 @@ bool DeviceMesh::operator==(const DeviceMesh& other) const {
   if (state_ == other.state_) {
     return true;
   }
-  return state_->device_type == other.state_->device_type && state_->shape == other.state_->shape &&
+  return state_->device_type == other.state_->device_type &&
+      state_->shape == other.state_->shape &&
       state_->mesh == other.state_->mesh;
 }
 
@@ -215,7 +250,8 @@ std::string DeviceMesh::to_string() const {
     }
     os << std::string(opens, '[') << state_->mesh[i];
     size_t closes = 0;
-    for (size_t d = shape.size(); d > 0 && coord[d - 1] == shape[d - 1] - 1; --d) {
+    for (size_t d = shape.size(); d > 0 && coord[d - 1] == shape[d - 1] - 1;
+         --d) {
       ++closes;
     }
     os << std::string(closes, ']');
@@ -228,9 +264,14 @@ std::ostream& operator<<(std::ostream& os, const DeviceMesh& mesh) {
   return os << mesh.to_string();
 }
 
-DeviceMesh init_device_mesh(const std::string& device_type, std::vector<int64_t> shape, const MeshOptions& options) {
+DeviceMesh init_device_mesh(
+    const std::string& device_type,
+    std::vector<int64_t> shape,
+    const MeshOptions& options) {
   if (device_type != "cpu" && device_type != "cuda") {
-    throw MeshInitError("init_device_mesh: device type must be \"cpu\" or \"cuda\", got \"" + device_type + "\"");
+    throw MeshInitError(
+        "init_device_mesh: device type must be \"cpu\" or \"cuda\", got \"" +
+        device_type + "\"");
   }
   if (device_type == "cuda") {
     // Before reading the environment: no NCCL or no GPU is the real problem.

@@ -17,12 +17,17 @@ namespace meshguard {
 
 namespace {
 
-Placements checked(const char* fn, const std::vector<int64_t>& size, const DeviceMesh& mesh,
-                   const Placements& placements_in) {
+Placements checked(
+    const char* fn,
+    const std::vector<int64_t>& size,
+    const DeviceMesh& mesh,
+    const Placements& placements_in) {
   const auto ndim = static_cast<int64_t>(size.size());
   for (auto s : size) {
     if (s < 0) {
-      throw PlacementError(std::string(fn) + ": negative size " + c10::str(c10::IntArrayRef(size)));
+      throw PlacementError(
+          std::string(fn) + ": negative size " +
+          c10::str(c10::IntArrayRef(size)));
     }
   }
   Placements placements = detail::normalize_placements(placements_in, ndim);
@@ -38,13 +43,21 @@ Placements checked(const char* fn, const std::vector<int64_t>& size, const Devic
   return placements;
 }
 
-at::TensorOptions local_options(at::TensorOptions options, const DeviceMesh& mesh) {
+at::TensorOptions local_options(
+    at::TensorOptions options,
+    const DeviceMesh& mesh) {
   return options.device(mesh.device()).requires_grad(false);
 }
 
-at::Tensor wrap(at::Tensor local, const DeviceMesh& mesh, Placements placements, std::vector<int64_t> size,
-                bool requires_grad) {
-  at::Tensor out = make_dtensor(std::move(local), DTensorSpec{mesh, std::move(placements), std::move(size)});
+at::Tensor wrap(
+    at::Tensor local,
+    const DeviceMesh& mesh,
+    Placements placements,
+    std::vector<int64_t> size,
+    bool requires_grad) {
+  at::Tensor out = make_dtensor(
+      std::move(local),
+      DTensorSpec{mesh, std::move(placements), std::move(size)});
   if (requires_grad) {
     out.requires_grad_(true);
   }
@@ -52,20 +65,37 @@ at::Tensor wrap(at::Tensor local, const DeviceMesh& mesh, Placements placements,
 }
 
 template <typename Make>
-at::Tensor make_local(const char* fn, std::vector<int64_t> size, const DeviceMesh& mesh,
-                      const Placements& placements_in, at::TensorOptions options, Make make) {
+at::Tensor make_local(
+    const char* fn,
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements_in,
+    at::TensorOptions options,
+    Make make) {
   Placements placements = checked(fn, size, mesh, placements_in);
-  const auto shape = detail::local_shape(size, placements, mesh, mesh.coordinate());
+  const auto shape =
+      detail::local_shape(size, placements, mesh, mesh.coordinate());
   at::Tensor local = make(shape, local_options(options, mesh));
-  return wrap(std::move(local), mesh, std::move(placements), std::move(size), options.requires_grad());
+  return wrap(
+      std::move(local),
+      mesh,
+      std::move(placements),
+      std::move(size),
+      options.requires_grad());
 }
 
 template <typename Draw>
-at::Tensor make_random(const char* fn, std::vector<int64_t> size, const DeviceMesh& mesh,
-                       const Placements& placements_in, at::TensorOptions options, Draw draw) {
+at::Tensor make_random(
+    const char* fn,
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements_in,
+    at::TensorOptions options,
+    Draw draw) {
   Placements placements = checked(fn, size, mesh, placements_in);
   // Rank 0's generator decides, as PyTorch's RNG tracker syncs its seed.
-  at::Tensor seed = at::randint(0, int64_t(1) << 62, {1}, at::TensorOptions().dtype(at::kLong));
+  at::Tensor seed = at::randint(
+      0, int64_t(1) << 62, {1}, at::TensorOptions().dtype(at::kLong));
   if (mesh.size() > 1) {
     std::vector<at::Tensor> buf{seed.to(mesh.device())};
     for (int64_t d = 0; d < mesh.ndim(); ++d) {
@@ -75,7 +105,8 @@ at::Tensor make_random(const char* fn, std::vector<int64_t> size, const DeviceMe
     }
     seed = buf[0].cpu();
   }
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(seed.item<int64_t>()));
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(
+      static_cast<uint64_t>(seed.item<int64_t>()));
   const auto local_opts = local_options(options, mesh);
   at::Tensor global = draw(size, gen, local_opts.device(at::kCPU));
   at::Tensor local = global;
@@ -86,51 +117,115 @@ at::Tensor make_random(const char* fn, std::vector<int64_t> size, const DeviceMe
     }
   }
   local = local.to(mesh.device()).clone(at::MemoryFormat::Contiguous);
-  return wrap(std::move(local), mesh, std::move(placements), std::move(size), options.requires_grad());
+  return wrap(
+      std::move(local),
+      mesh,
+      std::move(placements),
+      std::move(size),
+      options.requires_grad());
 }
 
 } // namespace
 
-at::Tensor ones(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                at::TensorOptions options) {
-  return make_local("ones", std::move(size), mesh, placements, options,
-                    [](const std::vector<int64_t>& s, at::TensorOptions o) { return at::ones(s, o); });
+at::Tensor ones(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options) {
+  return make_local(
+      "ones",
+      std::move(size),
+      mesh,
+      placements,
+      options,
+      [](const std::vector<int64_t>& s, at::TensorOptions o) {
+        return at::ones(s, o);
+      });
 }
 
-at::Tensor zeros(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options) {
-  return make_local("zeros", std::move(size), mesh, placements, options,
-                    [](const std::vector<int64_t>& s, at::TensorOptions o) { return at::zeros(s, o); });
+at::Tensor zeros(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options) {
+  return make_local(
+      "zeros",
+      std::move(size),
+      mesh,
+      placements,
+      options,
+      [](const std::vector<int64_t>& s, at::TensorOptions o) {
+        return at::zeros(s, o);
+      });
 }
 
-at::Tensor empty(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options) {
-  return make_local("empty", std::move(size), mesh, placements, options,
-                    [](const std::vector<int64_t>& s, at::TensorOptions o) { return at::empty(s, o); });
+at::Tensor empty(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options) {
+  return make_local(
+      "empty",
+      std::move(size),
+      mesh,
+      placements,
+      options,
+      [](const std::vector<int64_t>& s, at::TensorOptions o) {
+        return at::empty(s, o);
+      });
 }
 
-at::Tensor full(std::vector<int64_t> size, const c10::Scalar& fill_value, const DeviceMesh& mesh,
-                const Placements& placements, at::TensorOptions options) {
-  return make_local("full", std::move(size), mesh, placements, options,
-                    [&](const std::vector<int64_t>& s, at::TensorOptions o) { return at::full(s, fill_value, o); });
+at::Tensor full(
+    std::vector<int64_t> size,
+    const c10::Scalar& fill_value,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options) {
+  return make_local(
+      "full",
+      std::move(size),
+      mesh,
+      placements,
+      options,
+      [&](const std::vector<int64_t>& s, at::TensorOptions o) {
+        return at::full(s, fill_value, o);
+      });
 }
 
-at::Tensor rand(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                at::TensorOptions options, CallSite where) {
+at::Tensor rand(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options,
+    CallSite where) {
   detail::UserCall call("rand", where);
-  return make_random("rand", std::move(size), mesh, placements, options,
-                     [](const std::vector<int64_t>& s, at::Generator& g, at::TensorOptions o) {
-                       return at::rand(s, g, o);
-                     });
+  return make_random(
+      "rand",
+      std::move(size),
+      mesh,
+      placements,
+      options,
+      [](const std::vector<int64_t>& s, at::Generator& g, at::TensorOptions o) {
+        return at::rand(s, g, o);
+      });
 }
 
-at::Tensor randn(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options, CallSite where) {
+at::Tensor randn(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options,
+    CallSite where) {
   detail::UserCall call("randn", where);
-  return make_random("randn", std::move(size), mesh, placements, options,
-                     [](const std::vector<int64_t>& s, at::Generator& g, at::TensorOptions o) {
-                       return at::randn(s, g, o);
-                     });
+  return make_random(
+      "randn",
+      std::move(size),
+      mesh,
+      placements,
+      options,
+      [](const std::vector<int64_t>& s, at::Generator& g, at::TensorOptions o) {
+        return at::randn(s, g, o);
+      });
 }
 
 } // namespace meshguard

@@ -17,8 +17,8 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
 #include <ATen/core/stack.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/core/InferenceMode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/util/SmallVector.h>
 
 #include <meshguard/runtime/DTensorImpl.h>
@@ -35,7 +35,9 @@ namespace {
 
 std::string op_display_name(const c10::OperatorHandle& op) {
   const auto& schema = op.schema();
-  return schema.name() + (schema.overload_name().empty() ? std::string(".default") : "." + schema.overload_name());
+  return schema.name() +
+      (schema.overload_name().empty() ? std::string(".default")
+                                      : "." + schema.overload_name());
 }
 
 bool scalar_like(const at::Tensor& t) {
@@ -90,7 +92,9 @@ bool replace_tensors(c10::IValue& v, F&& f) {
 // a node per entry on every op call. The first entry for an impl wins.
 using Originals = c10::SmallVector<std::pair<c10::TensorImpl*, at::Tensor>, 8>;
 
-const at::Tensor* find_original(const Originals& originals, c10::TensorImpl* impl) {
+const at::Tensor* find_original(
+    const Originals& originals,
+    c10::TensorImpl* impl) {
   for (const auto& entry : originals) {
     if (entry.first == impl) {
       return &entry.second;
@@ -126,7 +130,9 @@ c10::IValue unwrap(const c10::IValue& v, Originals& originals) {
     if (elem->kind() == c10::OptionalType::Kind) {
       c10::List<c10::optional<at::Tensor>> out;
       for (const c10::IValue& e : v.toListRef()) {
-        out.push_back(e.isTensor() ? c10::optional<at::Tensor>(local_of(e.toTensor())) : c10::nullopt);
+        out.push_back(
+            e.isTensor() ? c10::optional<at::Tensor>(local_of(e.toTensor()))
+                         : c10::nullopt);
       }
       return out;
     }
@@ -147,16 +153,21 @@ c10::IValue unwrap(const c10::IValue& v, Originals& originals) {
       false,
       name,
       ".",
-      schema.overload_name().empty() ? std::string("default") : schema.overload_name(),
+      schema.overload_name().empty() ? std::string("default")
+                                     : schema.overload_name(),
       " got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling "
       "distributed operators!\n",
       "A plain operand that is not scalar-like (one element) is not promoted to a DTensor; make it one "
       "(meshguard::distribute_tensor / from_local), or compute on to_local() of the DTensor operands.");
 }
 
-[[noreturn]] void fail_no_rule(const c10::OperatorHandle& op, const ArgScan& scan, const char* why) {
+[[noreturn]] void fail_no_rule(
+    const c10::OperatorHandle& op,
+    const ArgScan& scan,
+    const char* why) {
   std::ostringstream os;
-  os << op_display_name(op) << ": no sharding rule for DTensor operands with placements ";
+  os << op_display_name(op)
+     << ": no sharding rule for DTensor operands with placements ";
   for (size_t i = 0; i < scan.dtensors.size(); ++i) {
     os << (i ? ", " : "") << to_string(scan.dtensors[i]->spec().placements);
   }
@@ -191,14 +202,19 @@ void check_operands(const c10::OperatorHandle& op, const ArgScan& scan) {
 // tensor of zeros is the same value on every rank, so it joins as a
 // Replicate DTensor. Any other plain operand stays an error. Only read on
 // the error path: ops without plain operands never pay for it.
-bool promote_plain_zeros(torch::jit::Stack* stack, size_t args_begin, const DTensorSpec& like) {
+bool promote_plain_zeros(
+    torch::jit::Stack* stack,
+    size_t args_begin,
+    const DTensorSpec& like) {
   auto needs_promotion = [](const at::Tensor& t) {
     return t.defined() && get_dtensor_impl(t) == nullptr && !scalar_like(t);
   };
   for (size_t i = args_begin; i < stack->size(); ++i) {
     bool ok = true;
     for_each_tensor((*stack)[i], [&](const at::Tensor& t) {
-      ok = ok && (!needs_promotion(t) || (!t.requires_grad() && !t.any().item<bool>()));
+      ok = ok &&
+          (!needs_promotion(t) ||
+           (!t.requires_grad() && !t.any().item<bool>()));
     });
     if (!ok) {
       return false;
@@ -209,7 +225,12 @@ bool promote_plain_zeros(torch::jit::Stack* stack, size_t args_begin, const DTen
       if (!needs_promotion(t)) {
         return t;
       }
-      return make_dtensor(t, DTensorSpec{like.mesh, Placements(like.mesh.ndim(), Replicate{}), t.sizes().vec()});
+      return make_dtensor(
+          t,
+          DTensorSpec{
+              like.mesh,
+              Placements(like.mesh.ndim(), Replicate{}),
+              t.sizes().vec()});
     });
   }
   return true;
@@ -240,7 +261,8 @@ void wrap_results(
     if (!out.defined()) {
       return out;
     }
-    if (const at::Tensor* original = find_original(originals, out.unsafeGetTensorImpl())) {
+    if (const at::Tensor* original =
+            find_original(originals, out.unsafeGetTensorImpl())) {
       return *original; // in-place or out= result: the caller's tensor
     }
     return make_dtensor(out, spec_of(i, out));
@@ -252,7 +274,9 @@ void wrap_results(
   }
 }
 
-void run_below_autograd(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+void run_below_autograd(
+    const c10::OperatorHandle& op,
+    torch::jit::Stack* stack) {
   // Below autograd: the wrapper already recorded what autograd needs.
   at::AutoDispatchBelowADInplaceOrView guard;
   op.callBoxed(stack);
@@ -260,7 +284,11 @@ void run_below_autograd(const c10::OperatorHandle& op, torch::jit::Stack* stack)
 
 // Every DTensor operand all-Replicate: any op runs on the local tensors and
 // its results are Replicate with their own shapes.
-void run_replicated(const c10::OperatorHandle& op, torch::jit::Stack* stack, size_t args_begin, const ArgScan& scan) {
+void run_replicated(
+    const c10::OperatorHandle& op,
+    torch::jit::Stack* stack,
+    size_t args_begin,
+    const ArgScan& scan) {
   const DeviceMesh mesh = scan.first->spec().mesh;
   Originals originals;
   for (size_t i = args_begin; i < stack->size(); ++i) {
@@ -268,7 +296,8 @@ void run_replicated(const c10::OperatorHandle& op, torch::jit::Stack* stack, siz
   }
   run_below_autograd(op, stack);
   wrap_results(op, stack, originals, [&](size_t, const at::Tensor& out) {
-    return DTensorSpec{mesh, Placements(mesh.ndim(), Replicate{}), out.sizes().vec()};
+    return DTensorSpec{
+        mesh, Placements(mesh.ndim(), Replicate{}), out.sizes().vec()};
   });
 }
 
@@ -282,12 +311,17 @@ int64_t written_argument(const c10::OperatorHandle& op, bool& other_write);
 // all-Replicate operands. An in-place op's self keeps its placements: the
 // replicated result goes back into self's local block (no collective: a
 // Replicate value holds every block, and a Partial's is rank 0's copy).
-void run_on_replicas(const c10::OperatorHandle& op, torch::jit::Stack* stack, size_t args_begin) {
+void run_on_replicas(
+    const c10::OperatorHandle& op,
+    torch::jit::Stack* stack,
+    size_t args_begin) {
   bool other_write = false;
   const int64_t written = written_argument(op, other_write);
   if (other_write) {
-    fail_no_rule(op, scan_operands(*stack, args_begin),
-                 "out= variants run on all-Replicate operands only; call the functional op");
+    fail_no_rule(
+        op,
+        scan_operands(*stack, args_begin),
+        "out= variants run on all-Replicate operands only; call the functional op");
   }
   at::Tensor self;
   for (size_t i = args_begin; i < stack->size(); ++i) {
@@ -301,15 +335,17 @@ void run_on_replicas(const c10::OperatorHandle& op, torch::jit::Stack* stack, si
       }
       const DTensorSpec& spec = impl->spec();
       const Placements replicate(spec.mesh.ndim(), Replicate{});
-      return make_dtensor(detail::redistribute_local(impl->local(), spec, replicate),
-                          DTensorSpec{spec.mesh, replicate, spec.shape});
+      return make_dtensor(
+          detail::redistribute_local(impl->local(), spec, replicate),
+          DTensorSpec{spec.mesh, replicate, spec.shape});
     });
   }
   run_replicated(op, stack, args_begin, scan_operands(*stack, args_begin));
   if (self.defined()) {
     const DTensorImpl* result = get_dtensor_impl(stack->back().toTensor());
     const DTensorSpec& spec = get_dtensor_impl(self)->spec();
-    get_dtensor_impl(self)->local().copy_(detail::redistribute_local(result->local(), result->spec(), spec.placements));
+    get_dtensor_impl(self)->local().copy_(detail::redistribute_local(
+        result->local(), result->spec(), spec.placements));
     stack->back() = self;
   }
 }
@@ -346,7 +382,10 @@ void run_with_rule(
   bool other_write = false;
   const int64_t written_arg = written_argument(op, other_write);
   if (other_write) {
-    fail_no_rule(op, scan, "out= variants run on all-Replicate operands only; call the functional op");
+    fail_no_rule(
+        op,
+        scan,
+        "out= variants run on all-Replicate operands only; call the functional op");
   }
   const size_t num_args = stack->size() - args_begin;
   const c10::IValue* args = stack->data() + args_begin;
@@ -367,7 +406,8 @@ void run_with_rule(
         if (static_cast<int64_t>(i) == written_arg) {
           written = static_cast<int64_t>(call.operands.size());
         }
-        call.operands.push_back(ops::Operand{i, -1, impl->spec().shape, impl->spec().placements});
+        call.operands.push_back(
+            ops::Operand{i, -1, impl->spec().shape, impl->spec().placements});
         impls.push_back(impl);
         operand_tensors.push_back(t);
       } else if (t.defined()) {
@@ -380,24 +420,32 @@ void run_with_rule(
       for (const at::Tensor& t : v.toTensorList()) {
         auto* impl = get_dtensor_impl(t);
         if (impl == nullptr) {
-          fail_no_rule(op, scan, "a tensor list mixing DTensors and plain tensors");
+          fail_no_rule(
+              op, scan, "a tensor list mixing DTensors and plain tensors");
         }
-        call.operands.push_back(ops::Operand{i, k++, impl->spec().shape, impl->spec().placements});
+        call.operands.push_back(
+            ops::Operand{i, k++, impl->spec().shape, impl->spec().placements});
         impls.push_back(impl);
         operand_tensors.push_back(t);
       }
     } else if (v.isList()) {
       bool has_tensor = false;
-      for_each_tensor(args[i], [&](const at::Tensor& t) { has_tensor = has_tensor || t.defined(); });
+      for_each_tensor(args[i], [&](const at::Tensor& t) {
+        has_tensor = has_tensor || t.defined();
+      });
       if (has_tensor) {
-        fail_no_rule(op, scan, "Tensor?[] operands (indices) run on all-Replicate operands only");
+        fail_no_rule(
+            op,
+            scan,
+            "Tensor?[] operands (indices) run on all-Replicate operands only");
       }
     }
   }
   auto decision = ops::decide(name, entry, call, mesh, written);
   // A Tensor[] result (split, unbind) holds as many outputs as the rule gives.
   const auto& returns = op.schema().returns();
-  const bool list_result = returns.size() == 1 && returns[0].type()->kind() == c10::TypeKind::ListType;
+  const bool list_result = returns.size() == 1 &&
+      returns[0].type()->kind() == c10::TypeKind::ListType;
   TORCH_CHECK(
       list_result || decision->output_shapes.size() == returns.size(),
       name,
@@ -413,7 +461,8 @@ void run_with_rule(
     const DTensorImpl* impl = impls[k];
     at::Tensor local = impl->local();
     if (!(decision->input_targets[k] == impl->spec().placements)) {
-      local = detail::redistribute_local(local, impl->spec(), decision->input_targets[k]);
+      local = detail::redistribute_local(
+          local, impl->spec(), decision->input_targets[k]);
     } else {
       originals.emplace_back(local.unsafeGetTensorImpl(), operand_tensors[k]);
     }
@@ -438,8 +487,11 @@ void run_with_rule(
   std::vector<ops::Shape> local_shapes;
   local_shapes.reserve(decision->output_shapes.size());
   for (size_t o = 0; o < decision->output_shapes.size(); ++o) {
-    local_shapes.push_back(
-        detail::local_shape(decision->output_shapes[o], decision->output_placements[o], mesh, mesh.coordinate()));
+    local_shapes.push_back(detail::local_shape(
+        decision->output_shapes[o],
+        decision->output_placements[o],
+        mesh,
+        mesh.coordinate()));
   }
   if (decision->run_local) {
     std::vector<at::Tensor> outs;
@@ -450,7 +502,8 @@ void run_with_rule(
       for (const auto& o : call.operands) {
         input_shapes.push_back(o.shape);
       }
-      ops::LocalContext ctx{&local_shapes, &input_shapes, &decision->input_targets, &mesh, args};
+      ops::LocalContext ctx{
+          &local_shapes, &input_shapes, &decision->input_targets, &mesh, args};
       outs = decision->run_local(locals, ctx);
     }
     for (auto& t : outs) {
@@ -459,7 +512,8 @@ void run_with_rule(
           break; // an in-place op returns its self
         }
         if (t.unsafeGetTensorImpl() == in.unsafeGetTensorImpl()) {
-          t = t.alias(); // a view op's result must be a new tensor, even when nothing changed
+          t = t.alias(); // a view op's result must be a new tensor, even when
+                         // nothing changed
         }
       }
     }
@@ -471,7 +525,8 @@ void run_with_rule(
     run_below_autograd(op, stack);
   }
   if (list_result) {
-    const size_t got = stack->back().isTensorList() ? stack->back().toTensorList().size() : 1;
+    const size_t got =
+        stack->back().isTensorList() ? stack->back().toTensorList().size() : 1;
     TORCH_CHECK(
         got == local_shapes.size(),
         name,
@@ -498,7 +553,8 @@ void run_with_rule(
         " for ",
         to_string(decision->output_placements[o]),
         " (a bug in the rule; please report it)");
-    return DTensorSpec{mesh, decision->output_placements[o], decision->output_shapes[o]};
+    return DTensorSpec{
+        mesh, decision->output_placements[o], decision->output_shapes[o]};
   });
 }
 
@@ -506,7 +562,9 @@ void run_with_rule(
 // operator's registration).
 const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   static std::mutex mu;
-  static auto* memo = new std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<ops::ShardedCallDecision>>();
+  static auto* memo = new std::unordered_map<
+      const c10::FunctionSchema*,
+      std::unique_ptr<ops::ShardedCallDecision>>();
   const c10::FunctionSchema* key = &op.schema();
   // The same op called again on this thread (a loop, a layer) skips the lock
   // and the hash: memo entries are never erased, so the pointer stays valid.
@@ -518,7 +576,11 @@ const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = memo->find(key);
   if (it == memo->end()) {
-    it = memo->emplace(key, std::make_unique<ops::ShardedCallDecision>(ops::sharded_call(op))).first;
+    it = memo->emplace(
+                 key,
+                 std::make_unique<ops::ShardedCallDecision>(
+                     ops::sharded_call(op)))
+             .first;
   }
   last_key = key;
   last = it->second.get();
@@ -553,8 +615,12 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto args_begin = stack->size() - num_args;
 
   ArgScan scan = scan_operands(*stack, args_begin);
-  TORCH_CHECK(scan.first != nullptr, op_display_name(op), ": reached meshguard's DTensor kernel without a DTensor");
-  if (scan.plain_not_scalar && promote_plain_zeros(stack, args_begin, scan.first->spec())) {
+  TORCH_CHECK(
+      scan.first != nullptr,
+      op_display_name(op),
+      ": reached meshguard's DTensor kernel without a DTensor");
+  if (scan.plain_not_scalar &&
+      promote_plain_zeros(stack, args_begin, scan.first->spec())) {
     scan = scan_operands(*stack, args_begin);
   }
   check_operands(op, scan);
@@ -593,8 +659,10 @@ class Listener final : public c10::OpRegistrationListener {
   void onOperatorDeregistered(const c10::OperatorHandle&) override {}
 };
 
-void register_one(const c10::OperatorName& name, std::unordered_set<std::string>& done,
-                  std::vector<c10::RegistrationHandleRAII>& handles) {
+void register_one(
+    const c10::OperatorName& name,
+    std::unordered_set<std::string>& done,
+    std::vector<c10::RegistrationHandleRAII>& handles) {
   auto& dispatcher = c10::Dispatcher::singleton();
   const std::string key = c10::toString(name);
   if (done.count(key)) {
@@ -605,7 +673,8 @@ void register_one(const c10::OperatorName& name, std::unordered_set<std::string>
     return;
   }
   done.insert(key);
-  if ((handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+  if ((handle->hasKernelForDispatchKey(
+           c10::DispatchKey::CompositeImplicitAutograd) &&
        !ops::kernel_replaces_decomposition(*handle)) ||
       handle->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse2)) {
     return;
@@ -617,7 +686,8 @@ void register_one(const c10::OperatorName& name, std::unordered_set<std::string>
       c10::nullopt,
       nullptr,
       "meshguard DTensor kernel"));
-  if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
+  if (handle->hasKernelForDispatchKey(
+          c10::DispatchKey::CompositeImplicitAutograd)) {
     // A backward helper run by its rule: with a backend kernel its autograd
     // key no longer takes the decomposition and has nothing of its own.
     handles.push_back(dispatcher.registerImpl(
@@ -650,7 +720,8 @@ void register_dtensor_fallback() {
       }
     }
     // Replays every known op into `pending` too; register_one skips repeats.
-    handles->push_back(dispatcher.addRegistrationListener(std::make_unique<Listener>()));
+    handles->push_back(
+        dispatcher.addRegistrationListener(std::make_unique<Listener>()));
   });
   if (has_pending.load()) {
     std::lock_guard<std::mutex> lock(registry_mutex);

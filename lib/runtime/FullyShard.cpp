@@ -18,7 +18,10 @@ namespace meshguard {
 namespace detail {
 // Module.cpp: replaces a parameter in the registry and the built-in
 // layers' public member.
-void replace_parameter(torch::nn::Module& module, const std::string& name, const at::Tensor& value);
+void replace_parameter(
+    torch::nn::Module& module,
+    const std::string& name,
+    const at::Tensor& value);
 } // namespace detail
 
 namespace {
@@ -29,7 +32,8 @@ struct ShardPlan {
   std::string name; // in the owner
   at::Tensor param;
   Placements placements;
-  bool tensor_parallel; // a 1-D DTensor of parallelize_module on the other mesh dim
+  bool tensor_parallel; // a 1-D DTensor of parallelize_module on the other
+                        // mesh dim
 };
 
 // The tensor dim FSDP shards a tensor-parallel parameter on: the first dim
@@ -45,7 +49,8 @@ int64_t fsdp_dim_beside(const Placement& tp, int64_t ndim) {
   return -1;
 }
 
-std::vector<std::pair<std::string, torch::nn::Module*>> modules_with_names(torch::nn::Module& root) {
+std::vector<std::pair<std::string, torch::nn::Module*>> modules_with_names(
+    torch::nn::Module& root) {
   std::vector<std::pair<std::string, torch::nn::Module*>> out{{"", &root}};
   for (const auto& item : root.named_modules("", /*include_self=*/false)) {
     out.emplace_back(item.key(), item.value().get());
@@ -73,14 +78,18 @@ ShardPlan plan_parameter(
   const DeviceMesh param_mesh = *mesh_of(param);
   if (!tp_mesh || param_mesh != *tp_mesh) {
     throw PlacementError(
-        "fully_shard: parameter '" + qualified + "' already is a DTensor (on " + param_mesh.to_string() + ")" +
-        (tp_mesh ? "; on a 2-D mesh fully_shard accepts the parameters that parallelize_module put on " +
-                       tp_mesh->to_string() + " (mesh_dim_mesh of the other dim)"
-                 : std::string()));
+        "fully_shard: parameter '" + qualified + "' already is a DTensor (on " +
+        param_mesh.to_string() + ")" +
+        (tp_mesh
+             ? "; on a 2-D mesh fully_shard accepts the parameters that parallelize_module put on " +
+                 tp_mesh->to_string() + " (mesh_dim_mesh of the other dim)"
+             : std::string()));
   }
   const Placement tp = (*placements_of(param))[0];
   if (is_partial(tp)) {
-    throw PlacementError("fully_shard: parameter '" + qualified + "' is " + to_string(tp) + " on the tp dim");
+    throw PlacementError(
+        "fully_shard: parameter '" + qualified + "' is " + to_string(tp) +
+        " on the tp dim");
   }
   const int64_t dim = fsdp_dim_beside(tp, param.dim());
   if (dim >= 0) {
@@ -91,35 +100,50 @@ ShardPlan plan_parameter(
 }
 
 // The tensor-parallel shard, split over the dp dim: the same global value.
-at::Tensor shard_tensor_parallel(const ShardPlan& plan, const DeviceMesh& mesh, int64_t dp_dim) {
+at::Tensor shard_tensor_parallel(
+    const ShardPlan& plan,
+    const DeviceMesh& mesh,
+    int64_t dp_dim) {
   const DTensorImpl* impl = get_dtensor_impl(plan.param);
   // Rank 0's values win, as for plain parameters: parallelize_module
   // broadcast within each tp group only.
   Placements whole = plan.placements;
   whole[dp_dim] = Replicate{};
-  at::Tensor replicated = make_dtensor(impl->local().detach().clone(), DTensorSpec{mesh, whole, impl->spec().shape});
+  at::Tensor replicated = make_dtensor(
+      impl->local().detach().clone(),
+      DTensorSpec{mesh, whole, impl->spec().shape});
   detail::broadcast_on(mesh, {replicated}, 0, dp_dim);
   at::Tensor local = get_dtensor_impl(replicated)->local();
   if (auto* s = std::get_if<Shard>(&plan.placements[dp_dim])) {
-    local = detail::chunk_of(local, s->dim, mesh.size(dp_dim), mesh.coordinate()[dp_dim]).contiguous().clone();
+    local = detail::chunk_of(
+                local, s->dim, mesh.size(dp_dim), mesh.coordinate()[dp_dim])
+                .contiguous()
+                .clone();
   }
-  return make_dtensor(local, DTensorSpec{mesh, plan.placements, impl->spec().shape});
+  return make_dtensor(
+      local, DTensorSpec{mesh, plan.placements, impl->spec().shape});
 }
 
 } // namespace
 
 void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh) {
   if (mesh.ndim() != 1) {
-    throw PlacementError("fully_shard: without a mesh dim it runs on a 1-D data-parallel mesh, got " +
-                         mesh.to_string() + "; for one dim of a 2-D mesh pass fully_shard(module, mesh, dp_dim)");
+    throw PlacementError(
+        "fully_shard: without a mesh dim it runs on a 1-D data-parallel mesh, got " +
+        mesh.to_string() +
+        "; for one dim of a 2-D mesh pass fully_shard(module, mesh, dp_dim)");
   }
   fully_shard(module, mesh, 0);
 }
 
-void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh, int64_t mesh_dim) {
+void fully_shard(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim) {
   if (mesh.ndim() > 2 || mesh_dim < 0 || mesh_dim >= mesh.ndim()) {
-    throw PlacementError("fully_shard: runs on a 1-D mesh or on one dim of a 2-D mesh, got mesh dim " +
-                         std::to_string(mesh_dim) + " of " + mesh.to_string());
+    throw PlacementError(
+        "fully_shard: runs on a 1-D mesh or on one dim of a 2-D mesh, got mesh dim " +
+        std::to_string(mesh_dim) + " of " + mesh.to_string());
   }
   std::optional<DeviceMesh> tp_mesh;
   if (mesh.ndim() == 2) {
@@ -132,16 +156,19 @@ void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh, int64_t mesh
       if (!p.value().defined()) {
         continue;
       }
-      const std::string qualified = m.first.empty() ? p.key() : m.first + "." + p.key();
-      plans.push_back(plan_parameter(m.second, qualified, p.key(), p.value(), mesh, mesh_dim, tp_mesh));
+      const std::string qualified =
+          m.first.empty() ? p.key() : m.first + "." + p.key();
+      plans.push_back(plan_parameter(
+          m.second, qualified, p.key(), p.value(), mesh, mesh_dim, tp_mesh));
     }
   }
   for (const auto& plan : plans) {
     at::Tensor sharded;
     {
       at::NoGradGuard no_grad;
-      sharded = plan.tensor_parallel ? shard_tensor_parallel(plan, mesh, mesh_dim)
-                                     : distribute_tensor(plan.param.detach(), mesh, plan.placements);
+      sharded = plan.tensor_parallel
+          ? shard_tensor_parallel(plan, mesh, mesh_dim)
+          : distribute_tensor(plan.param.detach(), mesh, plan.placements);
     }
     sharded.set_requires_grad(plan.param.requires_grad());
     detail::replace_parameter(*plan.owner, plan.name, sharded);
@@ -163,10 +190,14 @@ struct GatherGroup {
   std::vector<at::Tensor> sharded;
 };
 
-GatherGroup& group_for(std::vector<GatherGroup>& groups, const at::Tensor& sharded, int64_t mesh_dim) {
+GatherGroup& group_for(
+    std::vector<GatherGroup>& groups,
+    const at::Tensor& sharded,
+    int64_t mesh_dim) {
   const DeviceMesh& mesh = get_dtensor_impl(sharded)->spec().mesh;
   for (auto& g : groups) {
-    if (g.mesh_dim == mesh_dim && g.dtype == sharded.scalar_type() && g.mesh == mesh) {
+    if (g.mesh_dim == mesh_dim && g.dtype == sharded.scalar_type() &&
+        g.mesh == mesh) {
       return g;
     }
   }
@@ -184,7 +215,8 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
   try {
     std::vector<GatherGroup> groups;
     for (torch::nn::Module* m : modules) {
-      const std::optional<int64_t> style_dim = detail::parallel_style_mesh_dim(*m);
+      const std::optional<int64_t> style_dim =
+          detail::parallel_style_mesh_dim(*m);
       for (const auto& p : m->named_parameters(/*recurse=*/false)) {
         const at::Tensor sharded = p.value();
         auto placements = placements_of(sharded);
@@ -201,12 +233,14 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
         // the dp dim (the batch is sharded there) into the parameter's
         // placement, an all-reduce (a Replicate parameter must not get a
         // partial gradient).
-        const bool differentiable = at::GradMode::is_enabled() && sharded.requires_grad();
+        const bool differentiable =
+            at::GradMode::is_enabled() && sharded.requires_grad();
         if (target == *placements && !differentiable) {
           continue;
         }
         entries_.push_back({m, p.key(), sharded});
-        const std::optional<int64_t> dp_dim = detail::single_unshard_dim(*placements, target);
+        const std::optional<int64_t> dp_dim =
+            detail::single_unshard_dim(*placements, target);
         if (dp_dim && sharded.is_floating_point()) {
           GatherGroup& g = group_for(groups, sharded, *dp_dim);
           g.where.emplace_back(m, p.key());
@@ -217,9 +251,11 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
       }
     }
     for (const GatherGroup& g : groups) {
-      const std::vector<at::Tensor> gathered = detail::gather_together(g.sharded, g.mesh_dim);
+      const std::vector<at::Tensor> gathered =
+          detail::gather_together(g.sharded, g.mesh_dim);
       for (size_t i = 0; i < gathered.size(); ++i) {
-        detail::replace_parameter(*g.where[i].first, g.where[i].second, gathered[i]);
+        detail::replace_parameter(
+            *g.where[i].first, g.where[i].second, gathered[i]);
       }
     }
   } catch (...) {

@@ -56,8 +56,15 @@ at::Tensor padded_flat(const at::Tensor& rows, int64_t rows_total) {
 
 // Rank `r`'s rows of piece `p`, found at `offset` in `buffer` (that rank's
 // packed shards), trimmed to its chunk.
-at::Tensor rows_of(const at::Tensor& buffer, int64_t offset, const Piece& p, int64_t k, int64_t r) {
-  return buffer.narrow(0, offset, p.numel()).view(p.shape).narrow(0, 0, chunk_length(p.full, k, r));
+at::Tensor rows_of(
+    const at::Tensor& buffer,
+    int64_t offset,
+    const Piece& p,
+    int64_t k,
+    int64_t r) {
+  return buffer.narrow(0, offset, p.numel())
+      .view(p.shape)
+      .narrow(0, 0, chunk_length(p.full, k, r));
 }
 
 std::vector<at::Tensor> all_gather_packed(
@@ -68,7 +75,8 @@ std::vector<at::Tensor> all_gather_packed(
   const int64_t k = mesh.size(mesh_dim);
   std::vector<at::Tensor> flat;
   for (size_t j = 0; j < locals.size(); ++j) {
-    flat.push_back(padded_flat(locals[j].movedim(pieces[j].dim, 0), pieces[j].block));
+    flat.push_back(
+        padded_flat(locals[j].movedim(pieces[j].dim, 0), pieces[j].block));
   }
   at::Tensor send = at::cat(flat);
   std::vector<at::Tensor> received(k, send);
@@ -78,7 +86,8 @@ std::vector<at::Tensor> all_gather_packed(
     for (auto& r : received) {
       r = at::empty_like(send);
     }
-    compat::all_gather(mesh.get_group(mesh_dim), received, send, mesh.timeout());
+    compat::all_gather(
+        mesh.get_group(mesh_dim), received, send, mesh.timeout());
   }
   std::vector<at::Tensor> out;
   int64_t offset = 0;
@@ -101,7 +110,8 @@ std::vector<at::Tensor> reduce_scatter_packed(
   const int64_t k = mesh.size(mesh_dim), coord = mesh.coordinate()[mesh_dim];
   std::vector<at::Tensor> by_rank;
   for (size_t j = 0; j < locals.size(); ++j) {
-    at::Tensor all_rows = padded_flat(locals[j].movedim(pieces[j].dim, 0), pieces[j].block * k);
+    at::Tensor all_rows =
+        padded_flat(locals[j].movedim(pieces[j].dim, 0), pieces[j].block * k);
     by_rank.push_back(all_rows.view({k, pieces[j].numel()}));
   }
   at::Tensor send = at::cat(by_rank, 1).reshape({-1});
@@ -109,9 +119,15 @@ std::vector<at::Tensor> reduce_scatter_packed(
   at::Tensor mine = send;
   if (k > 1 && segment > 0) {
     mine = at::empty({segment}, send.options());
-    if (!compat::reduce_scatter(mesh.get_group(mesh_dim), mine, send, ReduceOp::SUM, mesh.timeout())) {
+    if (!compat::reduce_scatter(
+            mesh.get_group(mesh_dim),
+            mine,
+            send,
+            ReduceOp::SUM,
+            mesh.timeout())) {
       // libtorch 1.13's Gloo has no reduce-scatter.
-      mine = reduce_over(send, mesh, mesh_dim, ReduceOp::SUM).narrow(0, coord * segment, segment);
+      mine = reduce_over(send, mesh, mesh_dim, ReduceOp::SUM)
+                 .narrow(0, coord * segment, segment);
     }
   } else {
     mine = send.narrow(0, coord * segment, segment);
@@ -119,7 +135,8 @@ std::vector<at::Tensor> reduce_scatter_packed(
   std::vector<at::Tensor> out;
   int64_t offset = 0;
   for (const Piece& p : pieces) {
-    out.push_back(rows_of(mine, offset, p, k, coord).movedim(0, p.dim).contiguous());
+    out.push_back(
+        rows_of(mine, offset, p, k, coord).movedim(0, p.dim).contiguous());
     offset += p.numel();
   }
   return out;
@@ -136,13 +153,15 @@ std::vector<at::Tensor> gather_plain(at::TensorList sharded, int64_t mesh_dim) {
     locals.push_back(impl->local());
     pieces.push_back(piece_of(impl->local(), d, impl->spec().shape[d], k));
   }
-  std::vector<at::Tensor> gathered = all_gather_packed(locals, pieces, first.mesh, mesh_dim);
+  std::vector<at::Tensor> gathered =
+      all_gather_packed(locals, pieces, first.mesh, mesh_dim);
   std::vector<at::Tensor> out;
   for (size_t j = 0; j < sharded.size(); ++j) {
     const DTensorSpec& spec = get_dtensor_impl(sharded[j])->spec();
     Placements whole = spec.placements;
     whole[mesh_dim] = Replicate{};
-    out.push_back(make_dtensor(std::move(gathered[j]), DTensorSpec{spec.mesh, whole, spec.shape}));
+    out.push_back(make_dtensor(
+        std::move(gathered[j]), DTensorSpec{spec.mesh, whole, spec.shape}));
   }
   return out;
 }
@@ -182,29 +201,40 @@ struct GatherTogetherFn : public torch::autograd::Function<GatherTogetherFn> {
         out[j] = g;
         continue;
       }
-      backs[j] = decode_placements(std::vector<int64_t>(codes.begin() + j * ndim, codes.begin() + (j + 1) * ndim));
+      backs[j] = decode_placements(std::vector<int64_t>(
+          codes.begin() + j * ndim, codes.begin() + (j + 1) * ndim));
       const DTensorImpl* impl = get_dtensor_impl(g);
       Placements expect = backs[j];
       expect[mesh_dim] = Partial{ReduceOp::SUM};
-      const bool packable = impl->spec().placements == expect && impl->local().is_floating_point() &&
-          (locals.empty() || impl->local().scalar_type() == locals[0].scalar_type());
+      const bool packable = impl->spec().placements == expect &&
+          impl->local().is_floating_point() &&
+          (locals.empty() ||
+           impl->local().scalar_type() == locals[0].scalar_type());
       if (!packable) {
-        out[j] = make_dtensor(redistribute_local(impl->local(), impl->spec(), backs[j]),
-                              DTensorSpec{impl->spec().mesh, backs[j], impl->spec().shape});
+        out[j] = make_dtensor(
+            redistribute_local(impl->local(), impl->spec(), backs[j]),
+            DTensorSpec{impl->spec().mesh, backs[j], impl->spec().shape});
         continue;
       }
       const int64_t d = std::get<Shard>(backs[j][mesh_dim]).dim;
       together.push_back(j);
       locals.push_back(impl->local());
-      pieces.push_back(piece_of(impl->local(), d, impl->spec().shape[d], impl->spec().mesh.size(mesh_dim)));
+      pieces.push_back(piece_of(
+          impl->local(),
+          d,
+          impl->spec().shape[d],
+          impl->spec().mesh.size(mesh_dim)));
     }
     if (!together.empty()) {
       const DTensorSpec& first = get_dtensor_impl(grads[together[0]])->spec();
-      std::vector<at::Tensor> reduced = reduce_scatter_packed(locals, pieces, first.mesh, mesh_dim);
+      std::vector<at::Tensor> reduced =
+          reduce_scatter_packed(locals, pieces, first.mesh, mesh_dim);
       for (size_t i = 0; i < together.size(); ++i) {
         const size_t j = together[i];
         const DTensorSpec& spec = get_dtensor_impl(grads[j])->spec();
-        out[j] = make_dtensor(std::move(reduced[i]), DTensorSpec{spec.mesh, backs[j], spec.shape});
+        out[j] = make_dtensor(
+            std::move(reduced[i]),
+            DTensorSpec{spec.mesh, backs[j], spec.shape});
       }
     }
     return out;
@@ -213,7 +243,9 @@ struct GatherTogetherFn : public torch::autograd::Function<GatherTogetherFn> {
 
 } // namespace
 
-std::optional<int64_t> single_unshard_dim(const Placements& from, const Placements& to) {
+std::optional<int64_t> single_unshard_dim(
+    const Placements& from,
+    const Placements& to) {
   std::optional<int64_t> found;
   for (size_t i = 0; i < from.size() && i < to.size(); ++i) {
     if (is_partial(from[i])) {
@@ -222,7 +254,8 @@ std::optional<int64_t> single_unshard_dim(const Placements& from, const Placemen
     if (from[i] == to[i]) {
       continue;
     }
-    if (found || !std::holds_alternative<Shard>(from[i]) || !std::holds_alternative<Replicate>(to[i])) {
+    if (found || !std::holds_alternative<Shard>(from[i]) ||
+        !std::holds_alternative<Replicate>(to[i])) {
       return std::nullopt;
     }
     found = static_cast<int64_t>(i);
@@ -240,7 +273,9 @@ std::optional<int64_t> single_unshard_dim(const Placements& from, const Placemen
   return found;
 }
 
-std::vector<at::Tensor> gather_together(const std::vector<at::Tensor>& sharded, int64_t mesh_dim) {
+std::vector<at::Tensor> gather_together(
+    const std::vector<at::Tensor>& sharded,
+    int64_t mesh_dim) {
   if (sharded.empty()) {
     return {};
   }

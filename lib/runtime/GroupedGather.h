@@ -21,13 +21,17 @@ namespace detail {
 // The mesh dim of a `from` -> `to` that only unshards one tensor dim on one
 // mesh dim (Shard(d) -> Replicate, d not sharded on another mesh dim, every
 // other mesh dim unchanged); nullopt for any other change.
-std::optional<int64_t> single_unshard_dim(const Placements& from, const Placements& to);
+std::optional<int64_t> single_unshard_dim(
+    const Placements& from,
+    const Placements& to);
 
 // The DTensors `sharded` (one mesh, one floating dtype, each Shard on
 // `mesh_dim` with single_unshard_dim to Replicate there), Replicate on
 // `mesh_dim`: one all-gather for all of them. Records a backward when grad
 // mode is on and one of them requires grad.
-std::vector<at::Tensor> gather_together(const std::vector<at::Tensor>& sharded, int64_t mesh_dim);
+std::vector<at::Tensor> gather_together(
+    const std::vector<at::Tensor>& sharded,
+    int64_t mesh_dim);
 
 } // namespace detail
 } // namespace meshguard

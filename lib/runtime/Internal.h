@@ -43,14 +43,22 @@ std::vector<int64_t> local_shape(
 
 // PyTorch's normalisation: Shard(d) with d < 0 becomes Shard(d + tensor_dim)
 // (left alone when still negative, for validate_placements to report).
-Placements normalize_placements(const Placements& placements, int64_t tensor_dim);
+Placements normalize_placements(
+    const Placements& placements,
+    int64_t tensor_dim);
 
 // Throws PlacementError for a placement count or shard dim that does not fit.
-void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim);
+void validate_placements(
+    const Placements& placements,
+    const DeviceMesh& mesh,
+    int64_t tensor_dim);
 
 // Throws PlacementError when `local` is not on the mesh's device (the type,
 // and on a CUDA mesh the rank's GPU).
-void check_device(const at::Tensor& local, const DeviceMesh& mesh, const char* what);
+void check_device(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    const char* what);
 
 // All-gathers `local` (this rank's chunk along `dim` of a tensor whose size
 // there is `full_size`) over mesh dim `mesh_dim`, undoing torch.chunk.
@@ -63,20 +71,33 @@ at::Tensor gather_shards(
 
 // The local tensor of `spec`'s value under `target` (collective; any
 // transition, including to Partial: the propagator's internal use).
-at::Tensor redistribute_local(const at::Tensor& local, const DTensorSpec& spec, const Placements& target);
+at::Tensor redistribute_local(
+    const at::Tensor& local,
+    const DTensorSpec& spec,
+    const Placements& target);
 
 // Reduces `local` over mesh dim `mesh_dim` (a copy; the input is untouched).
-at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op);
+at::Tensor reduce_over(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    ReduceOp op);
 
 // This rank's torch.chunk block along tensor dim `dim` of `local` reduced
 // over mesh dim `mesh_dim`: one reduce-scatter (all-reduce, then the block,
 // where the backend has none).
-at::Tensor scatter_reduced(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, int64_t dim, ReduceOp op);
+at::Tensor scatter_reduced(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    int64_t dim,
+    ReduceOp op);
 
 // The share of a replicated value that a rank keeps in a Partial(op):
 // the value on coordinate 0 and the identity elsewhere (SUM, PRODUCT), or
 // the value everywhere (AVG, MIN, MAX).
-at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate);
+at::Tensor
+partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate);
 
 // Placements as ints, to travel through an autograd context: Shard(d) -> d,
 // Replicate -> -1, Partial(op) -> -10 - op.
@@ -85,16 +106,33 @@ Placements decode_placements(const std::vector<int64_t>& codes);
 
 // Every rank's `values` (same length everywhere), in the mesh's row-major
 // rank order: an all-gather over the whole mesh, one mesh dim at a time.
-std::vector<at::Tensor> all_gather_mesh(const at::Tensor& values, const DeviceMesh& mesh);
+std::vector<at::Tensor> all_gather_mesh(
+    const at::Tensor& values,
+    const DeviceMesh& mesh);
 
-void record_provenance(const at::Tensor& plain, const char* what, const char* file, int line);
+void record_provenance(
+    const at::Tensor& plain,
+    const char* what,
+    const char* file,
+    int line);
 
 std::string describe_arg(const at::Tensor& t);
 
 // The collectives once the mesh is known (dist:: infers it, the guard has it).
-void broadcast_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t src, int64_t mesh_dim);
-void all_reduce_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, ReduceOp op, int64_t mesh_dim);
-std::vector<at::Tensor> all_gather_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& tensors, int64_t mesh_dim);
+void broadcast_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    int64_t src,
+    int64_t mesh_dim);
+void all_reduce_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    int64_t mesh_dim);
+std::vector<at::Tensor> all_gather_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& tensors,
+    int64_t mesh_dim);
 std::vector<at::Tensor> reduce_scatter_on(
     const DeviceMesh& mesh,
     const std::vector<at::Tensor>& tensors,

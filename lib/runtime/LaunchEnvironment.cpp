@@ -13,7 +13,8 @@ std::string require_env(const char* name, const std::string& device_type) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') {
     throw MeshInitError(
-        std::string("init_device_mesh(\"") + device_type + "\"): environment variable " + name +
+        std::string("init_device_mesh(\"") + device_type +
+        "\"): environment variable " + name +
         " is not set; launch with torchrun or scripts/meshguard-launch (which set RANK, WORLD_SIZE, "
         "MASTER_ADDR, MASTER_PORT, LOCAL_RANK), or pass MeshOptions::store with rank and world_size");
   }
@@ -24,8 +25,9 @@ int64_t parse_int(const std::string& value, const char* name) {
   char* end = nullptr;
   long long v = std::strtoll(value.c_str(), &end, 10);
   if (end == value.c_str() || *end != '\0') {
-    throw MeshInitError(std::string("init_device_mesh: environment variable ") + name + "='" + value +
-                        "' is not an integer");
+    throw MeshInitError(
+        std::string("init_device_mesh: environment variable ") + name + "='" +
+        value + "' is not an integer");
   }
   return v;
 }
@@ -48,16 +50,19 @@ std::chrono::milliseconds resolve_timeout(std::chrono::milliseconds requested) {
 LaunchEnvironment read_launch_environment(const std::string& device_type) {
   LaunchEnvironment env;
   env.rank = parse_int(require_env("RANK", device_type), "RANK");
-  env.world_size = parse_int(require_env("WORLD_SIZE", device_type), "WORLD_SIZE");
+  env.world_size =
+      parse_int(require_env("WORLD_SIZE", device_type), "WORLD_SIZE");
   env.master_addr = require_env("MASTER_ADDR", device_type);
-  env.master_port = parse_int(require_env("MASTER_PORT", device_type), "MASTER_PORT");
+  env.master_port =
+      parse_int(require_env("MASTER_PORT", device_type), "MASTER_PORT");
   return env;
 }
 
 void check_rank_in_world(const LaunchEnvironment& env) {
   if (env.rank < 0 || env.rank >= env.world_size) {
-    throw MeshInitError("init_device_mesh: RANK=" + std::to_string(env.rank) + " is not in [0, WORLD_SIZE=" +
-                        std::to_string(env.world_size) + ")");
+    throw MeshInitError(
+        "init_device_mesh: RANK=" + std::to_string(env.rank) +
+        " is not in [0, WORLD_SIZE=" + std::to_string(env.world_size) + ")");
   }
 }
 
@@ -66,7 +71,9 @@ int64_t read_local_rank(const std::string& device_type, bool required) {
     return parse_int(require_env("LOCAL_RANK", device_type), "LOCAL_RANK");
   }
   const char* local_rank = std::getenv("LOCAL_RANK");
-  return local_rank != nullptr && *local_rank != '\0' ? parse_int(local_rank, "LOCAL_RANK") : -1;
+  return local_rank != nullptr && *local_rank != '\0'
+      ? parse_int(local_rank, "LOCAL_RANK")
+      : -1;
 }
 
 bool is_loopback(const std::string& host) {

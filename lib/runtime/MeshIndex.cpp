@@ -14,7 +14,9 @@ std::vector<int64_t> unravel(int64_t index, const std::vector<int64_t>& shape) {
   return coord;
 }
 
-int64_t ravel(const std::vector<int64_t>& coord, const std::vector<int64_t>& shape) {
+int64_t ravel(
+    const std::vector<int64_t>& coord,
+    const std::vector<int64_t>& shape) {
   int64_t index = 0;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     index = index * shape[d] + coord[d];

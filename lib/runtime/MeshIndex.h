@@ -12,7 +12,9 @@ namespace detail {
 std::vector<int64_t> unravel(int64_t index, const std::vector<int64_t>& shape);
 
 // The row-major position of `coord` in an array of `shape`.
-int64_t ravel(const std::vector<int64_t>& coord, const std::vector<int64_t>& shape);
+int64_t ravel(
+    const std::vector<int64_t>& coord,
+    const std::vector<int64_t>& shape);
 
 // The entries of `mesh` (row-major, `shape`) that differ from `coordinate`
 // only along `dim`, in order: a mesh dimension's group.

@@ -31,7 +31,10 @@ struct ParameterAccess : torch::nn::Module {
 // Built-in layers keep a second handle to their parameters in a public
 // member that forward() reads; it must follow the registry.
 template <typename Impl>
-bool rebind(torch::nn::Module& m, const std::string& name, const at::Tensor& value) {
+bool rebind(
+    torch::nn::Module& m,
+    const std::string& name,
+    const at::Tensor& value) {
   auto* impl = dynamic_cast<Impl*>(&m);
   if (impl == nullptr) {
     return false;
@@ -46,12 +49,20 @@ bool rebind(torch::nn::Module& m, const std::string& name, const at::Tensor& val
   return true;
 }
 
-void rebind_member(torch::nn::Module& m, const std::string& name, const at::Tensor& value) {
-  rebind<torch::nn::LinearImpl>(m, name, value) || rebind<torch::nn::BilinearImpl>(m, name, value) ||
-      rebind<torch::nn::Conv1dImpl>(m, name, value) || rebind<torch::nn::Conv2dImpl>(m, name, value) ||
-      rebind<torch::nn::Conv3dImpl>(m, name, value) || rebind<torch::nn::EmbeddingImpl>(m, name, value) ||
-      rebind<torch::nn::LayerNormImpl>(m, name, value) || rebind<torch::nn::BatchNorm1dImpl>(m, name, value) ||
-      rebind<torch::nn::BatchNorm2dImpl>(m, name, value) || rebind<torch::nn::BatchNorm3dImpl>(m, name, value);
+void rebind_member(
+    torch::nn::Module& m,
+    const std::string& name,
+    const at::Tensor& value) {
+  rebind<torch::nn::LinearImpl>(m, name, value) ||
+      rebind<torch::nn::BilinearImpl>(m, name, value) ||
+      rebind<torch::nn::Conv1dImpl>(m, name, value) ||
+      rebind<torch::nn::Conv2dImpl>(m, name, value) ||
+      rebind<torch::nn::Conv3dImpl>(m, name, value) ||
+      rebind<torch::nn::EmbeddingImpl>(m, name, value) ||
+      rebind<torch::nn::LayerNormImpl>(m, name, value) ||
+      rebind<torch::nn::BatchNorm1dImpl>(m, name, value) ||
+      rebind<torch::nn::BatchNorm2dImpl>(m, name, value) ||
+      rebind<torch::nn::BatchNorm3dImpl>(m, name, value);
 }
 
 void distribute_recursive(
@@ -65,9 +76,10 @@ void distribute_recursive(
     if (!param.defined() || is_dtensor(param)) {
       continue;
     }
-    const std::string name = prefix.empty() ? item.key() : prefix + "." + item.key();
-    Placements placements =
-        partition_fn ? partition_fn(name, param, mesh) : Placements(mesh.ndim(), Replicate{});
+    const std::string name =
+        prefix.empty() ? item.key() : prefix + "." + item.key();
+    Placements placements = partition_fn ? partition_fn(name, param, mesh)
+                                         : Placements(mesh.ndim(), Replicate{});
     at::Tensor dt;
     {
       at::NoGradGuard no_grad;
@@ -78,8 +90,11 @@ void distribute_recursive(
     rebind_member(module, item.key(), dt);
   }
   for (auto& child : module.named_children()) {
-    distribute_recursive(*child.value(), prefix.empty() ? child.key() : prefix + "." + child.key(), mesh,
-                         partition_fn);
+    distribute_recursive(
+        *child.value(),
+        prefix.empty() ? child.key() : prefix + "." + child.key(),
+        mesh,
+        partition_fn);
   }
 }
 
@@ -87,7 +102,10 @@ void distribute_recursive(
 
 namespace detail {
 
-void replace_parameter(torch::nn::Module& module, const std::string& name, const at::Tensor& value) {
+void replace_parameter(
+    torch::nn::Module& module,
+    const std::string& name,
+    const at::Tensor& value) {
   ParameterAccess::of(module)[name] = value;
   rebind_member(module, name, value);
 }
@@ -99,7 +117,8 @@ void distribute_module(
     const DeviceMesh& mesh,
     const PartitionFn& partition_fn,
     CallSite where) {
-  detail::UserCall call("distribute_module", where, [&] { return "on " + mesh.to_string(); });
+  detail::UserCall call(
+      "distribute_module", where, [&] { return "on " + mesh.to_string(); });
   distribute_recursive(module, "", mesh, partition_fn);
 }
 
@@ -114,7 +133,8 @@ void check_fully_distributed(const torch::nn::Module& module) {
     return;
   }
   std::ostringstream os;
-  os << "module is not fully distributed: " << plain.size() << " parameter(s) are still plain at::Tensors: ";
+  os << "module is not fully distributed: " << plain.size()
+     << " parameter(s) are still plain at::Tensors: ";
   for (size_t i = 0; i < plain.size(); ++i) {
     os << (i ? ", " : "") << plain[i];
   }

@@ -18,7 +18,11 @@ std::optional<int64_t> parallel_style_mesh_dim(const torch::nn::Module& module);
 
 // Every style in `root` recorded on the 1-D mesh `from` now runs on dim
 // `dim` of the larger mesh `to` (fully_shard made its parameters 2-D).
-void move_parallel_styles(torch::nn::Module& root, const DeviceMesh& from, const DeviceMesh& to, int64_t dim);
+void move_parallel_styles(
+    torch::nn::Module& root,
+    const DeviceMesh& from,
+    const DeviceMesh& to,
+    int64_t dim);
 
 } // namespace detail
 } // namespace meshguard

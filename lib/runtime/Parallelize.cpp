@@ -25,7 +25,9 @@ namespace {
 // it lives and dies with the module.
 struct AppliedStyleImpl : torch::nn::Module {
   AppliedStyleImpl(ParallelStyle s, DeviceMesh m, bool embedding)
-      : style(std::move(s)), mesh(std::move(m)), is_embedding(embedding) {}
+      : style(std::move(s)),
+        mesh(std::move(m)),
+        is_embedding(embedding) {}
   ParallelStyle style;
   // The 1-D mesh of parallelize_module, or, once fully_shard has made the
   // parameters 2-D, the 2-D mesh with the style on its dim `mesh_dim`.
@@ -46,55 +48,91 @@ AppliedStyleImpl* applied_style(const torch::nn::Module& module) {
 }
 
 const char* style_name(const ParallelStyle& style) {
-  static const char* const names[] = {"ColwiseParallel", "RowwiseParallel", "SequenceParallel", "PrepareModuleInput",
-                                      "PrepareModuleOutput"};
+  static const char* const names[] = {
+      "ColwiseParallel",
+      "RowwiseParallel",
+      "SequenceParallel",
+      "PrepareModuleInput",
+      "PrepareModuleOutput"};
   return names[style.index()];
 }
 
 // What a style does around a module's forward, as in PyTorch's style.py.
 struct Layouts {
-  std::optional<Placement> input; // a plain input is read as this; nullopt: the input passes as it is
+  std::optional<Placement> input; // a plain input is read as this; nullopt:
+                                  // the input passes as it is
   std::optional<Placement> desired_input; // the forward computes on this
-  bool local_input = false; // the forward gets the local tensor (PrepareModuleInput)
-  std::optional<Placement> plain_output; // a plain output is read as this; nullopt: an error
-  std::optional<Placement> output; // the output is redistributed to this; nullopt: left as it is
+  bool local_input =
+      false; // the forward gets the local tensor (PrepareModuleInput)
+  std::optional<Placement>
+      plain_output; // a plain output is read as this; nullopt: an error
+  std::optional<Placement>
+      output; // the output is redistributed to this; nullopt: left as it is
   bool use_local_output = false;
 };
 
 Layouts layouts_of(const AppliedStyleImpl& applied) {
   const ParallelStyle& style = applied.style;
   if (auto* c = std::get_if<ColwiseParallel>(&style)) {
-    return {c->input_layouts.value_or(Replicate{}), Replicate{}, false, std::nullopt,
-            c->output_layouts.value_or(Shard{-1}), c->use_local_output};
+    return {
+        c->input_layouts.value_or(Replicate{}),
+        Replicate{},
+        false,
+        std::nullopt,
+        c->output_layouts.value_or(Shard{-1}),
+        c->use_local_output};
   }
   if (auto* r = std::get_if<RowwiseParallel>(&style)) {
-    const Placement desired = applied.is_embedding ? Placement(Replicate{}) : Placement(Shard{-1});
-    return {r->input_layouts.value_or(desired), desired, false, std::nullopt, r->output_layouts.value_or(Replicate{}),
-            r->use_local_output};
+    const Placement desired =
+        applied.is_embedding ? Placement(Replicate{}) : Placement(Shard{-1});
+    return {
+        r->input_layouts.value_or(desired),
+        desired,
+        false,
+        std::nullopt,
+        r->output_layouts.value_or(Replicate{}),
+        r->use_local_output};
   }
   if (auto* sp = std::get_if<SequenceParallel>(&style)) {
     const Placement seq = Shard{sp->sequence_dim};
     return {seq, seq, false, std::nullopt, std::nullopt, sp->use_local_output};
   }
   if (auto* in = std::get_if<PrepareModuleInput>(&style)) {
-    return {in->input_layouts, in->desired_input_layouts ? in->desired_input_layouts : in->input_layouts,
-            in->use_local_output, std::nullopt, std::nullopt, false};
+    return {
+        in->input_layouts,
+        in->desired_input_layouts ? in->desired_input_layouts
+                                  : in->input_layouts,
+        in->use_local_output,
+        std::nullopt,
+        std::nullopt,
+        false};
   }
   const auto& out = std::get<PrepareModuleOutput>(style);
-  return {std::nullopt, std::nullopt, false, out.output_layouts, out.desired_output_layouts, out.use_local_output};
+  return {
+      std::nullopt,
+      std::nullopt,
+      false,
+      out.output_layouts,
+      out.desired_output_layouts,
+      out.use_local_output};
 }
 
 bool shards_parameters(const ParallelStyle& style) {
-  return std::holds_alternative<ColwiseParallel>(style) || std::holds_alternative<RowwiseParallel>(style);
+  return std::holds_alternative<ColwiseParallel>(style) ||
+      std::holds_alternative<RowwiseParallel>(style);
 }
 
 // PrepareModuleInput/Output only convert; the others distribute parameters.
 bool distributes_parameters(const ParallelStyle& style) {
-  return shards_parameters(style) || std::holds_alternative<SequenceParallel>(style);
+  return shards_parameters(style) ||
+      std::holds_alternative<SequenceParallel>(style);
 }
 
 // Partition: parameter name -> placement on the 1-D mesh.
-Placement param_placement(const ParallelStyle& style, bool embedding, const std::string& name) {
+Placement param_placement(
+    const ParallelStyle& style,
+    bool embedding,
+    const std::string& name) {
   if (std::holds_alternative<SequenceParallel>(style)) {
     return Replicate{};
   }
@@ -119,8 +157,13 @@ struct Target {
 // it: a dotted path whose tokens are fnmatch patterns over child names
 // ("layers.*.mlp.fc1", "fc[12]"). Empty when a token matches no child;
 // `unmatched` then holds that token.
-void match_key(torch::nn::Module& module, const std::vector<std::string>& tokens, size_t i, const std::string& prefix,
-               std::vector<std::pair<std::string, torch::nn::Module*>>& out, std::string& unmatched) {
+void match_key(
+    torch::nn::Module& module,
+    const std::vector<std::string>& tokens,
+    size_t i,
+    const std::string& prefix,
+    std::vector<std::pair<std::string, torch::nn::Module*>>& out,
+    std::string& unmatched) {
   if (i == tokens.size()) {
     out.emplace_back(prefix, &module);
     return;
@@ -129,8 +172,13 @@ void match_key(torch::nn::Module& module, const std::vector<std::string>& tokens
   for (const auto& child : module.named_children()) {
     if (::fnmatch(tokens[i].c_str(), child.key().c_str(), 0) == 0) {
       any = true;
-      match_key(*child.value(), tokens, i + 1, prefix.empty() ? child.key() : prefix + "." + child.key(), out,
-                unmatched);
+      match_key(
+          *child.value(),
+          tokens,
+          i + 1,
+          prefix.empty() ? child.key() : prefix + "." + child.key(),
+          out,
+          unmatched);
     }
   }
   if (!any && unmatched.empty()) {
@@ -147,28 +195,40 @@ std::vector<std::string> split_key(const std::string& key) {
   return tokens;
 }
 
-Target check_target(const std::string& name, torch::nn::Module* found, const ParallelStyle& style) {
+Target check_target(
+    const std::string& name,
+    torch::nn::Module* found,
+    const ParallelStyle& style) {
   const bool linear = dynamic_cast<torch::nn::LinearImpl*>(found) != nullptr;
-  const bool embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(found) != nullptr;
+  const bool embedding =
+      dynamic_cast<torch::nn::EmbeddingImpl*>(found) != nullptr;
   if (shards_parameters(style) && !linear && !embedding) {
-    throw PlacementError("parallelize_module: '" + name + "' is a " + found->name() + "; " + style_name(style) +
-                         " applies to torch::nn::Linear and torch::nn::Embedding only");
+    throw PlacementError(
+        "parallelize_module: '" + name + "' is a " + found->name() + "; " +
+        style_name(style) +
+        " applies to torch::nn::Linear and torch::nn::Embedding only");
   }
   for (const auto& p : found->named_parameters(/*recurse=*/false)) {
     if (distributes_parameters(style) && is_dtensor(p.value())) {
-      throw PlacementError("parallelize_module: parameter '" + name + (name.empty() ? "" : ".") + p.key() +
-                           "' already is a DTensor (parallelized or distributed twice?)");
+      throw PlacementError(
+          "parallelize_module: parameter '" + name + (name.empty() ? "" : ".") +
+          p.key() +
+          "' already is a DTensor (parallelized or distributed twice?)");
     }
   }
   if (applied_style(*found) != nullptr) {
-    throw PlacementError("parallelize_module: '" + name + "' already has a parallel style");
+    throw PlacementError(
+        "parallelize_module: '" + name + "' already has a parallel style");
   }
   return {name, found, style, embedding};
 }
 
 // Every submodule `key` names. A key that names none is skipped with
 // PyTorch's warning (a plan written for a larger model stays usable).
-std::vector<Target> resolve(torch::nn::Module& root, const std::string& key, const ParallelStyle& style) {
+std::vector<Target> resolve(
+    torch::nn::Module& root,
+    const std::string& key,
+    const ParallelStyle& style) {
   std::vector<Target> targets;
   if (key.empty()) {
     targets.push_back(check_target(key, &root, style));
@@ -179,7 +239,8 @@ std::vector<Target> resolve(torch::nn::Module& root, const std::string& key, con
   match_key(root, split_key(key), 0, "", found, unmatched);
   if (found.empty()) {
     std::ostringstream os;
-    os << "Parallelize plan key '" << key << "' could not be resolved: no submodule matching token '" << unmatched
+    os << "Parallelize plan key '" << key
+       << "' could not be resolved: no submodule matching token '" << unmatched
        << "' (submodules:";
     for (const auto& item : root.named_modules("", /*include_self=*/false)) {
       os << " " << item.key();
@@ -200,7 +261,11 @@ Placements normalized(const Placement& p, int64_t ndim) {
 
 // `current` with the style's mesh dim set to `p` (the other dims of a 2-D
 // mesh keep their placements: the batch stays sharded on the dp dim).
-Placements on_style_dim(const AppliedStyleImpl& applied, Placements current, const Placement& p, int64_t ndim) {
+Placements on_style_dim(
+    const AppliedStyleImpl& applied,
+    Placements current,
+    const Placement& p,
+    int64_t ndim) {
   current[applied.mesh_dim] = normalized(p, ndim)[0];
   return current;
 }
@@ -209,12 +274,17 @@ Placements on_style_dim(const AppliedStyleImpl& applied, Placements current, con
 
 namespace detail {
 
-std::optional<int64_t> parallel_style_mesh_dim(const torch::nn::Module& module) {
+std::optional<int64_t> parallel_style_mesh_dim(
+    const torch::nn::Module& module) {
   const AppliedStyleImpl* applied = applied_style(module);
   return applied ? std::optional<int64_t>(applied->mesh_dim) : std::nullopt;
 }
 
-void move_parallel_styles(torch::nn::Module& root, const DeviceMesh& from, const DeviceMesh& to, int64_t dim) {
+void move_parallel_styles(
+    torch::nn::Module& root,
+    const DeviceMesh& from,
+    const DeviceMesh& to,
+    int64_t dim) {
   std::vector<torch::nn::Module*> modules{&root};
   for (const auto& child : root.modules(/*include_self=*/false)) {
     modules.push_back(child.get());
@@ -231,15 +301,29 @@ void move_parallel_styles(torch::nn::Module& root, const DeviceMesh& from, const
 } // namespace detail
 
 DeviceMesh mesh_dim_mesh(const DeviceMesh& mesh, int64_t dim) {
-  TORCH_CHECK(dim >= 0 && dim < mesh.ndim(), "mesh_dim_mesh: mesh dim ", dim, " out of range for ", mesh);
-  return DeviceMesh(mesh.device_type(), {mesh.size(dim)}, mesh.group_ranks(dim), {mesh.get_group(dim)},
-                    mesh.get_rank());
+  TORCH_CHECK(
+      dim >= 0 && dim < mesh.ndim(),
+      "mesh_dim_mesh: mesh dim ",
+      dim,
+      " out of range for ",
+      mesh);
+  return DeviceMesh(
+      mesh.device_type(),
+      {mesh.size(dim)},
+      mesh.group_ranks(dim),
+      {mesh.get_group(dim)},
+      mesh.get_rank());
 }
 
-void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const ParallelizePlan& plan) {
+void parallelize_module(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    const ParallelizePlan& plan) {
   if (mesh.ndim() != 1) {
-    throw PlacementError("parallelize_module: tensor parallelism runs on a 1-D mesh, got " + mesh.to_string() +
-                         "; pass mesh_dim_mesh(mesh, dim) for one of its dimensions");
+    throw PlacementError(
+        "parallelize_module: tensor parallelism runs on a 1-D mesh, got " +
+        mesh.to_string() +
+        "; pass mesh_dim_mesh(mesh, dim) for one of its dimensions");
   }
   // Every entry is checked before any parameter changes.
   std::vector<Target> targets;
@@ -247,7 +331,9 @@ void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const
     for (Target& t : resolve(module, entry.first, entry.second)) {
       for (const auto& earlier : targets) {
         if (earlier.module == t.module) {
-          throw PlacementError("parallelize_module: the plan names '" + t.name + "' twice (key '" + entry.first + "')");
+          throw PlacementError(
+              "parallelize_module: the plan names '" + t.name +
+              "' twice (key '" + entry.first + "')");
         }
       }
       targets.push_back(std::move(t));
@@ -255,15 +341,23 @@ void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const
   }
   for (const auto& t : targets) {
     if (distributes_parameters(t.style)) {
-      distribute_module(*t.module, mesh, [&t](const std::string& name, const at::Tensor&, const DeviceMesh&) {
-        return Placements{param_placement(t.style, t.embedding, name)};
-      });
+      distribute_module(
+          *t.module,
+          mesh,
+          [&t](const std::string& name, const at::Tensor&, const DeviceMesh&) {
+            return Placements{param_placement(t.style, t.embedding, name)};
+          });
     }
-    t.module->register_module(kStyleChild, std::make_shared<AppliedStyleImpl>(t.style, mesh, t.embedding));
+    t.module->register_module(
+        kStyleChild,
+        std::make_shared<AppliedStyleImpl>(t.style, mesh, t.embedding));
   }
 }
 
-void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const ParallelStyle& style) {
+void parallelize_module(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    const ParallelStyle& style) {
   parallelize_module(module, mesh, ParallelizePlan{{"", style}});
 }
 
@@ -272,25 +366,37 @@ namespace {
 // A plain tensor read as `p` on the style's dim: on a 2-D mesh a local
 // tensor says nothing about the other dims, so that is an error there.
 // `side`: "input" or "output".
-at::Tensor from_plain(const AppliedStyleImpl& applied, const at::Tensor& t, const Placement& p, const std::string& side) {
+at::Tensor from_plain(
+    const AppliedStyleImpl& applied,
+    const at::Tensor& t,
+    const Placement& p,
+    const std::string& side) {
   if (applied.mesh.ndim() > 1) {
-    throw PlacementError("parallel_" + side + ": the " + style_name(applied.style) + " module runs on dim " +
-                         std::to_string(applied.mesh_dim) + " of " + applied.mesh.to_string() +
-                         " (fully_shard on the other dim); a plain " + side +
-                         " says nothing about its placement on the other dims: pass a DTensor (use_local_output = "
-                         "false on the style before it)");
+    throw PlacementError(
+        "parallel_" + side + ": the " + style_name(applied.style) +
+        " module runs on dim " + std::to_string(applied.mesh_dim) + " of " +
+        applied.mesh.to_string() + " (fully_shard on the other dim); a plain " +
+        side +
+        " says nothing about its placement on the other dims: pass a DTensor (use_local_output = "
+        "false on the style before it)");
   }
   return from_local(t, applied.mesh, normalized(p, t.dim()));
 }
 
-at::Tensor to_layout(const AppliedStyleImpl& applied, const at::Tensor& dt, const Placement& p) {
-  const Placements wanted = on_style_dim(applied, *placements_of(dt), p, dt.dim());
+at::Tensor to_layout(
+    const AppliedStyleImpl& applied,
+    const at::Tensor& dt,
+    const Placement& p) {
+  const Placements wanted =
+      on_style_dim(applied, *placements_of(dt), p, dt.dim());
   return *placements_of(dt) == wanted ? dt : redistribute(dt, wanted);
 }
 
 } // namespace
 
-at::Tensor parallel_input(const torch::nn::Module& module, const at::Tensor& input) {
+at::Tensor parallel_input(
+    const torch::nn::Module& module,
+    const at::Tensor& input) {
   const AppliedStyleImpl* applied = applied_style(module);
   if (applied == nullptr) {
     return input;
@@ -303,14 +409,18 @@ at::Tensor parallel_input(const torch::nn::Module& module, const at::Tensor& inp
   if (!is_dtensor(input)) {
     dt = from_plain(*applied, input, *l.input, "input");
   } else if (*mesh_of(input) != applied->mesh) {
-    throw MeshMismatchError("parallel_input: the input lives on " + mesh_of(input)->to_string() + ", the " +
-                            style_name(applied->style) + " module on " + applied->mesh.to_string());
+    throw MeshMismatchError(
+        "parallel_input: the input lives on " + mesh_of(input)->to_string() +
+        ", the " + style_name(applied->style) + " module on " +
+        applied->mesh.to_string());
   }
   dt = to_layout(*applied, dt, *l.desired_input);
   return l.local_input ? to_local(dt) : dt;
 }
 
-at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& output) {
+at::Tensor parallel_output(
+    const torch::nn::Module& module,
+    const at::Tensor& output) {
   const AppliedStyleImpl* applied = applied_style(module);
   if (applied == nullptr) {
     return output;
@@ -318,9 +428,13 @@ at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& ou
   const Layouts l = layouts_of(*applied);
   at::Tensor out = output;
   if (!is_dtensor(out)) {
-    if (!l.plain_output) { // Colwise/Rowwise compute on DTensors; the other styles leave the output alone
-      TORCH_CHECK(!l.output, "parallel_output: the ", style_name(applied->style),
-                  " module's forward returned a plain tensor");
+    if (!l.plain_output) { // Colwise/Rowwise compute on DTensors; the other
+                           // styles leave the output alone
+      TORCH_CHECK(
+          !l.output,
+          "parallel_output: the ",
+          style_name(applied->style),
+          " module's forward returned a plain tensor");
       return out;
     }
     out = from_plain(*applied, out, *l.plain_output, "output");

@@ -25,10 +25,14 @@ int64_t chunk_offset(int64_t n, int64_t k, int64_t index) {
 }
 
 int64_t chunk_length(int64_t n, int64_t k, int64_t index) {
-  return std::max<int64_t>(0, std::min(n, chunk_offset(n, k, index) + chunk_size(n, k)) - chunk_offset(n, k, index));
+  return std::max<int64_t>(
+      0,
+      std::min(n, chunk_offset(n, k, index) + chunk_size(n, k)) -
+          chunk_offset(n, k, index));
 }
 
-at::Tensor chunk_of(const at::Tensor& t, int64_t dim, int64_t k, int64_t index) {
+at::Tensor
+chunk_of(const at::Tensor& t, int64_t dim, int64_t k, int64_t index) {
   const int64_t n = t.size(dim);
   return t.narrow(dim, chunk_offset(n, k, index), chunk_length(n, k, index));
 }
@@ -41,13 +45,16 @@ std::vector<int64_t> local_shape(
   auto shape = global_shape;
   for (size_t i = 0; i < placements.size(); ++i) {
     if (auto* s = std::get_if<Shard>(&placements[i])) {
-      shape[s->dim] = chunk_length(shape[s->dim], mesh.size(static_cast<int64_t>(i)), coordinate[i]);
+      shape[s->dim] = chunk_length(
+          shape[s->dim], mesh.size(static_cast<int64_t>(i)), coordinate[i]);
     }
   }
   return shape;
 }
 
-Placements normalize_placements(const Placements& placements, int64_t tensor_dim) {
+Placements normalize_placements(
+    const Placements& placements,
+    int64_t tensor_dim) {
   Placements out = placements;
   for (auto& p : out) {
     if (auto* s = std::get_if<Shard>(&p)) {
@@ -59,35 +66,47 @@ Placements normalize_placements(const Placements& placements, int64_t tensor_dim
   return out;
 }
 
-void validate_placements(const Placements& placements, const DeviceMesh& mesh, int64_t tensor_dim) {
+void validate_placements(
+    const Placements& placements,
+    const DeviceMesh& mesh,
+    int64_t tensor_dim) {
   if (static_cast<int64_t>(placements.size()) != mesh.ndim()) {
     throw PlacementError(
-        "need one placement per mesh dimension: got " + std::to_string(placements.size()) + " placements " +
-        to_string(placements) + " for the " + std::to_string(mesh.ndim()) + "-d " + mesh.to_string());
+        "need one placement per mesh dimension: got " +
+        std::to_string(placements.size()) + " placements " +
+        to_string(placements) + " for the " + std::to_string(mesh.ndim()) +
+        "-d " + mesh.to_string());
   }
   for (const auto& p : placements) {
     if (auto* s = std::get_if<Shard>(&p)) {
       if (s->dim < 0 || s->dim >= tensor_dim) {
         throw PlacementError(
-            to_string(p) + " is out of range for a " + std::to_string(tensor_dim) +
-            "-d tensor (shard dims must be in [0, " + std::to_string(tensor_dim) + "))");
+            to_string(p) + " is out of range for a " +
+            std::to_string(tensor_dim) +
+            "-d tensor (shard dims must be in [0, " +
+            std::to_string(tensor_dim) + "))");
       }
     }
   }
 }
 
-void check_device(const at::Tensor& local, const DeviceMesh& mesh, const char* what) {
+void check_device(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    const char* what) {
   const c10::Device want = mesh.device();
   if (local.device().type() != want.type()) {
     throw PlacementError(
-        std::string(what) + ": a " + local.device().str() + " tensor cannot live on " + mesh.to_string() +
+        std::string(what) + ": a " + local.device().str() +
+        " tensor cannot live on " + mesh.to_string() +
         "; move it with .to(mesh.device()) (" + want.str() + ") first");
   }
   // NCCL would run on the tensor's GPU while the group's peers use theirs.
   if (want.is_cuda() && local.device().index() != want.index()) {
     throw PlacementError(
-        std::string(what) + ": a " + local.device().str() + " tensor cannot live on " + mesh.to_string() +
-        ", whose rank " + std::to_string(mesh.get_rank()) + " uses " + want.str() +
+        std::string(what) + ": a " + local.device().str() +
+        " tensor cannot live on " + mesh.to_string() + ", whose rank " +
+        std::to_string(mesh.get_rank()) + " uses " + want.str() +
         " (its LOCAL_RANK); move it with .to(mesh.device()) first");
   }
 }
@@ -105,7 +124,8 @@ at::Tensor gather_shards(
   }
   if (local.scalar_type() == at::kBool) {
     // Gloo has no bool ("Invalid scalar type"): masks travel as bytes.
-    return gather_shards(local.to(at::kByte), mesh, mesh_dim, dim, full_size).to(at::kBool);
+    return gather_shards(local.to(at::kByte), mesh, mesh_dim, dim, full_size)
+        .to(at::kBool);
   }
   auto padded_shape = local.sizes().vec();
   padded_shape[dim] = cs;
@@ -134,7 +154,11 @@ at::Tensor gather_shards(
   return at::cat(pieces, dim);
 }
 
-at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, ReduceOp op) {
+at::Tensor reduce_over(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    ReduceOp op) {
   std::vector<at::Tensor> buf{local.clone(at::MemoryFormat::Contiguous)};
   // A zero-sized reduction is a no-op (and a zero-sized Gloo call crashes).
   if (mesh.size(mesh_dim) > 1 && local.numel() > 0) {
@@ -143,8 +167,14 @@ at::Tensor reduce_over(const at::Tensor& local, const DeviceMesh& mesh, int64_t 
   return buf[0];
 }
 
-at::Tensor scatter_reduced(const at::Tensor& local, const DeviceMesh& mesh, int64_t mesh_dim, int64_t dim, ReduceOp op) {
-  const int64_t k = mesh.size(mesh_dim), n = local.size(dim), coord = mesh.coordinate()[mesh_dim];
+at::Tensor scatter_reduced(
+    const at::Tensor& local,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim,
+    int64_t dim,
+    ReduceOp op) {
+  const int64_t k = mesh.size(mesh_dim), n = local.size(dim),
+                coord = mesh.coordinate()[mesh_dim];
   const int64_t block = chunk_size(n, k);
   if (k > 1 && local.numel() > 0 && block > 0) {
     // torch.chunk's blocks, the last ones short or empty: padded to equal
@@ -156,14 +186,20 @@ at::Tensor scatter_reduced(const at::Tensor& local, const DeviceMesh& mesh, int6
     padded.narrow(0, 0, n).copy_(moved);
     padded_shape[0] = block;
     at::Tensor out = at::empty(padded_shape, local.options());
-    if (compat::reduce_scatter(mesh.get_group(mesh_dim), out, padded, op, mesh.timeout())) {
-      return out.narrow(0, 0, chunk_length(n, k, coord)).movedim(0, dim).contiguous();
+    if (compat::reduce_scatter(
+            mesh.get_group(mesh_dim), out, padded, op, mesh.timeout())) {
+      return out.narrow(0, 0, chunk_length(n, k, coord))
+          .movedim(0, dim)
+          .contiguous();
     }
   }
-  return chunk_of(reduce_over(local, mesh, mesh_dim, op), dim, k, coord).contiguous().clone();
+  return chunk_of(reduce_over(local, mesh, mesh_dim, op), dim, k, coord)
+      .contiguous()
+      .clone();
 }
 
-at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate) {
+at::Tensor
+partition_value(const at::Tensor& value, ReduceOp op, int64_t coordinate) {
   switch (op) {
     case ReduceOp::SUM:
       return coordinate == 0 ? value.clone() : at::zeros_like(value);
@@ -179,7 +215,11 @@ at::Tensor partition_value(const at::Tensor& value, ReduceOp op, int64_t coordin
 namespace {
 
 // The size of tensor dim `d` after the shards of mesh dims [0, upto) only.
-int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto, int64_t d) {
+int64_t size_before(
+    const DTensorSpec& spec,
+    const Placements& cur,
+    int64_t upto,
+    int64_t d) {
   int64_t n = spec.shape[d];
   const auto& coord = spec.mesh.coordinate();
   for (int64_t i = 0; i < upto; ++i) {
@@ -194,7 +234,10 @@ int64_t size_before(const DTensorSpec& spec, const Placements& cur, int64_t upto
 
 namespace detail {
 
-at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spec, const Placements& target) {
+at::Tensor redistribute_local(
+    const at::Tensor& local_in,
+    const DTensorSpec& spec,
+    const Placements& target) {
   const auto& mesh = spec.mesh;
   const int64_t nd = mesh.ndim();
   const auto& coord = mesh.coordinate();
@@ -202,7 +245,9 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
   at::Tensor local = local_in;
 
   auto changes = [&](int64_t k) { return !(cur[k] == target[k]); };
-  auto touches_dim = [&](int64_t k, int64_t d) { return is_shard(cur[k], d) || is_shard(target[k], d); };
+  auto touches_dim = [&](int64_t k, int64_t d) {
+    return is_shard(cur[k], d) || is_shard(target[k], d);
+  };
 
   // Pass 1, innermost mesh dim first: undo shards (those that change, and
   // those nested inside a changing shard of the same tensor dim) and reduce
@@ -214,7 +259,8 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
         unshard = changes(k) && touches_dim(k, s->dim);
       }
       if (unshard) {
-        local = gather_shards(local, mesh, i, s->dim, size_before(spec, cur, i, s->dim));
+        local = gather_shards(
+            local, mesh, i, s->dim, size_before(spec, cur, i, s->dim));
         cur[i] = Replicate{};
       }
     } else if (auto* p = std::get_if<Partial>(&cur[i])) {
@@ -233,7 +279,9 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
       if (auto* p = std::get_if<Partial>(&cur[i])) {
         local = scatter_reduced(local, mesh, i, s->dim, p->reduce_op);
       } else {
-        local = chunk_of(local, s->dim, mesh.size(i), coord[i]).contiguous().clone();
+        local = chunk_of(local, s->dim, mesh.size(i), coord[i])
+                    .contiguous()
+                    .clone();
       }
     } else if (auto* p = std::get_if<Partial>(&target[i])) {
       local = partition_value(local, p->reduce_op, coord[i]);
@@ -247,15 +295,19 @@ at::Tensor redistribute_local(const at::Tensor& local_in, const DTensorSpec& spe
 
 namespace {
 
-at::Tensor redistribute_plain(const at::Tensor& dtensor, const Placements& target) {
+at::Tensor redistribute_plain(
+    const at::Tensor& dtensor,
+    const Placements& target) {
   auto* impl = get_dtensor_impl(dtensor);
   const DTensorSpec& spec = impl->spec();
-  detail::validate_placements(target, spec.mesh, static_cast<int64_t>(spec.shape.size()));
+  detail::validate_placements(
+      target, spec.mesh, static_cast<int64_t>(spec.shape.size()));
   if (spec.placements == target) {
     return make_dtensor(impl->local(), spec);
   }
   at::Tensor local = detail::redistribute_local(impl->local(), spec, target);
-  return make_dtensor(std::move(local), DTensorSpec{spec.mesh, target, spec.shape});
+  return make_dtensor(
+      std::move(local), DTensorSpec{spec.mesh, target, spec.shape});
 }
 
 } // namespace
@@ -295,9 +347,13 @@ Placements decode_placements(const std::vector<int64_t>& codes) {
 namespace {
 
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& dtensor, const Placements& target) {
+  static at::Tensor forward(
+      torch::autograd::AutogradContext* ctx,
+      const at::Tensor& dtensor,
+      const Placements& target) {
     auto* impl = get_dtensor_impl(dtensor);
-    ctx->saved_data["back"] = detail::encode_placements(impl->spec().placements);
+    ctx->saved_data["back"] =
+        detail::encode_placements(impl->spec().placements);
     return redistribute_plain(dtensor, target);
   }
 
@@ -311,11 +367,13 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
       torch::autograd::variable_list grads) {
     at::Tensor g = grads[0];
     if (g.defined() && is_dtensor(g)) {
-      Placements back = detail::decode_placements(ctx->saved_data["back"].toIntVector());
+      Placements back =
+          detail::decode_placements(ctx->saved_data["back"].toIntVector());
       const Placements& current = get_dtensor_impl(g)->spec().placements;
       for (size_t i = 0; i < back.size(); ++i) {
         if (is_partial(back[i])) {
-          back[i] = is_partial(current[i]) ? current[i] : Placement(Replicate{});
+          back[i] =
+              is_partial(current[i]) ? current[i] : Placement(Replicate{});
         }
       }
       g = redistribute_plain(g, back);
@@ -326,9 +384,13 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
 
 } // namespace
 
-at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements, CallSite where) {
+at::Tensor redistribute(
+    const at::Tensor& dtensor,
+    const Placements& placements,
+    CallSite where) {
   detail::UserCall call("redistribute", where, [&] {
-    return detail::describe_operands({dtensor}) + " -> " + to_string(placements);
+    return detail::describe_operands({dtensor}) + " -> " +
+        to_string(placements);
   });
   auto* impl = get_dtensor_impl(dtensor);
   if (impl == nullptr) {
@@ -345,8 +407,9 @@ at::Tensor redistribute(const at::Tensor& dtensor, const Placements& placements,
   for (size_t i = 0; i < target.size() && i < spec.placements.size(); ++i) {
     if (is_partial(target[i]) && !(spec.placements[i] == target[i])) {
       throw PlacementError(
-          "redistribute: can not redistribute from " + to_string(spec.placements[i]) + " to " +
-          to_string(target[i]) + " on mesh dim " + std::to_string(i) +
+          "redistribute: can not redistribute from " +
+          to_string(spec.placements[i]) + " to " + to_string(target[i]) +
+          " on mesh dim " + std::to_string(i) +
           ": redistributing to Partial is for internal use only (as in PyTorch); a Partial comes from an op "
           "(e.g. a matmul of Shard(1) by Shard(0)) or from from_local");
     }

@@ -26,7 +26,10 @@ struct Rendezvous {
 };
 
 // Throws MeshInitError naming what is missing or wrong.
-Rendezvous rendezvous(const std::string& device_type, const MeshOptions& options, std::chrono::milliseconds timeout);
+Rendezvous rendezvous(
+    const std::string& device_type,
+    const MeshOptions& options,
+    std::chrono::milliseconds timeout);
 
 } // namespace detail
 } // namespace meshguard

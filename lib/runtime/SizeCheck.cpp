@@ -36,7 +36,9 @@ at::Tensor header_of(const std::vector<at::Tensor>& tensors) {
     signature = (signature ^ v) * 1099511628211ull;
   };
   h[kCount] = static_cast<int64_t>(tensors.size());
-  h[kFirstType] = tensors.empty() ? -1 : static_cast<int64_t>(tensors.front().scalar_type());
+  h[kFirstType] = tensors.empty()
+      ? -1
+      : static_cast<int64_t>(tensors.front().scalar_type());
   for (const auto& t : tensors) {
     h[kNumel] += t.numel();
     h[kBytes] += static_cast<int64_t>(t.nbytes());
@@ -86,16 +88,22 @@ void check_same_sizes(
     return;
   }
   std::ostringstream os;
-  os << op << ": the ranks of the group passed tensors that do not match, so the collective was not run: ";
+  os << op
+     << ": the ranks of the group passed tensors that do not match, so the collective was not run: ";
   for (int64_t j = 0; j < k; ++j) {
-    os << (j > 0 ? "; " : "") << "group rank " << j << (j == pg->getRank() ? " (this rank)" : "") << ": "
+    os << (j > 0 ? "; " : "") << "group rank " << j
+       << (j == pg->getRank() ? " (this rank)" : "") << ": "
        << describe(all[j].accessor<int64_t, 1>());
   }
   bool sizes_equal = true;
   for (int64_t j = 1; j < k; ++j) {
-    sizes_equal = sizes_equal && at::equal(all[j].narrow(0, 0, kBytes + 1), all[0].narrow(0, 0, kBytes + 1));
+    sizes_equal = sizes_equal &&
+        at::equal(all[j].narrow(0, 0, kBytes + 1),
+                  all[0].narrow(0, 0, kBytes + 1));
   }
-  os << (sizes_equal ? ". How the elements split into tensors, or their types, differ" : ". The sizes differ")
+  os << (sizes_equal
+             ? ". How the elements split into tensors, or their types, differ"
+             : ". The sizes differ")
      << " across ranks; every rank must pass the same shapes and dtypes to a collective.";
   throw CollectiveMismatchError(os.str());
 }

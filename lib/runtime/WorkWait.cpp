@@ -18,7 +18,9 @@ namespace {
 
 // Gloo's transport thread failed on a message longer than this rank's
 // buffer (TransportFailure.h): the collective cannot finish.
-[[noreturn]] void fail_longer_message(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, const char* op) {
+[[noreturn]] void fail_longer_message(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+    const char* op) {
   keep_forever(pg);
   const std::string gloo = last_transport_failure();
   std::string sizes;
@@ -30,12 +32,15 @@ namespace {
       // "1000 vs 4" ends the line in libtorch 1.13's Gloo; 2.x's adds
       // ". Received data size doesn't match ...".
       const std::string theirs = sizes.substr(vs + 4);
-      sizes = ": a message of " + sizes.substr(0, vs) + " bytes arrived for a " +
-          theirs.substr(0, theirs.find_first_not_of("0123456789")) + "-byte receive buffer";
+      sizes = ": a message of " + sizes.substr(0, vs) +
+          " bytes arrived for a " +
+          theirs.substr(0, theirs.find_first_not_of("0123456789")) +
+          "-byte receive buffer";
     }
   }
   throw CollectiveMismatchError(
-      std::string(op) + ": the ranks of the group passed tensors of different sizes" + sizes +
+      std::string(op) +
+      ": the ranks of the group passed tensors of different sizes" + sizes +
       " (Gloo: " + gloo.substr(0, gloo.find('\n')) +
       "). Every rank must pass the same shapes to a collective. This process group can no longer be used (its "
       "transport stopped); MESHGUARD_CHECK_SIZES=1 refuses such a collective before it starts and keeps the group "
@@ -62,7 +67,8 @@ void wait_cpu(
   const uint64_t failures_before = transport_failure_count();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left <= kSlice) {
       work->wait(std::max(left, std::chrono::milliseconds(1)));
       return;
@@ -107,7 +113,8 @@ void wait_for_work(
       if (what.find("imed out") != std::string::npos) {
         // Work::wait's "Operation timed out!" or Gloo's own recv timeout.
         std::ostringstream os;
-        os << op << ": the collective did not complete within " << std::chrono::duration<double>(timeout).count()
+        os << op << ": the collective did not complete within "
+           << std::chrono::duration<double>(timeout).count()
            << " s (MESHGUARD_TIMEOUT_S; " << what.substr(0, what.find('\n'))
            << "): a rank of the group did not call it, called another collective, or is stuck in other work. "
               "Run every rank with MESHGUARD_DEBUG_COLLECTIVES=1 to see what each rank called, and where.";
@@ -120,16 +127,18 @@ void wait_for_work(
         throw CollectiveTimeoutError(os.str());
       }
       const bool peer_gone = what.find("by peer") != std::string::npos ||
-          what.find("Broken pipe") != std::string::npos || what.find("Socket closed") != std::string::npos;
+          what.find("Broken pipe") != std::string::npos ||
+          what.find("Socket closed") != std::string::npos;
       if (!peer_gone || std::getenv("MESHGUARD_CHECK_SIZES") != nullptr) {
         throw;
       }
       // A peer that got a longer message than its buffer failed (it says so
       // itself, or it ended); this rank only sees the connection drop.
       std::throw_with_nested(std::runtime_error(
-          what + " (the peer's process ended or its group stopped. If it reported 'op.preamble.length <= "
-                 "op.nbytes', the ranks passed tensors of different sizes to this collective: run every rank "
-                 "with MESHGUARD_CHECK_SIZES=1 to get an error naming them)"));
+          what +
+          " (the peer's process ended or its group stopped. If it reported 'op.preamble.length <= "
+          "op.nbytes', the ranks passed tensors of different sizes to this collective: run every rank "
+          "with MESHGUARD_CHECK_SIZES=1 to get an error naming them)"));
     }
   }
 }

@@ -13,7 +13,9 @@ struct CallSite {
   const char* file = nullptr;
   int line = 0;
 
-  static constexpr CallSite here(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  static constexpr CallSite here(
+      const char* file = __builtin_FILE(),
+      int line = __builtin_LINE()) {
     return CallSite{file, line};
   }
   bool known() const {

@@ -24,7 +24,9 @@ enum class GuardPolicy { promote, strict };
 
 class CollectiveGuard {
  public:
-  explicit CollectiveGuard(DeviceMesh mesh, GuardPolicy policy = GuardPolicy::promote);
+  explicit CollectiveGuard(
+      DeviceMesh mesh,
+      GuardPolicy policy = GuardPolicy::promote);
 
   const DeviceMesh& mesh() const {
     return mesh_;
@@ -35,18 +37,21 @@ class CollectiveGuard {
 
   // The mesh the arguments carry (nullopt: none is a DTensor). Throws
   // MeshMismatchError when one is on a mesh other than the guard's.
-  std::optional<DeviceMesh> require_mesh(const std::vector<at::Tensor>& args) const;
+  std::optional<DeviceMesh> require_mesh(
+      const std::vector<at::Tensor>& args) const;
 
   // The arguments with every plain tensor promoted to a Replicate DTensor
   // on the guard's mesh (sharing storage, so in-place collectives reach the
   // caller's tensor). Strict policy: NotDistributedError instead. With the
   // replica check on, promotion verifies the replicas agree (collective).
-  std::vector<at::Tensor> sanitize_args(const std::vector<at::Tensor>& args) const;
+  std::vector<at::Tensor> sanitize_args(
+      const std::vector<at::Tensor>& args) const;
 
   // Runs any collective `fn(sanitized_args, mesh)` on the sanitized
   // arguments (the seed's call_collective), e.g. one of the dist:: ops.
   template <typename Fn>
-  decltype(auto) call_collective(const std::vector<at::Tensor>& args, Fn&& fn) const {
+  decltype(auto) call_collective(const std::vector<at::Tensor>& args, Fn&& fn)
+      const {
     return std::forward<Fn>(fn)(sanitize_args(args), mesh_);
   }
 
@@ -73,7 +78,8 @@ class CollectiveGuard {
       CallSite where = CallSite::here()) const;
 
  private:
-  void check_args(const std::vector<at::Tensor>& args, const char* op_name) const;
+  void check_args(const std::vector<at::Tensor>& args, const char* op_name)
+      const;
 
   DeviceMesh mesh_;
   GuardPolicy policy_;

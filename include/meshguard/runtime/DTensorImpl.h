@@ -48,7 +48,8 @@ class DTensorImpl : public c10::TensorImpl {
   c10::intrusive_ptr<c10::TensorImpl> shallow_copy_and_detach(
       c10::VariableVersion&& version_counter,
       bool allow_tensor_metadata_change) const override;
-  void shallow_copy_from(const c10::intrusive_ptr<c10::TensorImpl>& impl) override;
+  void shallow_copy_from(
+      const c10::intrusive_ptr<c10::TensorImpl>& impl) override;
 
  private:
   const char* tensorimpl_type_name() const override;

@@ -17,14 +17,27 @@
 
 namespace meshguard {
 
-at::Tensor ones(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                at::TensorOptions options = {});
-at::Tensor zeros(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options = {});
-at::Tensor empty(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options = {});
-at::Tensor full(std::vector<int64_t> size, const c10::Scalar& fill_value, const DeviceMesh& mesh,
-                const Placements& placements, at::TensorOptions options = {});
+at::Tensor ones(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options = {});
+at::Tensor zeros(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options = {});
+at::Tensor empty(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options = {});
+at::Tensor full(
+    std::vector<int64_t> size,
+    const c10::Scalar& fill_value,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options = {});
 
 // One global random tensor: a seed drawn on rank 0 is broadcast (collective),
 // every rank draws the global tensor from it and keeps its shard, so
@@ -32,9 +45,17 @@ at::Tensor full(std::vector<int64_t> size, const c10::Scalar& fill_value, const 
 // the global tensor is materialised once per rank; PyTorch's offset-based
 // RNG tracker avoids that, see docs/runtime/dtensor.md.) `where` names the
 // caller's line in the collective-consistency mode (DebugCollectives.h).
-at::Tensor rand(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                at::TensorOptions options = {}, CallSite where = CallSite::here());
-at::Tensor randn(std::vector<int64_t> size, const DeviceMesh& mesh, const Placements& placements,
-                 at::TensorOptions options = {}, CallSite where = CallSite::here());
+at::Tensor rand(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options = {},
+    CallSite where = CallSite::here());
+at::Tensor randn(
+    std::vector<int64_t> size,
+    const DeviceMesh& mesh,
+    const Placements& placements,
+    at::TensorOptions options = {},
+    CallSite where = CallSite::here());
 
 } // namespace meshguard

@@ -28,7 +28,10 @@ void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh);
 // the 2-D mesh (docs/runtime/parallel.md). A DTensor parameter on any other
 // mesh, a Partial one, or a mesh of more than 2 dims is a PlacementError,
 // raised before any parameter changes. Collective.
-void fully_shard(torch::nn::Module& module, const DeviceMesh& mesh, int64_t mesh_dim);
+void fully_shard(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    int64_t mesh_dim);
 
 // While alive, the module's parameters are replaced by their values made
 // Replicate on every mesh dim but a tensor-parallel style's, differentiable:
@@ -56,7 +59,9 @@ class GatheredParameters {
 // module->forward(input) with the parameters gathered. The input is the
 // batch as a DTensor on the same mesh, Shard(0) on dp (Replicate on tp).
 template <typename ModuleHolder>
-at::Tensor fully_sharded_forward(ModuleHolder& module, const at::Tensor& input) {
+at::Tensor fully_sharded_forward(
+    ModuleHolder& module,
+    const at::Tensor& input) {
   GatheredParameters gathered(*module);
   return module->forward(input);
 }

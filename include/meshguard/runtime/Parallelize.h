@@ -29,7 +29,8 @@ namespace meshguard {
 // Shard(1) (embedding dim). Input redistributed to Replicate; output
 // Shard(-1), redistributed to output_layouts.
 struct ColwiseParallel {
-  std::optional<Placement> input_layouts; // how a plain input is laid out; default Replicate
+  std::optional<Placement>
+      input_layouts; // how a plain input is laid out; default Replicate
   std::optional<Placement> output_layouts; // default Shard(-1)
   bool use_local_output = true; // return the local tensor, not the DTensor
 };
@@ -38,7 +39,8 @@ struct ColwiseParallel {
 // redistributed to Shard(-1); Embedding: weight Shard(0) (rows), input
 // Replicate. The output (a Partial sum) is redistributed to output_layouts.
 struct RowwiseParallel {
-  std::optional<Placement> input_layouts; // default Shard(-1) (Linear), Replicate (Embedding)
+  std::optional<Placement>
+      input_layouts; // default Shard(-1) (Linear), Replicate (Embedding)
   std::optional<Placement> output_layouts; // default Replicate
   bool use_local_output = true;
 };
@@ -71,8 +73,12 @@ struct PrepareModuleOutput {
   bool use_local_output = true;
 };
 
-using ParallelStyle =
-    std::variant<ColwiseParallel, RowwiseParallel, SequenceParallel, PrepareModuleInput, PrepareModuleOutput>;
+using ParallelStyle = std::variant<
+    ColwiseParallel,
+    RowwiseParallel,
+    SequenceParallel,
+    PrepareModuleInput,
+    PrepareModuleOutput>;
 
 // Submodule name (dotted, as in named_modules(); "" is the module itself)
 // -> style.
@@ -84,8 +90,14 @@ using ParallelizePlan = std::vector<std::pair<std::string, ParallelStyle>>;
 // submodule, a module that is neither Linear nor Embedding, a mesh that is
 // not 1-D or a parameter that already is a DTensor is an error that says so,
 // before any parameter changes. Collective.
-void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const ParallelizePlan& plan);
-void parallelize_module(torch::nn::Module& module, const DeviceMesh& mesh, const ParallelStyle& style);
+void parallelize_module(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    const ParallelizePlan& plan);
+void parallelize_module(
+    torch::nn::Module& module,
+    const DeviceMesh& mesh,
+    const ParallelStyle& style);
 
 // The 1-D mesh of this rank's group along `dim` of `mesh` (its process
 // group, no new communicator).
@@ -94,15 +106,20 @@ DeviceMesh mesh_dim_mesh(const DeviceMesh& mesh, int64_t dim);
 // The style's input conversion: a plain tensor becomes a DTensor with the
 // style's input_layouts (from_local, no check), then it is redistributed to
 // the layout the style computes with. A module without a style: unchanged.
-at::Tensor parallel_input(const torch::nn::Module& module, const at::Tensor& input);
+at::Tensor parallel_input(
+    const torch::nn::Module& module,
+    const at::Tensor& input);
 // The style's output conversion: redistributed to output_layouts, then the
 // local tensor when use_local_output.
-at::Tensor parallel_output(const torch::nn::Module& module, const at::Tensor& output);
+at::Tensor parallel_output(
+    const torch::nn::Module& module,
+    const at::Tensor& output);
 
 // module->forward(x) between parallel_input and parallel_output.
 template <typename ModuleHolder>
 at::Tensor parallel_forward(ModuleHolder& module, const at::Tensor& input) {
-  return parallel_output(*module, module->forward(parallel_input(*module, input)));
+  return parallel_output(
+      *module, module->forward(parallel_input(*module, input)));
 }
 
 } // namespace meshguard

@@ -18,7 +18,8 @@ enum class ReduceOp { SUM, AVG, PRODUCT, MIN, MAX };
 const char* to_string(ReduceOp op);
 
 // The tensor is split along `dim` with torch.chunk semantics: every rank but
-// the last few holds ceil(n / k) elements, trailing ranks may hold fewer or none.
+// the last few holds ceil(n / k) elements, trailing ranks may hold fewer or
+// none.
 struct Shard {
   int64_t dim = 0;
 };

@@ -6,11 +6,11 @@
 #include <utility>
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/cuda.h>
-#include <torch/version.h>
 
 #ifdef MESHGUARD_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -32,10 +32,11 @@ namespace {
 
 [[noreturn]] void throw_no_nccl(const std::string& what) {
   throw MeshInitError(
-      what + ": this libtorch was built without NCCL (its torch target does not define USE_C10D_NCCL, "
-             "or nccl.h was not found when meshguard was configured). "
-             "Configure meshguard against a CUDA build of PyTorch (Torch_DIR="
-             "$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch) or use a \"cpu\" mesh.");
+      what +
+      ": this libtorch was built without NCCL (its torch target does not define USE_C10D_NCCL, "
+      "or nccl.h was not found when meshguard was configured). "
+      "Configure meshguard against a CUDA build of PyTorch (Torch_DIR="
+      "$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch) or use a \"cpu\" mesh.");
 }
 
 #if MESHGUARD_TORCH_BACKENDS
@@ -48,8 +49,8 @@ struct has_set_default_backend : std::false_type {};
 template <typename PG>
 struct has_set_default_backend<
     PG,
-    std::void_t<decltype(std::declval<PG&>().setDefaultBackend(std::declval<typename PG::BackendType>()))>>
-    : std::true_type {};
+    std::void_t<decltype(std::declval<PG&>().setDefaultBackend(
+        std::declval<typename PG::BackendType>()))>> : std::true_type {};
 
 template <typename PG = c10d::ProcessGroup>
 Group wrap_backend(
@@ -62,12 +63,18 @@ Group wrap_backend(
     c10::intrusive_ptr<c10d::Backend> backend,
     std::chrono::milliseconds timeout) {
   c10::intrusive_ptr<PG> pg;
-  if constexpr (std::is_constructible_v<PG, const c10::intrusive_ptr<c10d::Store>&, int, int>) {
-    pg = c10::make_intrusive<PG>(store, static_cast<int>(rank), static_cast<int>(size));
+  if constexpr (std::is_constructible_v<
+                    PG,
+                    const c10::intrusive_ptr<c10d::Store>&,
+                    int,
+                    int>) {
+    pg = c10::make_intrusive<PG>(
+        store, static_cast<int>(rank), static_cast<int>(size));
   } else {
     // 2.0 - 2.5: the default backend comes from the options' name.
     auto options = c10::make_intrusive<typename PG::Options>(name, timeout);
-    pg = c10::make_intrusive<PG>(store, static_cast<int>(rank), static_cast<int>(size), options);
+    pg = c10::make_intrusive<PG>(
+        store, static_cast<int>(rank), static_cast<int>(size), options);
   }
   if constexpr (has_set_default_backend<PG>::value) {
     pg->setDefaultBackend(type);
@@ -110,7 +117,9 @@ c10::intrusive_ptr<c10d::Store> make_prefix_store(
   return c10::make_intrusive<c10d::PrefixStore>(prefix, store);
 }
 
-void set_store_timeout(const c10::intrusive_ptr<c10d::Store>& store, std::chrono::milliseconds timeout) {
+void set_store_timeout(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    std::chrono::milliseconds timeout) {
   store->setTimeout(timeout);
 }
 
@@ -122,13 +131,22 @@ Group make_gloo_group(
     const std::string& hostname) {
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(
-      hostname.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
-                       : c10d::ProcessGroupGloo::createDeviceForHostname(hostname));
+      hostname.empty()
+          ? c10d::ProcessGroupGloo::createDefaultDevice()
+          : c10d::ProcessGroupGloo::createDeviceForHostname(hostname));
   options->threads = 2;
-  auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(store, static_cast<int>(rank), static_cast<int>(size), options);
+  auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(
+      store, static_cast<int>(rank), static_cast<int>(size), options);
 #if MESHGUARD_TORCH_BACKENDS
   return wrap_backend(
-      store, rank, size, c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, "gloo", gloo, timeout);
+      store,
+      rank,
+      size,
+      c10::DeviceType::CPU,
+      c10d::ProcessGroup::BackendType::GLOO,
+      "gloo",
+      gloo,
+      timeout);
 #else
   return gloo;
 #endif
@@ -142,10 +160,18 @@ Group make_nccl_group(
 #ifdef MESHGUARD_HAVE_NCCL
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
-  auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, static_cast<int>(rank), static_cast<int>(size), options);
+  auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(
+      store, static_cast<int>(rank), static_cast<int>(size), options);
 #if MESHGUARD_TORCH_BACKENDS
   return wrap_backend(
-      store, rank, size, c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, "nccl", nccl, timeout);
+      store,
+      rank,
+      size,
+      c10::DeviceType::CUDA,
+      c10d::ProcessGroup::BackendType::NCCL,
+      "nccl",
+      nccl,
+      timeout);
 #else
   return nccl;
 #endif
@@ -170,7 +196,9 @@ void require_cuda(const std::string& what) {
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     throw MeshInitError(
         what + ": no CUDA device is visible to this process" +
-        (visible != nullptr ? std::string(" (CUDA_VISIBLE_DEVICES='") + visible + "')" : std::string()) +
+        (visible != nullptr
+             ? std::string(" (CUDA_VISIBLE_DEVICES='") + visible + "')"
+             : std::string()) +
         "; run it on a machine with a GPU, or use a \"cpu\" mesh");
   }
 }
@@ -178,17 +206,22 @@ void require_cuda(const std::string& what) {
 int64_t bind_local_device(int64_t local_rank) {
   const int64_t count = cuda_device_count();
   if (local_rank < 0 || local_rank >= count) {
-    throw MeshInitError("init_device_mesh(\"cuda\"): LOCAL_RANK=" + std::to_string(local_rank) + " but only " +
-                        std::to_string(count) + " CUDA device(s) are visible; start at most one rank per GPU");
+    throw MeshInitError(
+        "init_device_mesh(\"cuda\"): LOCAL_RANK=" + std::to_string(local_rank) +
+        " but only " + std::to_string(count) +
+        " CUDA device(s) are visible; start at most one rank per GPU");
   }
   // Through the device-guard registry, which needs no CUDA headers here.
   c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
-      ->setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(local_rank)));
+      ->setDevice(c10::Device(
+          c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(local_rank)));
   return local_rank;
 }
 
 int64_t current_cuda_device() {
-  return c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getDevice().index();
+  return c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
+      ->getDevice()
+      .index();
 }
 
 namespace {
@@ -233,33 +266,47 @@ ReduceOp wire_op(const std::vector<at::Tensor>& tensors, ReduceOp op) {
   if (tensors.empty() || tensors[0].scalar_type() != at::kBool) {
     return op;
   }
-  return op == ReduceOp::SUM ? ReduceOp::MAX : op == ReduceOp::PRODUCT ? ReduceOp::MIN : op;
+  return op == ReduceOp::SUM    ? ReduceOp::MAX
+      : op == ReduceOp::PRODUCT ? ReduceOp::MIN
+                                : op;
 }
 
 } // namespace
 
-void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout) {
+void broadcast(
+    const Group& pg,
+    std::vector<at::Tensor>& tensors,
+    int64_t root,
+    std::chrono::milliseconds timeout) {
   if (detail::debug_collectives_on()) {
-    detail::check_collective(*pg, "broadcast", tensors, "root " + std::to_string(root));
+    detail::check_collective(
+        *pg, "broadcast", tensors, "root " + std::to_string(root));
   }
   detail::check_same_sizes(pg, tensors, "broadcast", timeout);
   c10d::BroadcastOptions opts;
   opts.rootRank = root;
   opts.timeout = timeout;
   std::vector<at::Tensor> wire = on_the_wire(tensors);
-  detail::wait_for_work(pg, pg->broadcast(wire, opts), on_cuda(tensors), timeout, "broadcast");
+  detail::wait_for_work(
+      pg, pg->broadcast(wire, opts), on_cuda(tensors), timeout, "broadcast");
 }
 
-void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout) {
+void all_reduce(
+    const Group& pg,
+    std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    std::chrono::milliseconds timeout) {
   if (detail::debug_collectives_on()) {
-    detail::check_collective(*pg, "allreduce", tensors, std::string(to_string(op)));
+    detail::check_collective(
+        *pg, "allreduce", tensors, std::string(to_string(op)));
   }
   detail::check_same_sizes(pg, tensors, "all_reduce", timeout);
   c10d::AllreduceOptions opts;
   opts.reduceOp = to_c10d(wire_op(tensors, op));
   opts.timeout = timeout;
   std::vector<at::Tensor> wire = on_the_wire(tensors);
-  detail::wait_for_work(pg, pg->allreduce(wire, opts), on_cuda(tensors), timeout, "all_reduce");
+  detail::wait_for_work(
+      pg, pg->allreduce(wire, opts), on_cuda(tensors), timeout, "all_reduce");
   if (op == ReduceOp::AVG) {
     for (auto& t : tensors) {
       t.div_(pg->getSize());
@@ -294,7 +341,8 @@ void all_gather_unchecked(
   std::vector<at::Tensor> in{on_the_wire(input)};
   c10d::AllgatherOptions opts;
   opts.timeout = timeout;
-  detail::wait_for_work(pg, pg->allgather(out, in, opts), input.is_cuda(), timeout, "all_gather");
+  detail::wait_for_work(
+      pg, pg->allgather(out, in, opts), input.is_cuda(), timeout, "all_gather");
 }
 
 bool reduce_scatter(
@@ -305,15 +353,20 @@ bool reduce_scatter(
     std::chrono::milliseconds timeout) {
 #if MESHGUARD_TORCH_BACKENDS
   if (detail::debug_collectives_on()) {
-    detail::check_collective(*pg, "reduce_scatter", {input}, std::string(to_string(op)));
+    detail::check_collective(
+        *pg, "reduce_scatter", {input}, std::string(to_string(op)));
   }
   detail::check_same_sizes(pg, {input}, "reduce_scatter", timeout);
   c10d::ReduceScatterOptions opts;
   opts.reduceOp = to_c10d(wire_op({input}, op));
   opts.timeout = timeout;
   at::Tensor wire_out = on_the_wire(output), wire_in = on_the_wire(input);
-  detail::wait_for_work(pg, pg->_reduce_scatter_base(wire_out, wire_in, opts), input.is_cuda(), timeout,
-                        "reduce_scatter");
+  detail::wait_for_work(
+      pg,
+      pg->_reduce_scatter_base(wire_out, wire_in, opts),
+      input.is_cuda(),
+      timeout,
+      "reduce_scatter");
   if (op == ReduceOp::AVG) {
     output.div_(pg->getSize());
   }

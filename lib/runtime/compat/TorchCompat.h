@@ -35,7 +35,9 @@ c10::intrusive_ptr<c10d::Store> make_prefix_store(
     const std::string& prefix,
     const c10::intrusive_ptr<c10d::Store>& store);
 
-void set_store_timeout(const c10::intrusive_ptr<c10d::Store>& store, std::chrono::milliseconds timeout);
+void set_store_timeout(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    std::chrono::milliseconds timeout);
 
 Group make_gloo_group(
     const c10::intrusive_ptr<c10d::Store>& store,
@@ -73,9 +75,17 @@ int64_t current_cuda_device();
 // Gloo abort. On CPU
 // they block until done; on CUDA the current stream waits for NCCL's, as in
 // PyTorch, so later work on it sees the result.
-void broadcast(const Group& pg, std::vector<at::Tensor>& tensors, int64_t root, std::chrono::milliseconds timeout);
+void broadcast(
+    const Group& pg,
+    std::vector<at::Tensor>& tensors,
+    int64_t root,
+    std::chrono::milliseconds timeout);
 // AVG is done as SUM then a division, since Gloo has no AVG.
-void all_reduce(const Group& pg, std::vector<at::Tensor>& tensors, ReduceOp op, std::chrono::milliseconds timeout);
+void all_reduce(
+    const Group& pg,
+    std::vector<at::Tensor>& tensors,
+    ReduceOp op,
+    std::chrono::milliseconds timeout);
 void barrier(const Group& pg, std::chrono::milliseconds timeout);
 // outputs[i] receives rank i's `input`; all must have the same shape.
 void all_gather(

@@ -34,9 +34,14 @@ RuleResult create_like_rule(const CallInfo& call) {
 } // namespace
 
 void add_create_like_rules(RuleTable& table) {
-  for (const char* op : {"aten::ones_like.default", "aten::empty_like.default", "aten::full_like.default"}) {
-    table[op] = {"pointwise", "S(d) → S(d); R → R; P(op) → R (the values do not depend on self's)",
-                 create_like_rule};
+  for (const char* op :
+       {"aten::ones_like.default",
+        "aten::empty_like.default",
+        "aten::full_like.default"}) {
+    table[op] = {
+        "pointwise",
+        "S(d) → S(d); R → R; P(op) → R (the values do not depend on self's)",
+        create_like_rule};
   }
 }
 

@@ -34,10 +34,12 @@ Shape product_shape(const Shape& a, const Shape& b) {
 }
 
 RuleResult product_rule(const CallInfo& call, int64_t batch) {
-  TORCH_CHECK(call.operands.size() == 2, "matrix rule: expected two DTensor operands");
+  TORCH_CHECK(
+      call.operands.size() == 2, "matrix rule: expected two DTensor operands");
   RuleResult r;
   r.strategies = product_strategies(batch);
-  r.output_shapes = {product_shape(call.operands[0].shape, call.operands[1].shape)};
+  r.output_shapes = {
+      product_shape(call.operands[0].shape, call.operands[1].shape)};
   return r;
 }
 
@@ -45,9 +47,12 @@ RuleResult product_rule(const CallInfo& call, int64_t batch) {
 // product, so it follows the output's placement (aligned), and must be
 // Partial for a Partial output.
 RuleResult add_product_rule(const CallInfo& call, int64_t batch) {
-  TORCH_CHECK(call.operands.size() == 3, "matrix rule: expected three DTensor operands (self, mat1, mat2)");
+  TORCH_CHECK(
+      call.operands.size() == 3,
+      "matrix rule: expected three DTensor operands (self, mat1, mat2)");
   RuleResult r;
-  const Shape out = product_shape(call.operands[1].shape, call.operands[2].shape);
+  const Shape out =
+      product_shape(call.operands[1].shape, call.operands[2].shape);
   const Shape& self = call.operands[0].shape;
   for (const auto& s : product_strategies(batch)) {
     Strategy t;
@@ -68,16 +73,21 @@ RuleResult add_product_rule(const CallInfo& call, int64_t batch) {
 } // namespace
 
 void add_matrix_rules(RuleTable& table) {
-  const std::string mm = "S(0)×R → S(0); R×S(1) → S(1); S(1)×S(0) → P(sum); R×R → R; P(sum)×R, R×P(sum) → P(sum)";
+  const std::string mm =
+      "S(0)×R → S(0); R×S(1) → S(1); S(1)×S(0) → P(sum); R×R → R; P(sum)×R, R×P(sum) → P(sum)";
   const std::string bmm =
       "S(0)×S(0) → S(0); S(1)×R → S(1); R×S(2) → S(2); S(2)×S(1) → P(sum); R×R → R; P(sum)×R, R×P(sum) → P(sum)";
-  table["aten::mm.default"] = {"matrix", mm, [](const CallInfo& c) { return product_rule(c, 0); }};
-  table["aten::bmm.default"] = {"matrix", bmm, [](const CallInfo& c) { return product_rule(c, 1); }};
+  table["aten::mm.default"] = {
+      "matrix", mm, [](const CallInfo& c) { return product_rule(c, 0); }};
+  table["aten::bmm.default"] = {
+      "matrix", bmm, [](const CallInfo& c) { return product_rule(c, 1); }};
   table["aten::addmm.default"] = {
-      "matrix", "self follows the output (aligned, broadcast dims R; P(sum) for P(sum)), mat1×mat2 as mm",
+      "matrix",
+      "self follows the output (aligned, broadcast dims R; P(sum) for P(sum)), mat1×mat2 as mm",
       [](const CallInfo& c) { return add_product_rule(c, 0); }};
   table["aten::baddbmm.default"] = {
-      "matrix", "self follows the output (aligned, broadcast dims R; P(sum) for P(sum)), batch1×batch2 as bmm",
+      "matrix",
+      "self follows the output (aligned, broadcast dims R; P(sum) for P(sum)), batch1×batch2 as bmm",
       [](const CallInfo& c) { return add_product_rule(c, 1); }};
 }
 

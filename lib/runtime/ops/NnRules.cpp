@@ -23,8 +23,10 @@ using namespace shorthand;
 
 // The placements of the call's DTensor operands: `by_arg` for the
 // arguments it names, `other` for the rest.
-std::vector<Placement> per_operand(const CallInfo& call, const std::map<size_t, Placement>& by_arg,
-                                   const Placement& other = R) {
+std::vector<Placement> per_operand(
+    const CallInfo& call,
+    const std::map<size_t, Placement>& by_arg,
+    const Placement& other = R) {
   std::vector<Placement> out;
   for (const auto& o : call.operands) {
     auto it = by_arg.find(o.arg_index);
@@ -47,7 +49,8 @@ Shape arg_shape(const CallInfo& call, size_t arg_index) {
     return o->shape;
   }
   const c10::IValue& v = call.arg(arg_index);
-  TORCH_CHECK(v.isTensor(), "nn rule: argument ", arg_index, " is not a tensor");
+  TORCH_CHECK(
+      v.isTensor(), "nn rule: argument ", arg_index, " is not a tensor");
   return v.toTensor().sizes().vec();
 }
 
@@ -109,7 +112,8 @@ RuleResult embedding_rule(const CallInfo& call) {
   r.strategies.push_back({per_operand(call, {}), {R}});
   r.output_shapes = {out};
   const int64_t rows = w[0];
-  r.run_local = [rows](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+  r.run_local = [rows](
+                    const std::vector<at::Tensor>&, const LocalContext& ctx) {
     const at::Tensor weight = arg_tensor(ctx, 0);
     const at::Tensor indices = arg_tensor(ctx, 1);
     const int64_t padding_idx = ctx.args[2].toInt();
@@ -117,11 +121,13 @@ RuleResult embedding_rule(const CallInfo& call) {
     const bool sparse = ctx.args[4].toBool();
     const Placements& wp = (*ctx.input_placements)[0];
     if (!sharded_on(wp, 0)) {
-      return std::vector<at::Tensor>{at::embedding(weight, indices, padding_idx, scale, sparse)};
+      return std::vector<at::Tensor>{
+          at::embedding(weight, indices, padding_idx, scale, sparse)};
     }
     const int64_t offset = shard_offset(rows, 0, wp, *ctx.mesh);
     const int64_t local_rows = weight.size(0);
-    const at::Tensor outside = indices.lt(offset).logical_or(indices.ge(offset + local_rows));
+    const at::Tensor outside =
+        indices.lt(offset).logical_or(indices.ge(offset + local_rows));
     at::Tensor out;
     if (local_rows == 0) {
       out = at::zeros((*ctx.output_shapes)[0], weight.options());
@@ -159,12 +165,14 @@ RuleResult embedding_backward_rule(const CallInfo& call) {
 RuleResult layer_norm_rule(const CallInfo& call) {
   const Shape in = arg_shape(call, 0);
   const auto normalized = call.arg(1).toIntVector();
-  const int64_t batch_dims = static_cast<int64_t>(in.size() - normalized.size());
+  const int64_t batch_dims =
+      static_cast<int64_t>(in.size() - normalized.size());
   Shape stats(in.begin(), in.begin() + batch_dims);
   stats.resize(in.size(), 1);
   RuleResult r;
   for (int64_t d = 0; d < batch_dims; ++d) {
-    r.strategies.push_back({per_operand(call, {{0, S(d)}}), {S(d), S(d), S(d)}});
+    r.strategies.push_back(
+        {per_operand(call, {{0, S(d)}}), {S(d), S(d), S(d)}});
   }
   r.strategies.push_back({per_operand(call, {}), {R, R, R}});
   r.output_shapes = {in, stats, stats};
@@ -177,10 +185,13 @@ RuleResult layer_norm_rule(const CallInfo& call) {
 RuleResult layer_norm_backward_rule(const CallInfo& call) {
   const Shape in = arg_shape(call, 1);
   const auto normalized = call.arg(2).toIntVector();
-  const int64_t batch_dims = static_cast<int64_t>(in.size() - normalized.size());
+  const int64_t batch_dims =
+      static_cast<int64_t>(in.size() - normalized.size());
   RuleResult r;
   for (int64_t d = 0; d < batch_dims; ++d) {
-    r.strategies.push_back({per_operand(call, {{0, S(d)}, {1, S(d)}, {3, S(d)}, {4, S(d)}}), {S(d), P, P}});
+    r.strategies.push_back(
+        {per_operand(call, {{0, S(d)}, {1, S(d)}, {3, S(d)}, {4, S(d)}}),
+         {S(d), P, P}});
   }
   r.strategies.push_back({per_operand(call, {}), {R, R, R}});
   const Shape params(normalized.begin(), normalized.end());
@@ -201,27 +212,32 @@ RuleResult bernoulli_rule(const CallInfo& call) {
   }
   r.strategies.push_back({{R}, {R}});
   r.output_shapes = {in};
-  r.run_local = [in](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
-    at::Tensor self = locals[0];
-    const double p = ctx.args[1].toDouble();
-    c10::optional<at::Generator> gen;
-    if (!ctx.args[2].isNone()) {
-      gen = ctx.args[2].toGenerator();
-    }
-    const Placements& ps = (*ctx.input_placements)[0];
-    if (!any_shard(ps)) {
-      self.bernoulli_(p, gen);
-      return std::vector<at::Tensor>{self};
-    }
-    at::Tensor full = at::empty(in, self.options()).bernoulli_(p, gen);
-    for (size_t i = 0; i < ps.size(); ++i) {
-      if (auto* s = std::get_if<Shard>(&ps[i])) {
-        full = detail::chunk_of(full, s->dim, ctx.mesh->size(static_cast<int64_t>(i)), ctx.mesh->coordinate()[i]);
-      }
-    }
-    self.copy_(full);
-    return std::vector<at::Tensor>{self};
-  };
+  r.run_local =
+      [in](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+        at::Tensor self = locals[0];
+        const double p = ctx.args[1].toDouble();
+        c10::optional<at::Generator> gen;
+        if (!ctx.args[2].isNone()) {
+          gen = ctx.args[2].toGenerator();
+        }
+        const Placements& ps = (*ctx.input_placements)[0];
+        if (!any_shard(ps)) {
+          self.bernoulli_(p, gen);
+          return std::vector<at::Tensor>{self};
+        }
+        at::Tensor full = at::empty(in, self.options()).bernoulli_(p, gen);
+        for (size_t i = 0; i < ps.size(); ++i) {
+          if (auto* s = std::get_if<Shard>(&ps[i])) {
+            full = detail::chunk_of(
+                full,
+                s->dim,
+                ctx.mesh->size(static_cast<int64_t>(i)),
+                ctx.mesh->coordinate()[i]);
+          }
+        }
+        self.copy_(full);
+        return std::vector<at::Tensor>{self};
+      };
   return r;
 }
 
@@ -239,12 +255,14 @@ RuleResult mse_loss_rule(const CallInfo& call) {
     for (const auto& o : call.operands) {
       ins.push_back(aligned_shard(o.shape, out_full, d));
     }
-    r.strategies.push_back({ins, {reduction == at::Reduction::None ? S(d) : P}});
+    r.strategies.push_back(
+        {ins, {reduction == at::Reduction::None ? S(d) : P}});
   }
   r.strategies.push_back({per_operand(call, {}), {R}});
   r.output_shapes = {reduction == at::Reduction::None ? out_full : Shape{}};
   const int64_t count = numel(out_full);
-  r.run_local = [reduction, count](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+  r.run_local = [reduction, count](
+                    const std::vector<at::Tensor>&, const LocalContext& ctx) {
     const at::Tensor self = arg_tensor(ctx, 0);
     const at::Tensor target = arg_tensor(ctx, 1);
     bool sharded = false;
@@ -252,7 +270,8 @@ RuleResult mse_loss_rule(const CallInfo& call) {
       sharded = sharded || any_shard(ps);
     }
     if (reduction == at::Reduction::Mean && sharded) {
-      return std::vector<at::Tensor>{at::mse_loss(self, target, at::Reduction::Sum).div(count)};
+      return std::vector<at::Tensor>{
+          at::mse_loss(self, target, at::Reduction::Sum).div(count)};
     }
     return std::vector<at::Tensor>{at::mse_loss(self, target, reduction)};
   };
@@ -268,14 +287,18 @@ RuleResult mse_loss_backward_rule(const CallInfo& call) {
   for (int64_t d = 0; d < static_cast<int64_t>(out_full.size()); ++d) {
     std::vector<Placement> ins;
     for (const auto& o : call.operands) {
-      ins.push_back(o.arg_index == 0 && reduction != at::Reduction::None ? R : aligned_shard(o.shape, out_full, d));
+      ins.push_back(
+          o.arg_index == 0 && reduction != at::Reduction::None
+              ? R
+              : aligned_shard(o.shape, out_full, d));
     }
     r.strategies.push_back({ins, {aligned_shard(a, out_full, d)}});
   }
   r.strategies.push_back({per_operand(call, {}), {R}});
   r.output_shapes = {a};
   const int64_t count = numel(out_full);
-  r.run_local = [reduction, count](const std::vector<at::Tensor>&, const LocalContext& ctx) {
+  r.run_local = [reduction, count](
+                    const std::vector<at::Tensor>&, const LocalContext& ctx) {
     const at::Tensor grad = arg_tensor(ctx, 0);
     const at::Tensor self = arg_tensor(ctx, 1);
     const at::Tensor target = arg_tensor(ctx, 2);
@@ -284,9 +307,12 @@ RuleResult mse_loss_backward_rule(const CallInfo& call) {
       sharded = sharded || any_shard(ps);
     }
     if (reduction == at::Reduction::Mean && sharded) {
-      return std::vector<at::Tensor>{at::mse_loss_backward(grad, self, target, at::Reduction::Sum).div(count)};
+      return std::vector<at::Tensor>{
+          at::mse_loss_backward(grad, self, target, at::Reduction::Sum)
+              .div(count)};
     }
-    return std::vector<at::Tensor>{at::mse_loss_backward(grad, self, target, reduction)};
+    return std::vector<at::Tensor>{
+        at::mse_loss_backward(grad, self, target, reduction)};
   };
   return r;
 }
@@ -295,27 +321,35 @@ RuleResult mse_loss_backward_rule(const CallInfo& call) {
 
 // The mean on local rows: their weighted sum over the total weight of every
 // rank's rows (an all-reduce on each mesh dim that shards the batch).
-std::vector<at::Tensor> nll_loss_mean_local(const std::vector<at::Tensor>&, const LocalContext& ctx) {
+std::vector<at::Tensor> nll_loss_mean_local(
+    const std::vector<at::Tensor>&,
+    const LocalContext& ctx) {
   const at::Tensor self = arg_tensor(ctx, 0);
   const at::Tensor target = arg_tensor(ctx, 1);
   const c10::IValue& weight_arg = ctx.args[2];
-  const at::Tensor weight = weight_arg.isTensor() ? weight_arg.toTensor() : at::Tensor();
+  const at::Tensor weight =
+      weight_arg.isTensor() ? weight_arg.toTensor() : at::Tensor();
   const int64_t ignore_index = ctx.args[4].toInt();
   const Placements& self_placements = (*ctx.input_placements).at(0);
   if (!any_shard(self_placements)) {
-    auto out = at::nll_loss_forward(self, target, weight, at::Reduction::Mean, ignore_index);
+    auto out = at::nll_loss_forward(
+        self, target, weight, at::Reduction::Mean, ignore_index);
     return {std::get<0>(out), std::get<1>(out)};
   }
   const at::Tensor kept = target.ne(ignore_index);
   at::Tensor total = weight.defined()
-      ? (weight.index_select(0, target.masked_fill(kept.logical_not(), 0)) * kept).sum()
+      ? (weight.index_select(0, target.masked_fill(kept.logical_not(), 0)) *
+         kept)
+            .sum()
       : kept.sum().to(self.scalar_type());
   for (size_t d = 0; d < self_placements.size(); ++d) {
     if (is_shard(self_placements[d])) {
-      total = detail::reduce_over(total, *ctx.mesh, static_cast<int64_t>(d), ReduceOp::SUM);
+      total = detail::reduce_over(
+          total, *ctx.mesh, static_cast<int64_t>(d), ReduceOp::SUM);
     }
   }
-  const at::Tensor sum = std::get<0>(at::nll_loss_forward(self, target, weight, at::Reduction::Sum, ignore_index));
+  const at::Tensor sum = std::get<0>(at::nll_loss_forward(
+      self, target, weight, at::Reduction::Sum, ignore_index));
   return {sum / total, total};
 }
 
@@ -330,8 +364,10 @@ RuleResult nll_loss_rule(const CallInfo& call) {
   const int64_t reduction = call.arg(3).toInt();
   RuleResult r;
   if (self.size() == 2) {
-    r.strategies.push_back({per_operand(call, {{0, S(0)}, {1, S(0)}}),
-                            {reduction == at::Reduction::None ? S(0) : P, reduction == at::Reduction::Sum ? P : R}});
+    r.strategies.push_back(
+        {per_operand(call, {{0, S(0)}, {1, S(0)}}),
+         {reduction == at::Reduction::None ? S(0) : P,
+          reduction == at::Reduction::Sum ? P : R}});
   }
   r.strategies.push_back({per_operand(call, {}), {R, R}});
   const bool batched = self.size() == 2 && reduction == at::Reduction::None;
@@ -352,7 +388,12 @@ RuleResult nll_loss_backward_rule(const CallInfo& call) {
   RuleResult r;
   if (self.size() == 2) {
     r.strategies.push_back(
-        {per_operand(call, {{0, reduction == at::Reduction::None ? S(0) : R}, {1, S(0)}, {2, S(0)}}), {S(0)}});
+        {per_operand(
+             call,
+             {{0, reduction == at::Reduction::None ? S(0) : R},
+              {1, S(0)},
+              {2, S(0)}}),
+         {S(0)}});
   }
   r.strategies.push_back({per_operand(call, {}), {R}});
   r.output_shapes = {self};
@@ -373,7 +414,8 @@ void add_nn_rules(RuleTable& table) {
       "gradient is Replicate)",
       embedding_backward_rule};
   table["aten::native_layer_norm.default"] = {
-      "nn", "input S(d) for a batch (not normalized) dim d, weight and bias R → S(d), mean S(d), rstd S(d); R → R",
+      "nn",
+      "input S(d) for a batch (not normalized) dim d, weight and bias R → S(d), mean S(d), rstd S(d); R → R",
       layer_norm_rule};
   table["aten::native_layer_norm_backward.default"] = {
       "nn",
@@ -381,7 +423,8 @@ void add_nn_rules(RuleTable& table) {
       "grad_bias P(sum); R → R",
       layer_norm_backward_rule};
   table["aten::bernoulli_.float"] = {
-      "nn", "S(d) → S(d) (every rank draws the full tensor's numbers and keeps its block: one process's noise); R → R",
+      "nn",
+      "S(d) → S(d) (every rank draws the full tensor's numbers and keeps its block: one process's noise); R → R",
       bernoulli_rule};
   table["aten::mse_loss.default"] = {
       "nn",
@@ -389,7 +432,8 @@ void add_nn_rules(RuleTable& table) {
       "R×R → R",
       mse_loss_rule};
   table["aten::mse_loss_backward.default"] = {
-      "nn", "grad (R when reduced, else aligned)×S(d)×S(d) → S(d) (a mean divides by the global count); R → R",
+      "nn",
+      "grad (R when reduced, else aligned)×S(d)×S(d) → S(d) (a mean divides by the global count); R → R",
       mse_loss_backward_rule};
   table["aten::nll_loss_forward.default"] = {
       "nn",

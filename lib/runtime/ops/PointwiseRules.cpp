@@ -30,21 +30,115 @@ const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
   static const std::unordered_map<std::string, PartialRule> ops = [] {
     std::unordered_map<std::string, PartialRule> m;
     for (const char* name :
-         {"abs", "acos", "acosh", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
-          "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos",
-          "cosh", "elu", "elu_backward", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fill", "floor",
-          "floor_divide", "fmod", "frac", "full_like", "ge", "gelu", "gelu_backward", "gt", "hardsigmoid",
-          "hardsigmoid_backward", "hardswish", "hardswish_backward", "hardtanh", "hardtanh_backward", "isinf",
-          "isnan", "le", "leaky_relu", "leaky_relu_backward", "lerp", "log", "log10", "log1p", "log2",
-          "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logit_backward", "lt", "masked_fill", "maximum",
-          "minimum", "mish", "nan_to_num", "ne", "ones_like", "empty_like", "pow", "reciprocal", "relu",
-          "remainder", "round", "rsqrt", "sgn", "sigmoid", "sigmoid_backward", "sign", "silu", "silu_backward", "sin",
-          "sinh", "softplus", "softplus_backward", "sqrt", "square", "tan", "tanh", "tanh_backward", "threshold",
-          "threshold_backward", "trunc", "where", "xlogy"}) {
+         {"abs",
+          "acos",
+          "acosh",
+          "addcdiv",
+          "addcmul",
+          "asin",
+          "asinh",
+          "atan",
+          "atan2",
+          "atanh",
+          "bitwise_and",
+          "bitwise_not",
+          "bitwise_or",
+          "bitwise_xor",
+          "ceil",
+          "clamp",
+          "clamp_max",
+          "clamp_min",
+          "clip",
+          "cos",
+          "cosh",
+          "elu",
+          "elu_backward",
+          "eq",
+          "erf",
+          "erfc",
+          "erfinv",
+          "exp",
+          "exp2",
+          "expm1",
+          "fill",
+          "floor",
+          "floor_divide",
+          "fmod",
+          "frac",
+          "full_like",
+          "ge",
+          "gelu",
+          "gelu_backward",
+          "gt",
+          "hardsigmoid",
+          "hardsigmoid_backward",
+          "hardswish",
+          "hardswish_backward",
+          "hardtanh",
+          "hardtanh_backward",
+          "isinf",
+          "isnan",
+          "le",
+          "leaky_relu",
+          "leaky_relu_backward",
+          "lerp",
+          "log",
+          "log10",
+          "log1p",
+          "log2",
+          "logical_and",
+          "logical_not",
+          "logical_or",
+          "logical_xor",
+          "logit",
+          "logit_backward",
+          "lt",
+          "masked_fill",
+          "maximum",
+          "minimum",
+          "mish",
+          "nan_to_num",
+          "ne",
+          "ones_like",
+          "empty_like",
+          "pow",
+          "reciprocal",
+          "relu",
+          "remainder",
+          "round",
+          "rsqrt",
+          "sgn",
+          "sigmoid",
+          "sigmoid_backward",
+          "sign",
+          "silu",
+          "silu_backward",
+          "sin",
+          "sinh",
+          "softplus",
+          "softplus_backward",
+          "sqrt",
+          "square",
+          "tan",
+          "tanh",
+          "tanh_backward",
+          "threshold",
+          "threshold_backward",
+          "trunc",
+          "where",
+          "xlogy"}) {
       m[name] = PartialRule::kNone;
     }
-    for (const char* name : {"alias", "clone", "copy", "detach", "_to_copy", "lift_fresh", "positive", "zero",
-                             "zeros_like"}) {
+    for (const char* name :
+         {"alias",
+          "clone",
+          "copy",
+          "detach",
+          "_to_copy",
+          "lift_fresh",
+          "positive",
+          "zero",
+          "zeros_like"}) {
       m[name] = PartialRule::kAllSame;
     }
     for (const char* name : {"add", "sub", "rsub", "neg"}) {
@@ -84,7 +178,11 @@ std::vector<Partial> partials_in(const CallInfo& call) {
   return out;
 }
 
-RuleResult pointwise_rule(const CallInfo& call, PartialRule partial_rule, bool linear_overload, bool in_place) {
+RuleResult pointwise_rule(
+    const CallInfo& call,
+    PartialRule partial_rule,
+    bool linear_overload,
+    bool in_place) {
   RuleResult r;
   Shape out;
   if (in_place) {
@@ -103,10 +201,12 @@ RuleResult pointwise_rule(const CallInfo& call, PartialRule partial_rule, bool l
     s.outputs = {Shard{d}};
     r.strategies.push_back(std::move(s));
   }
-  r.strategies.push_back(Strategy{std::vector<Placement>(n, Replicate{}), {Replicate{}}});
+  r.strategies.push_back(
+      Strategy{std::vector<Placement>(n, Replicate{}), {Replicate{}}});
   if (linear_overload && partial_rule != PartialRule::kNone) {
     for (const Partial& p : partials_in(call)) {
-      const bool sum = p.reduce_op == ReduceOp::SUM || p.reduce_op == ReduceOp::AVG;
+      const bool sum =
+          p.reduce_op == ReduceOp::SUM || p.reduce_op == ReduceOp::AVG;
       switch (partial_rule) {
         case PartialRule::kAllSame:
           r.strategies.push_back(Strategy{std::vector<Placement>(n, p), {p}});
@@ -120,7 +220,8 @@ RuleResult pointwise_rule(const CallInfo& call, PartialRule partial_rule, bool l
         case PartialRule::kOneScaled:
         case PartialRule::kSelfScaled:
           if (sum) {
-            const size_t last = partial_rule == PartialRule::kSelfScaled ? 1 : n;
+            const size_t last =
+                partial_rule == PartialRule::kSelfScaled ? 1 : n;
             for (size_t i = 0; i < last && i < n; ++i) {
               Strategy s{std::vector<Placement>(n, Replicate{}), {p}};
               s.inputs[i] = p;
@@ -131,7 +232,8 @@ RuleResult pointwise_rule(const CallInfo& call, PartialRule partial_rule, bool l
         case PartialRule::kZeroFill:
           // Every rank writes 0 where the mask holds: the sum (or average)
           // there is 0 too. Another value would be counted once per rank.
-          if (sum && n == 2 && call.num_args > 2 && call.arg(2).isScalar() && call.arg(2).toScalar().toDouble() == 0.0) {
+          if (sum && n == 2 && call.num_args > 2 && call.arg(2).isScalar() &&
+              call.arg(2).toScalar().toDouble() == 0.0) {
             r.strategies.push_back(Strategy{{p, Replicate{}}, {p}});
           }
           break;
@@ -173,11 +275,17 @@ enum class Fill { kEmpty, kZeros, kValue };
 // may also keep self's Partial; a value other than zero may not (every
 // rank's ones sum to the world size), so a Partial self gives Replicate, as
 // for ones_like. Else Replicate.
-RuleResult like_factory_rule(const CallInfo& call, Fill fill, size_t value_arg, size_t dtype_arg) {
+RuleResult like_factory_rule(
+    const CallInfo& call,
+    Fill fill,
+    size_t value_arg,
+    size_t dtype_arg) {
   RuleResult r;
   const Shape size = call.arg(1).toIntVector();
   const Shape& self = call.operands[0].shape;
-  for (int64_t d = 0; d < static_cast<int64_t>(std::min(self.size(), size.size())); ++d) {
+  for (int64_t d = 0;
+       d < static_cast<int64_t>(std::min(self.size(), size.size()));
+       ++d) {
     if (size[d] == self[d]) {
       r.strategies.push_back({{Shard{d}}, {Shard{d}}});
     }
@@ -197,8 +305,12 @@ RuleResult like_factory_rule(const CallInfo& call, Fill fill, size_t value_arg, 
   if (dtype_arg < call.num_args && !call.arg(dtype_arg).isNone()) {
     dtype = call.arg(dtype_arg).toScalarType();
   }
-  const at::Scalar value = value_arg < call.num_args ? call.arg(value_arg).toScalar() : at::Scalar(1);
-  r.run_local = [fill, value, dtype](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+  const at::Scalar value = value_arg < call.num_args
+      ? call.arg(value_arg).toScalar()
+      : at::Scalar(1);
+  r.run_local = [fill, value, dtype](
+                    const std::vector<at::Tensor>& locals,
+                    const LocalContext& ctx) {
     auto options = locals[0].options();
     if (dtype) {
       options = options.dtype(*dtype);
@@ -220,21 +332,33 @@ RuleResult like_factory_rule(const CallInfo& call, Fill fill, size_t value_arg, 
 } // namespace
 
 void add_pointwise_rules(RuleTable& table) {
-  const std::string like = "S(d) → S(d) when the new size has self's length on d; self's own size: also P(op) → "
-                           "P(op); R → R";
+  const std::string like =
+      "S(d) → S(d) when the new size has self's length on d; self's own size: also P(op) → "
+      "P(op); R → R";
   constexpr size_t kNoValue = SIZE_MAX;
   table["aten::new_empty_strided.default"] = {
-      "pointwise", like, [](const CallInfo& c) { return like_factory_rule(c, Fill::kEmpty, kNoValue, 3); }};
-  table["aten::new_empty.default"] = {
-      "pointwise", like, [](const CallInfo& c) { return like_factory_rule(c, Fill::kEmpty, kNoValue, 2); }};
-  table["aten::new_zeros.default"] = {
-      "pointwise", like, [](const CallInfo& c) { return like_factory_rule(c, Fill::kZeros, kNoValue, 2); }};
-  const std::string filled = "S(d) → S(d) when the new size has self's length on d; R → R; P(op) → R (the values "
-                             "do not depend on self's)";
+      "pointwise", like, [](const CallInfo& c) {
+        return like_factory_rule(c, Fill::kEmpty, kNoValue, 3);
+      }};
+  table["aten::new_empty.default"] = {"pointwise", like, [](const CallInfo& c) {
+                                        return like_factory_rule(
+                                            c, Fill::kEmpty, kNoValue, 2);
+                                      }};
+  table["aten::new_zeros.default"] = {"pointwise", like, [](const CallInfo& c) {
+                                        return like_factory_rule(
+                                            c, Fill::kZeros, kNoValue, 2);
+                                      }};
+  const std::string filled =
+      "S(d) → S(d) when the new size has self's length on d; R → R; P(op) → R (the values "
+      "do not depend on self's)";
   table["aten::new_ones.default"] = {
-      "pointwise", filled, [](const CallInfo& c) { return like_factory_rule(c, Fill::kValue, kNoValue, 2); }};
+      "pointwise", filled, [](const CallInfo& c) {
+        return like_factory_rule(c, Fill::kValue, kNoValue, 2);
+      }};
   table["aten::new_full.default"] = {
-      "pointwise", filled, [](const CallInfo& c) { return like_factory_rule(c, Fill::kValue, 2, 3); }};
+      "pointwise", filled, [](const CallInfo& c) {
+        return like_factory_rule(c, Fill::kValue, 2, 3);
+      }};
   auto& dispatcher = c10::Dispatcher::singleton();
   for (const auto& name : dispatcher.getAllOpNames()) {
     std::string base = name.name;
@@ -253,13 +377,16 @@ void add_pointwise_rules(RuleTable& table) {
     if (!handle || !handle->hasSchema()) {
       continue;
     }
-    if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
-      continue; // decomposes (square, clip, true_divide, ...): a rule would never run
+    if (handle->hasKernelForDispatchKey(
+            c10::DispatchKey::CompositeImplicitAutograd)) {
+      continue; // decomposes (square, clip, true_divide, ...): a rule would
+                // never run
     }
     const auto& schema = handle->schema();
     // Only the functional and self-in-place forms: out= variants, list
     // arguments and multiple results are not pointwise in our sense.
-    bool ok = schema.returns().size() == 1 && schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
+    bool ok = schema.returns().size() == 1 &&
+        schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
     bool in_place = false;
     for (size_t i = 0; i < schema.arguments().size() && ok; ++i) {
       const auto& arg = schema.arguments()[i];
@@ -273,21 +400,28 @@ void add_pointwise_rules(RuleTable& table) {
     if (!ok) {
       continue;
     }
-    const std::string overload = name.overload_name.empty() ? "default" : name.overload_name;
+    const std::string overload =
+        name.overload_name.empty() ? "default" : name.overload_name;
     // add.Scalar, div.Tensor_mode, ...: not linear in a Partial operand.
-    const bool linear_overload = overload == "default" || overload == "Tensor" ||
-        (overload == "Scalar" && (base == "mul" || base == "div" || base == "true_divide" || base == "masked_fill")) ||
-        base == "_to_copy" ||
-        base == "clone" || base == "alias" || base == "detach" || base == "lift_fresh" || base == "zeros_like" ||
+    const bool linear_overload = overload == "default" ||
+        overload == "Tensor" ||
+        (overload == "Scalar" &&
+         (base == "mul" || base == "div" || base == "true_divide" ||
+          base == "masked_fill")) ||
+        base == "_to_copy" || base == "clone" || base == "alias" ||
+        base == "detach" || base == "lift_fresh" || base == "zeros_like" ||
         base == "copy" || base == "zero" || base == "positive" || base == "neg";
     const PartialRule partial_rule = it->second;
     RuleEntry entry;
     entry.family = "pointwise";
-    entry.strategies = std::string("S(d)×… → S(d) for any output dim d (broadcast operands R); R×…×R → R") +
+    entry.strategies =
+        std::string(
+            "S(d)×… → S(d) for any output dim d (broadcast operands R); R×…×R → R") +
         (linear_overload ? partial_doc(partial_rule) : "");
-    entry.rule = [partial_rule, linear_overload, in_place](const CallInfo& call) {
-      return pointwise_rule(call, partial_rule, linear_overload, in_place);
-    };
+    entry.rule =
+        [partial_rule, linear_overload, in_place](const CallInfo& call) {
+          return pointwise_rule(call, partial_rule, linear_overload, in_place);
+        };
     table[name.name + "." + overload] = std::move(entry);
   }
 }

@@ -1,7 +1,7 @@
 #include "Propagator.h"
 
-#include <limits>
 #include <c10/util/accumulate.h>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -40,7 +40,8 @@ void put_placement(std::string& key, const Placement& p) {
 
 void put_ints(std::string& key, c10::IntArrayRef v) {
   put(key, static_cast<int64_t>(v.size()));
-  key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
+  key.append(
+      reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
 }
 
 // Everything a rule may read: operand specs and the int/bool/list/dtype
@@ -63,7 +64,8 @@ void cache_key(
     const c10::IValue& v = call.arg(i);
     if (next < call.operands.size() && call.operands[next].arg_index == i) {
       key += 'D'; // one DTensor, or a Tensor[] of them
-      for (; next < call.operands.size() && call.operands[next].arg_index == i; ++next) {
+      for (; next < call.operands.size() && call.operands[next].arg_index == i;
+           ++next) {
         const Operand& o = call.operands[next];
         put_ints(key, o.shape);
         for (const auto& p : o.placements) {
@@ -104,7 +106,8 @@ std::shared_ptr<const Decision> compute(
   const size_t n = call.operands.size();
   const size_t outs = rule.output_shapes.size();
   decision->input_targets.assign(n, Placements(mesh.ndim(), Replicate{}));
-  decision->output_placements.assign(outs, Placements(mesh.ndim(), Replicate{}));
+  decision->output_placements.assign(
+      outs, Placements(mesh.ndim(), Replicate{}));
   decision->output_shapes = rule.output_shapes;
   decision->run_local = rule.run_local;
   for (int64_t d = 0; d < mesh.ndim(); ++d) {
@@ -112,19 +115,29 @@ std::shared_ptr<const Decision> compute(
     double best_cost = kInfinity;
     int best_changes = 0;
     for (const Strategy& s : rule.strategies) {
-      TORCH_CHECK(s.inputs.size() == n && s.outputs.size() == outs, op_name, ": malformed sharding rule");
+      TORCH_CHECK(
+          s.inputs.size() == n && s.outputs.size() == outs,
+          op_name,
+          ": malformed sharding rule");
       if (written >= 0 &&
           (!(s.inputs[written] == call.operands[written].placements[d]) ||
            !(s.outputs[0] == call.operands[written].placements[d]))) {
         continue; // an in-place op cannot change its self's placement
       }
       double cost = 0;
-      int changes = 0; // ties (e.g. empty tensors cost 0 anyway): fewer moved operands first
+      int changes = 0; // ties (e.g. empty tensors cost 0 anyway): fewer moved
+                       // operands first
       for (size_t i = 0; i < n && cost < kInfinity; ++i) {
-        cost += redistribute_cost(call.operands[i].shape, call.operands[i].placements, s.inputs[i], d, mesh);
+        cost += redistribute_cost(
+            call.operands[i].shape,
+            call.operands[i].placements,
+            s.inputs[i],
+            d,
+            mesh);
         changes += !(s.inputs[i] == call.operands[i].placements[d]);
       }
-      if (cost < best_cost || (cost == best_cost && cost < kInfinity && changes < best_changes)) {
+      if (cost < best_cost ||
+          (cost == best_cost && cost < kInfinity && changes < best_changes)) {
         best_cost = cost;
         best_changes = changes;
         best = &s;
@@ -132,14 +145,16 @@ std::shared_ptr<const Decision> compute(
     }
     if (best == nullptr) {
       std::ostringstream os;
-      os << op_name << ": no sharding strategy fits the operands on mesh dim " << d << " (placements";
+      os << op_name << ": no sharding strategy fits the operands on mesh dim "
+         << d << " (placements";
       for (const auto& o : call.operands) {
         os << " " << to_string(o.placements);
       }
       os << ")"
-         << (written >= 0 ? "; an in-place op must keep its self's placement, as in PyTorch: redistribute first or "
-                            "use the out-of-place op"
-                          : "; a Partial operand must be reduced first (redistribute it to Replicate)");
+         << (written >= 0
+                 ? "; an in-place op must keep its self's placement, as in PyTorch: redistribute first or "
+                   "use the out-of-place op"
+                 : "; a Partial operand must be reduced first (redistribute it to Replicate)");
       TORCH_CHECK(false, os.str());
     }
     for (size_t i = 0; i < n; ++i) {
@@ -169,7 +184,8 @@ double redistribute_cost(
     // internally); a Shard or another Partial would need a reduction first.
     return is_replicate(cur) ? 0 : kInfinity;
   }
-  if (is_shard(to) && std::get<Shard>(to).dim >= static_cast<int64_t>(shape.size())) {
+  if (is_shard(to) &&
+      std::get<Shard>(to).dim >= static_cast<int64_t>(shape.size())) {
     return kInfinity;
   }
   double bytes = static_cast<double>(c10::multiply_integers(shape));
@@ -183,7 +199,8 @@ double redistribute_cost(
     return 0; // keep my chunk
   }
   if (is_shard(cur)) {
-    return is_replicate(to) ? bytes * (k - 1) : bytes * (k - 1) / k; // all-gather / all-to-all
+    return is_replicate(to) ? bytes * (k - 1)
+                            : bytes * (k - 1) / k; // all-gather / all-to-all
   }
   // Partial: all-reduce to Replicate, reduce-scatter to Shard.
   return is_replicate(to) ? 2 * bytes * (k - 1) / k : bytes * (k - 1) / k;
@@ -212,7 +229,8 @@ std::shared_ptr<const Decision> decide(
   auto decision = compute(op_name, entry, call, mesh, written);
   std::lock_guard<std::mutex> lock(c.mu);
   if (c.entries.size() > 100000) {
-    c.entries.clear(); // bounded: shapes that keep changing must not grow it forever
+    c.entries.clear(); // bounded: shapes that keep changing must not grow it
+                       // forever
   }
   c.entries.emplace(std::move(owned_key), decision);
   return decision;

@@ -9,15 +9,21 @@
 namespace meshguard {
 namespace ops {
 
-Placement aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t out_dim) {
-  const int64_t d = out_dim - static_cast<int64_t>(out_shape.size() - in_shape.size());
+Placement
+aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t out_dim) {
+  const int64_t d =
+      out_dim - static_cast<int64_t>(out_shape.size() - in_shape.size());
   if (d < 0 || in_shape[d] != out_shape[out_dim]) {
     return Replicate{};
   }
   return Shard{d};
 }
 
-int64_t shard_offset(int64_t size, int64_t dim, const Placements& placements, const DeviceMesh& mesh) {
+int64_t shard_offset(
+    int64_t size,
+    int64_t dim,
+    const Placements& placements,
+    const DeviceMesh& mesh) {
   int64_t offset = 0;
   for (size_t i = 0; i < placements.size(); ++i) {
     if (is_shard(placements[i], dim)) {
@@ -86,7 +92,10 @@ std::string sharding_rules_markdown() {
     os << " | " << row_strategies << " |\n";
     overloads.clear();
   };
-  std::map<std::string, std::vector<std::pair<std::string, const ops::RuleEntry*>>> by_family;
+  std::map<
+      std::string,
+      std::vector<std::pair<std::string, const ops::RuleEntry*>>>
+      by_family;
   for (const auto& kv : ops::rule_table()) {
     by_family[kv.second.family].emplace_back(kv.first, &kv.second);
   }

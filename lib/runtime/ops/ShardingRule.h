@@ -30,13 +30,15 @@ using Shape = std::vector<int64_t>;
 // copies would cost two heap allocations per operand.
 struct Operand {
   size_t arg_index = 0; // position in the schema's arguments
-  int64_t list_index = -1; // position in a Tensor[] argument (cat, stack); -1: a Tensor argument
+  int64_t list_index = -1; // position in a Tensor[] argument (cat, stack); -1:
+                           // a Tensor argument
   const Shape& shape; // global
   const Placements& placements; // current, one per mesh dim
 };
 
 struct CallInfo {
-  const c10::IValue* args = nullptr; // the op's arguments on the stack (DTensors not unwrapped)
+  const c10::IValue* args =
+      nullptr; // the op's arguments on the stack (DTensors not unwrapped)
   size_t num_args = 0;
   std::vector<Operand> operands; // DTensor operands in argument order
   int64_t mesh_size = 1; // product of the mesh's dims
@@ -61,7 +63,8 @@ struct Strategy {
 struct LocalContext {
   const std::vector<Shape>* output_shapes = nullptr; // local, per output
   const std::vector<Shape>* input_shapes = nullptr; // global, per operand
-  const std::vector<Placements>* input_placements = nullptr; // decided, per operand
+  const std::vector<Placements>* input_placements =
+      nullptr; // decided, per operand
   const DeviceMesh* mesh = nullptr;
   // The op's arguments, DTensor operands replaced by their local tensors.
   const c10::IValue* args = nullptr;
@@ -69,7 +72,11 @@ struct LocalContext {
 
 // The start of this rank's block of a tensor's dim `dim` (global size
 // `size`) under `placements` (nested torch.chunk over the mesh dims).
-int64_t shard_offset(int64_t size, int64_t dim, const Placements& placements, const DeviceMesh& mesh);
+int64_t shard_offset(
+    int64_t size,
+    int64_t dim,
+    const Placements& placements,
+    const DeviceMesh& mesh);
 
 struct RuleResult {
   std::vector<Strategy> strategies; // in order of preference on equal cost
@@ -77,7 +84,10 @@ struct RuleResult {
   // Runs the op on the local (redistributed) operands in place of the op
   // itself: for ops whose size arguments must become local sizes (views).
   // Gets the local operands and the context (local output shapes, ...).
-  std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&, const LocalContext&)> run_local;
+  std::function<std::vector<at::Tensor>(
+      const std::vector<at::Tensor>&,
+      const LocalContext&)>
+      run_local;
 };
 
 using RuleFn = std::function<RuleResult(const CallInfo&)>;
@@ -95,7 +105,8 @@ struct RuleEntry {
 // The placement an operand of `in_shape` broadcast to `out_shape` needs when
 // the output is sharded on `out_dim`: Shard of the aligned dim, or Replicate
 // when the operand lacks that dim or broadcasts along it.
-Placement aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t out_dim);
+Placement
+aligned_shard(const Shape& in_shape, const Shape& out_shape, int64_t out_dim);
 
 // Whether `size` splits into `k` equal torch.chunk pieces.
 inline bool divisible(int64_t size, int64_t k) {

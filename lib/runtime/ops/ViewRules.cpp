@@ -2,8 +2,8 @@
 // dim when the view keeps torch.chunk's pieces contiguous, else the input
 // is gathered first. Partial passes (a view only rearranges values).
 
-#include <ATen/InferSize.h>
 #include <ATen/ATen.h>
+#include <ATen/InferSize.h>
 #include <c10/util/accumulate.h>
 
 #include "RuleTable.h"
@@ -15,11 +15,13 @@ namespace {
 
 // dim_map[d]: the output dim that input dim d's shard becomes, -1 when a
 // shard on d cannot survive the view.
-RuleResult map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, Shape out) {
+RuleResult
+map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, Shape out) {
   RuleResult r;
   for (size_t d = 0; d < dim_map.size(); ++d) {
     if (dim_map[d] >= 0) {
-      r.strategies.push_back({{Shard{static_cast<int64_t>(d)}}, {Shard{dim_map[d]}}});
+      r.strategies.push_back(
+          {{Shard{static_cast<int64_t>(d)}}, {Shard{dim_map[d]}}});
     }
   }
   r.strategies.push_back({{Replicate{}}, {Replicate{}}});
@@ -34,11 +36,19 @@ RuleResult map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, S
 
 int64_t wrap_dim(int64_t d, int64_t ndim) {
   const int64_t n = std::max<int64_t>(ndim, 1);
-  TORCH_CHECK(d >= -n && d < n, "view rule: dim ", d, " out of range for ", ndim, "-d tensor");
+  TORCH_CHECK(
+      d >= -n && d < n,
+      "view rule: dim ",
+      d,
+      " out of range for ",
+      ndim,
+      "-d tensor");
   return d < 0 ? d + n : d;
 }
 
-RuleResult permute_like(const CallInfo& call, const std::vector<int64_t>& perm) {
+RuleResult permute_like(
+    const CallInfo& call,
+    const std::vector<int64_t>& perm) {
   const Shape& in = call.operands[0].shape;
   Shape out(perm.size());
   std::vector<int64_t> dim_map(in.size(), -1);
@@ -70,7 +80,10 @@ RuleResult transpose_rule(const CallInfo& call, int64_t a, int64_t b) {
 // a shard on the outermost input dim of a group moves to the outermost
 // output dim when both split into equal chunks (then both sides' chunks are
 // the same contiguous blocks of numel / k elements).
-RuleResult reshape_rule(const CallInfo& call, const std::vector<int64_t>& size_arg, bool use_view) {
+RuleResult reshape_rule(
+    const CallInfo& call,
+    const std::vector<int64_t>& size_arg,
+    bool use_view) {
   const Shape& in = call.operands[0].shape;
   const int64_t numel = c10::multiply_integers(in);
   const Shape out = at::infer_size(size_arg, numel);
@@ -121,8 +134,12 @@ RuleResult reshape_rule(const CallInfo& call, const std::vector<int64_t>& size_a
     }
   }
   RuleResult r = map_rule(call, dim_map, out);
-  r.run_local = [use_view](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
-    return std::vector<at::Tensor>{use_view ? locals[0].view((*ctx.output_shapes)[0]) : locals[0].reshape((*ctx.output_shapes)[0])};
+  r.run_local = [use_view](
+                    const std::vector<at::Tensor>& locals,
+                    const LocalContext& ctx) {
+    return std::vector<at::Tensor>{
+        use_view ? locals[0].view((*ctx.output_shapes)[0])
+                 : locals[0].reshape((*ctx.output_shapes)[0])};
   };
   return r;
 }
@@ -155,17 +172,20 @@ RuleResult squeeze_rule(const CallInfo& call, std::vector<bool> squeeze) {
     }
   }
   RuleResult r = map_rule(call, dim_map, out);
-  r.run_local = [dropped](const std::vector<at::Tensor>& locals, const LocalContext&) {
-    at::Tensor t = locals[0];
-    for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) {
-      t = t.squeeze(*it);
-    }
-    return std::vector<at::Tensor>{t};
-  };
+  r.run_local =
+      [dropped](const std::vector<at::Tensor>& locals, const LocalContext&) {
+        at::Tensor t = locals[0];
+        for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) {
+          t = t.squeeze(*it);
+        }
+        return std::vector<at::Tensor>{t};
+      };
   return r;
 }
 
-RuleResult expand_rule(const CallInfo& call, const std::vector<int64_t>& size_arg) {
+RuleResult expand_rule(
+    const CallInfo& call,
+    const std::vector<int64_t>& size_arg) {
   const Shape& in = call.operands[0].shape;
   const int64_t lead = static_cast<int64_t>(size_arg.size() - in.size());
   TORCH_CHECK(lead >= 0, "expand rule: fewer sizes than dims");
@@ -180,7 +200,8 @@ RuleResult expand_rule(const CallInfo& call, const std::vector<int64_t>& size_ar
     }
   }
   RuleResult r = map_rule(call, dim_map, out);
-  r.run_local = [](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+  r.run_local = [](const std::vector<at::Tensor>& locals,
+                   const LocalContext& ctx) {
     return std::vector<at::Tensor>{locals[0].expand((*ctx.output_shapes)[0])};
   };
   return r;
@@ -221,15 +242,21 @@ RuleResult flip_rule(const CallInfo& call) {
 
 // Several outputs (split, unbind): each input dim d's shard becomes Shard
 // (dim_map[d]) of every output; R and Partial pass to all of them.
-RuleResult multi_map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, std::vector<Shape> outs) {
+RuleResult multi_map_rule(
+    const CallInfo& call,
+    const std::vector<int64_t>& dim_map,
+    std::vector<Shape> outs) {
   RuleResult r;
   const size_t n = outs.size();
   for (size_t d = 0; d < dim_map.size(); ++d) {
     if (dim_map[d] >= 0) {
-      r.strategies.push_back({{Shard{static_cast<int64_t>(d)}}, std::vector<Placement>(n, Shard{dim_map[d]})});
+      r.strategies.push_back(
+          {{Shard{static_cast<int64_t>(d)}},
+           std::vector<Placement>(n, Shard{dim_map[d]})});
     }
   }
-  r.strategies.push_back({{Replicate{}}, std::vector<Placement>(n, Replicate{})});
+  r.strategies.push_back(
+      {{Replicate{}}, std::vector<Placement>(n, Replicate{})});
   for (const auto& p : call.operands[0].placements) {
     if (is_partial(p)) {
       r.strategies.push_back({{p}, std::vector<Placement>(n, p)});
@@ -247,14 +274,19 @@ struct SliceRange {
   bool whole = false; // every element, in order: a shard on dim survives
 };
 
-SliceRange slice_range(int64_t size, const c10::IValue& start_arg, const c10::IValue& end_arg, int64_t step) {
+SliceRange slice_range(
+    int64_t size,
+    const c10::IValue& start_arg,
+    const c10::IValue& end_arg,
+    int64_t step) {
   TORCH_CHECK(step > 0, "slice step must be positive");
   auto clamp = [size](int64_t v) {
     v = v < 0 ? v + size : v;
     return std::min(std::max<int64_t>(v, 0), size);
   };
   const int64_t start = start_arg.isNone() ? 0 : clamp(start_arg.toInt());
-  const int64_t end = std::max(start, end_arg.isNone() ? size : clamp(end_arg.toInt()));
+  const int64_t end =
+      std::max(start, end_arg.isNone() ? size : clamp(end_arg.toInt()));
   SliceRange r;
   r.start = start;
   r.length = (end - start + step - 1) / step;
@@ -271,8 +303,10 @@ std::vector<int64_t> identity_map(size_t n) {
 // parts of the pieces), else it is gathered, as in PyTorch.
 RuleResult slice_rule(const CallInfo& call) {
   const Shape& in = call.operands[0].shape;
-  const int64_t dim = wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(in.size()));
-  const SliceRange range = slice_range(in[dim], call.arg(2), call.arg(3), call.arg(4).toInt());
+  const int64_t dim =
+      wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(in.size()));
+  const SliceRange range =
+      slice_range(in[dim], call.arg(2), call.arg(3), call.arg(4).toInt());
   Shape out = in;
   out[dim] = range.length;
   auto dim_map = identity_map(in.size());
@@ -287,16 +321,24 @@ RuleResult slice_rule(const CallInfo& call) {
 // Partial stays exact); sharded dims follow as in slice.
 RuleResult slice_backward_rule(const CallInfo& call) {
   const Shape in = call.arg(1).toIntVector();
-  const int64_t dim = wrap_dim(call.arg(2).toInt(), static_cast<int64_t>(in.size()));
-  const SliceRange range = slice_range(in[dim], call.arg(3), call.arg(4), call.arg(5).toInt());
+  const int64_t dim =
+      wrap_dim(call.arg(2).toInt(), static_cast<int64_t>(in.size()));
+  const SliceRange range =
+      slice_range(in[dim], call.arg(3), call.arg(4), call.arg(5).toInt());
   auto dim_map = identity_map(in.size());
   if (!range.whole) {
     dim_map[dim] = -1;
   }
   RuleResult r = map_rule(call, dim_map, in);
-  r.run_local = [](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
-    return std::vector<at::Tensor>{at::slice_backward(locals[0], (*ctx.output_shapes)[0], ctx.args[2].toInt(),
-                                                      ctx.args[3].toInt(), ctx.args[4].toInt(), ctx.args[5].toInt())};
+  r.run_local = [](const std::vector<at::Tensor>& locals,
+                   const LocalContext& ctx) {
+    return std::vector<at::Tensor>{at::slice_backward(
+        locals[0],
+        (*ctx.output_shapes)[0],
+        ctx.args[2].toInt(),
+        ctx.args[3].toInt(),
+        ctx.args[4].toInt(),
+        ctx.args[5].toInt())};
   };
   return r;
 }
@@ -304,7 +346,8 @@ RuleResult slice_backward_rule(const CallInfo& call) {
 // select.int(self, dim, index): the selected dim must be whole.
 RuleResult select_rule(const CallInfo& call) {
   const Shape& in = call.operands[0].shape;
-  const int64_t dim = wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(in.size()));
+  const int64_t dim =
+      wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(in.size()));
   Shape out = in;
   out.erase(out.begin() + dim);
   std::vector<int64_t> dim_map(in.size(), -1);
@@ -319,15 +362,20 @@ RuleResult select_rule(const CallInfo& call) {
 RuleResult select_backward_rule(const CallInfo& call) {
   const Shape in = call.arg(1).toIntVector();
   const Shape& grad = call.operands[0].shape;
-  const int64_t dim = wrap_dim(call.arg(2).toInt(), static_cast<int64_t>(in.size()));
+  const int64_t dim =
+      wrap_dim(call.arg(2).toInt(), static_cast<int64_t>(in.size()));
   std::vector<int64_t> dim_map(grad.size());
   for (int64_t d = 0; d < static_cast<int64_t>(grad.size()); ++d) {
     dim_map[d] = d < dim ? d : d + 1;
   }
   RuleResult r = map_rule(call, dim_map, in);
-  r.run_local = [](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
-    return std::vector<at::Tensor>{
-        at::select_backward(locals[0], (*ctx.output_shapes)[0], ctx.args[2].toInt(), ctx.args[3].toInt())};
+  r.run_local = [](const std::vector<at::Tensor>& locals,
+                   const LocalContext& ctx) {
+    return std::vector<at::Tensor>{at::select_backward(
+        locals[0],
+        (*ctx.output_shapes)[0],
+        ctx.args[2].toInt(),
+        ctx.args[3].toInt())};
   };
   return r;
 }
@@ -335,9 +383,14 @@ RuleResult select_backward_rule(const CallInfo& call) {
 // split / split_with_sizes / unbind along `dim`: pieces of a sharded dim
 // are not the shards' pieces, so that dim is gathered (as in PyTorch);
 // other dims keep their shard in every piece.
-RuleResult split_rule(const CallInfo& call, int64_t dim_arg, const std::vector<int64_t>& sizes, bool drop_dim) {
+RuleResult split_rule(
+    const CallInfo& call,
+    int64_t dim_arg,
+    const std::vector<int64_t>& sizes,
+    bool drop_dim) {
   const Shape& in = call.operands[0].shape;
-  const int64_t dim = wrap_dim(call.arg(dim_arg).toInt(), static_cast<int64_t>(in.size()));
+  const int64_t dim =
+      wrap_dim(call.arg(dim_arg).toInt(), static_cast<int64_t>(in.size()));
   std::vector<Shape> outs;
   for (int64_t len : sizes) {
     Shape piece = in;
@@ -358,9 +411,16 @@ RuleResult split_rule(const CallInfo& call, int64_t dim_arg, const std::vector<i
 // torch.split's piece lengths: split_size each, the last shorter; one
 // empty piece for an empty dim.
 std::vector<int64_t> split_sizes(int64_t size, int64_t split_size) {
-  TORCH_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
-  TORCH_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0");
-  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  TORCH_CHECK(
+      split_size >= 0,
+      "split expects split_size be non-negative, but got split_size=",
+      split_size);
+  TORCH_CHECK(
+      split_size > 0 || size == 0,
+      "split_size can only be 0 if dimension size is 0");
+  const int64_t pieces = split_size == 0
+      ? 1
+      : std::max<int64_t>((size + split_size - 1) / split_size, 1);
   std::vector<int64_t> out;
   for (int64_t i = 0; i < pieces; ++i) {
     out.push_back(std::min(split_size, size - i * split_size));
@@ -371,71 +431,108 @@ std::vector<int64_t> split_sizes(int64_t size, int64_t split_size) {
 } // namespace
 
 void add_view_rules(RuleTable& table) {
-  const std::string whole = "S(d) → S(d) for a dim other than `dim` (and for `dim` when the slice takes all of "
-                            "it, in order), else gathered; R → R; P(op) → P(op)";
+  const std::string whole =
+      "S(d) → S(d) for a dim other than `dim` (and for `dim` when the slice takes all of "
+      "it, in order), else gathered; R → R; P(op) → P(op)";
   table["aten::slice.Tensor"] = {"view", whole, slice_rule};
-  table["aten::slice_backward.default"] = {"view", whole + " (the gradient: zeros around it on every rank)",
-                                           slice_backward_rule};
-  const std::string drop = "S(d) → S(d') for d ≠ `dim` (renumbered); a sharded `dim` is gathered; R → R; "
-                           "P(op) → P(op)";
+  table["aten::slice_backward.default"] = {
+      "view",
+      whole + " (the gradient: zeros around it on every rank)",
+      slice_backward_rule};
+  const std::string drop =
+      "S(d) → S(d') for d ≠ `dim` (renumbered); a sharded `dim` is gathered; R → R; "
+      "P(op) → P(op)";
   table["aten::select.int"] = {"view", drop, select_rule};
-  table["aten::select_backward.default"] = {"view", "S(d') → S(d) (the gradient's dims, `dim` inserted); R → R; "
-                                                    "P(op) → P(op)",
-                                            select_backward_rule};
-  const std::string pieces = "S(d) → S(d) in every piece for d ≠ `dim`; a sharded `dim` is gathered; R → R; "
-                             "P(op) → P(op)";
-  table["aten::split.Tensor"] = {"view", pieces, [](const CallInfo& c) {
-                                   const Shape& in = c.operands[0].shape;
-                                   const int64_t dim = wrap_dim(c.arg(2).toInt(), static_cast<int64_t>(in.size()));
-                                   return split_rule(c, 2, split_sizes(in[dim], c.arg(1).toInt()), false);
-                                 }};
+  table["aten::select_backward.default"] = {
+      "view",
+      "S(d') → S(d) (the gradient's dims, `dim` inserted); R → R; "
+      "P(op) → P(op)",
+      select_backward_rule};
+  const std::string pieces =
+      "S(d) → S(d) in every piece for d ≠ `dim`; a sharded `dim` is gathered; R → R; "
+      "P(op) → P(op)";
+  table["aten::split.Tensor"] = {
+      "view", pieces, [](const CallInfo& c) {
+        const Shape& in = c.operands[0].shape;
+        const int64_t dim =
+            wrap_dim(c.arg(2).toInt(), static_cast<int64_t>(in.size()));
+        return split_rule(c, 2, split_sizes(in[dim], c.arg(1).toInt()), false);
+      }};
   table["aten::split_with_sizes.default"] = {
-      "view", pieces, [](const CallInfo& c) { return split_rule(c, 2, c.arg(1).toIntVector(), false); }};
-  table["aten::unbind.int"] = {"view", drop, [](const CallInfo& c) {
-                                 const Shape& in = c.operands[0].shape;
-                                 const int64_t dim = wrap_dim(c.arg(1).toInt(), static_cast<int64_t>(in.size()));
-                                 return split_rule(c, 1, std::vector<int64_t>(in[dim], 1), true);
-                               }};
+      "view", pieces, [](const CallInfo& c) {
+        return split_rule(c, 2, c.arg(1).toIntVector(), false);
+      }};
+  table["aten::unbind.int"] = {
+      "view", drop, [](const CallInfo& c) {
+        const Shape& in = c.operands[0].shape;
+        const int64_t dim =
+            wrap_dim(c.arg(1).toInt(), static_cast<int64_t>(in.size()));
+        return split_rule(c, 1, std::vector<int64_t>(in[dim], 1), true);
+      }};
   const std::string follow = "S(d) → S(d') where d goes; R → R; P(op) → P(op)";
-  table["aten::t.default"] = {"view", follow, [](const CallInfo& c) { return transpose_rule(c, 0, 1); }};
+  table["aten::t.default"] = {"view", follow, [](const CallInfo& c) {
+                                return transpose_rule(c, 0, 1);
+                              }};
   table["aten::transpose.int"] = {"view", follow, [](const CallInfo& c) {
-                                    return transpose_rule(c, c.arg(1).toInt(), c.arg(2).toInt());
+                                    return transpose_rule(
+                                        c, c.arg(1).toInt(), c.arg(2).toInt());
                                   }};
-  table["aten::permute.default"] = {"view", follow, [](const CallInfo& c) {
-                                      auto dims = c.arg(1).toIntVector();
-                                      const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
-                                      for (auto& d : dims) {
-                                        d = wrap_dim(d, ndim);
-                                      }
-                                      return permute_like(c, dims);
-                                    }};
-  table["aten::unsqueeze.default"] = {"view", follow,
-                                      [](const CallInfo& c) { return unsqueeze_rule(c, c.arg(1).toInt()); }};
-  const std::string squeeze = "S(d) → S(d') for a kept dim; a squeezed dim must be R; R → R; P(op) → P(op)";
-  table["aten::squeeze.default"] = {"view", squeeze, [](const CallInfo& c) {
-                                      return squeeze_rule(c, std::vector<bool>(c.operands[0].shape.size(), true));
-                                    }};
-  table["aten::squeeze.dim"] = {"view", squeeze, [](const CallInfo& c) {
-                                  const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
-                                  std::vector<bool> which(ndim, false);
-                                  if (ndim > 0) {
-                                    which[wrap_dim(c.arg(1).toInt(), ndim)] = true;
-                                  }
-                                  return squeeze_rule(c, which);
-                                }};
-  const std::string reshape = "S(d) → S(d') when d is the outermost dim of a merged/split group and both d and d' "
-                              "divide by the mesh size (even chunks), else gathered; R → R; P(op) → P(op)";
-  table["aten::view.default"] = {"view", reshape,
-                                 [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), true); }};
+  table["aten::permute.default"] = {
+      "view", follow, [](const CallInfo& c) {
+        auto dims = c.arg(1).toIntVector();
+        const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
+        for (auto& d : dims) {
+          d = wrap_dim(d, ndim);
+        }
+        return permute_like(c, dims);
+      }};
+  table["aten::unsqueeze.default"] = {"view", follow, [](const CallInfo& c) {
+                                        return unsqueeze_rule(
+                                            c, c.arg(1).toInt());
+                                      }};
+  const std::string squeeze =
+      "S(d) → S(d') for a kept dim; a squeezed dim must be R; R → R; P(op) → P(op)";
+  table["aten::squeeze.default"] = {
+      "view", squeeze, [](const CallInfo& c) {
+        return squeeze_rule(
+            c, std::vector<bool>(c.operands[0].shape.size(), true));
+      }};
+  table["aten::squeeze.dim"] = {
+      "view", squeeze, [](const CallInfo& c) {
+        const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
+        std::vector<bool> which(ndim, false);
+        if (ndim > 0) {
+          which[wrap_dim(c.arg(1).toInt(), ndim)] = true;
+        }
+        return squeeze_rule(c, which);
+      }};
+  const std::string reshape =
+      "S(d) → S(d') when d is the outermost dim of a merged/split group and both d and d' "
+      "divide by the mesh size (even chunks), else gathered; R → R; P(op) → P(op)";
+  table["aten::view.default"] = {"view", reshape, [](const CallInfo& c) {
+                                   return reshape_rule(
+                                       c, c.arg(1).toIntVector(), true);
+                                 }};
   table["aten::_unsafe_view.default"] = {
-      "view", reshape, [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), false); }};
+      "view", reshape, [](const CallInfo& c) {
+        return reshape_rule(c, c.arg(1).toIntVector(), false);
+      }};
   table["aten::_reshape_alias.default"] = {
-      "view", reshape, [](const CallInfo& c) { return reshape_rule(c, c.arg(1).toIntVector(), false); }};
-  table["aten::expand.default"] = {"view", "S(d) → S(d') for a dim that is not broadcast; R → R; P(op) → P(op)",
-                                   [](const CallInfo& c) { return expand_rule(c, c.arg(1).toIntVector()); }};
-  table["aten::repeat.default"] = {"view", "S(d) → S(d') for a dim repeated once; R → R; P(op) → P(op)",
-                                   repeat_rule};
-  table["aten::flip.default"] = {"view", "S(d) → S(d) for a dim not flipped; R → R; P(op) → P(op)", flip_rule};
+      "view", reshape, [](const CallInfo& c) {
+        return reshape_rule(c, c.arg(1).toIntVector(), false);
+      }};
+  table["aten::expand.default"] = {
+      "view",
+      "S(d) → S(d') for a dim that is not broadcast; R → R; P(op) → P(op)",
+      [](const CallInfo& c) { return expand_rule(c, c.arg(1).toIntVector()); }};
+  table["aten::repeat.default"] = {
+      "view",
+      "S(d) → S(d') for a dim repeated once; R → R; P(op) → P(op)",
+      repeat_rule};
+  table["aten::flip.default"] = {
+      "view",
+      "S(d) → S(d) for a dim not flipped; R → R; P(op) → P(op)",
+      flip_rule};
 }
 
 } // namespace ops
