@@ -86,37 +86,20 @@ llvm::SmallVector<const Expr *, 4> tensorOpOperands(const CallExpr &Call,
   return Ops.Operands;
 }
 
-MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
-                         const ApiIndex &Index, const AnalysisLimits &Limits,
-                         SummaryProvider *Summaries) {
-  llvm::SmallVector<const VarDecl *, 8> TensorVars = tensorVariables(FD, Index);
-  auto OnCall = [&](const CallExpr &Call, const Environment &Env,
-                    const OriginTable &Origins,
-                    std::vector<MixedOpSite> &Sites) {
+namespace {
+class MixedOpCollector : public SiteList<MixedOpSite> {
+public:
+  MixedOpCollector(const FunctionDecl &FD, const ApiIndex &Index,
+                   SummaryProvider *Summaries, std::vector<MixedOpSite> &Sites)
+      : SiteList(Sites), Index(Index), Summaries(Summaries),
+        TensorVars(tensorVariables(FD, Index)) {}
+
+  void onCall(const CallExpr &Call, const Environment &Env,
+              const OriginTable &Origins) override {
     OpOperands Ops = opOperands(&Call, Index);
     if (Ops.Operands.size() < 2) {
       if (Summaries)
-        Summaries->forEachMixedOpSinkArgument(
-            Call, [&](const MixedOpSinkFact &Sink, const Expr *Arg) {
-              std::optional<OperandReading> R =
-                  readOperand({Arg, false}, Env, Origins);
-              if (!R)
-                return;
-              bool Mixes = Sink.AsDTensor
-                               ? R->Fact.P == Provenance::DTensor
-                               : R->Fact.P == Provenance::Plain &&
-                                     !isScalarLikeOperand(
-                                         R->Fact.E, R->Fact.Origin, Index);
-              if (!Mixes)
-                return;
-              MixedOpSite Site{&Call, R->Fact, {}, {}, nullptr, Sink.Op};
-              Site.InnerElsewhere = Sink.Elsewhere;
-              if (!Sink.AsDTensor) {
-                Site.Plain.push_back(R->Fact);
-                Site.DTensor.E = nullptr;
-              }
-              Sites.push_back(std::move(Site));
-            });
+        checkCallThrough(Call, Env, Origins);
       return;
     }
     std::optional<OperandFact> DT;
@@ -136,8 +119,44 @@ MixedOpScan scanMixedOps(const FunctionDecl &FD, ASTContext &Ctx,
     Sites.push_back({&Call, *DT, std::move(Plain),
                      dtensorVariables(TensorVars, Env, &Call),
                      Ops.InPlaceSelf});
-  };
-  return scanSites<MixedOpSite>(FD, Ctx, Index, Limits, OnCall, Summaries);
+  }
+
+private:
+  /// A call handing a tensor to a function of this TU whose op mixes it.
+  void checkCallThrough(const CallExpr &Call, const Environment &Env,
+                        const OriginTable &Origins) {
+    Summaries->forEachMixedOpSinkArgument(Call, [&](const MixedOpSinkFact &Sink,
+                                                    const Expr *Arg) {
+      std::optional<OperandReading> R = readOperand({Arg, false}, Env, Origins);
+      if (!R)
+        return;
+      bool Mixes =
+          Sink.AsDTensor
+              ? R->Fact.P == Provenance::DTensor
+              : R->Fact.P == Provenance::Plain &&
+                    !isScalarLikeOperand(R->Fact.E, R->Fact.Origin, Index);
+      if (!Mixes)
+        return;
+      MixedOpSite Site{&Call, R->Fact, {}, {}, nullptr, Sink.Op};
+      Site.InnerElsewhere = Sink.Elsewhere;
+      if (!Sink.AsDTensor) {
+        Site.Plain.push_back(R->Fact);
+        Site.DTensor.E = nullptr;
+      }
+      Sites.push_back(std::move(Site));
+    });
+  }
+
+  const ApiIndex &Index;
+  SummaryProvider *Summaries;
+  const llvm::SmallVector<const VarDecl *, 8> TensorVars;
+};
+} // namespace
+
+std::unique_ptr<SiteCollector>
+collectMixedOps(const FunctionDecl &FD, const ApiIndex &Index,
+                SummaryProvider *Summaries, std::vector<MixedOpSite> &Sites) {
+  return std::make_unique<MixedOpCollector>(FD, Index, Summaries, Sites);
 }
 
 } // namespace analysis

@@ -86,39 +86,39 @@ callThrough(const CallExpr &Call, const ProcessGroupSinkFact &Sink,
   return Site;
 }
 
-ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
-                                             ASTContext &Ctx,
-                                             const ApiIndex &Index,
-                                             const AnalysisLimits &Limits,
-                                             SummaryProvider *Summaries) {
-  // The elements of braced lists that initialise local containers, read
-  // where the declaration copies them (later changes to a variable named in
-  // the list do not change the copy).
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<ElementFact, 4>>
-      DeclElements;
-  auto RememberListElements = [&](const CFGElement &Elt, const Environment &Env,
-                                  const OriginTable &Origins) {
-    if (auto S = Elt.getAs<CFGStmt>())
-      if (const auto *DS = dyn_cast<DeclStmt>(S->getStmt())) {
-        for (const Decl *D : DS->decls()) {
-          const auto *VD = dyn_cast<VarDecl>(D);
-          if (!VD || !VD->hasLocalStorage() || !VD->getInit() ||
-              !Index.isTensorContainerType(VD->getType()) ||
-              DeclElements.count(VD))
-            continue;
-          TensorOperands Elements = tensorOperands(VD->getInit(), Index);
-          if (!Elements.FromList)
-            continue;
-          auto &Facts = DeclElements[VD];
-          for (const TensorOperand &Elem : Elements.Items)
-            if (std::optional<ElementFact> F = readElement(Elem, Env, Origins))
-              Facts.push_back(*F);
-        }
-      }
-  };
-  auto OnCall = [&](const CallExpr &CallRef, const Environment &Env,
-                    const OriginTable &Origins,
-                    std::vector<ProcessGroupSite> &Sites) {
+namespace {
+class ProcessGroupCollector : public SiteList<ProcessGroupSite> {
+public:
+  ProcessGroupCollector(const ApiIndex &Index, SummaryProvider *Summaries,
+                        std::vector<ProcessGroupSite> &Sites)
+      : SiteList(Sites), Index(Index), Summaries(Summaries) {}
+
+  /// Remembers the elements of braced lists that initialise local
+  /// containers, read where the declaration copies them (later changes to a
+  /// variable named in the list do not change the copy).
+  void onElement(const CFGElement &Elt, const Environment &Env,
+                 const OriginTable &Origins) override {
+    auto S = Elt.getAs<CFGStmt>();
+    const auto *DS = S ? dyn_cast<DeclStmt>(S->getStmt()) : nullptr;
+    if (!DS)
+      return;
+    for (const Decl *D : DS->decls()) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (!VD || !VD->hasLocalStorage() || !VD->getInit() ||
+          !Index.isTensorContainerType(VD->getType()) || DeclElements.count(VD))
+        continue;
+      TensorOperands Elements = tensorOperands(VD->getInit(), Index);
+      if (!Elements.FromList)
+        continue;
+      auto &Facts = DeclElements[VD];
+      for (const TensorOperand &Elem : Elements.Items)
+        if (std::optional<ElementFact> F = readElement(Elem, Env, Origins))
+          Facts.push_back(*F);
+    }
+  }
+
+  void onCall(const CallExpr &CallRef, const Environment &Env,
+              const OriginTable &Origins) override {
     const CallExpr *Call = &CallRef;
     const ProcessGroupCollectiveEntry *Entry =
         Index.processGroupCollective(Call->getDirectCallee());
@@ -168,9 +168,20 @@ ProcessGroupScan scanProcessGroupCollectives(const FunctionDecl &FD,
     }
     if (!Site.DTensorOperands.empty())
       Sites.push_back(std::move(Site));
-  };
-  return scanSites<ProcessGroupSite>(FD, Ctx, Index, Limits, OnCall, Summaries,
-                                     RememberListElements);
+  }
+
+private:
+  const ApiIndex &Index;
+  SummaryProvider *Summaries;
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<ElementFact, 4>>
+      DeclElements;
+};
+} // namespace
+
+std::unique_ptr<SiteCollector>
+collectProcessGroupCalls(const ApiIndex &Index, SummaryProvider *Summaries,
+                         std::vector<ProcessGroupSite> &Sites) {
+  return std::make_unique<ProcessGroupCollector>(Index, Summaries, Sites);
 }
 
 } // namespace analysis

@@ -9,19 +9,28 @@ using namespace clang::dataflow;
 namespace meshguard {
 namespace analysis {
 
-AnalysisResult visitCalls(const FunctionDecl &FD, ASTContext &Ctx,
-                          const ApiIndex &Index, const AnalysisLimits &Limits,
-                          CallVisitor OnCall, SummaryProvider *Summaries,
-                          ElementVisitor OnOther) {
+SiteCollector::~SiteCollector() = default;
+
+AnalysisResult runCollectors(const FunctionDecl &FD, ASTContext &Ctx,
+                             const ApiIndex &Index,
+                             const AnalysisLimits &Limits,
+                             SummaryProvider *Summaries,
+                             llvm::ArrayRef<SiteCollector *> Collectors) {
   llvm::DenseSet<const CallExpr *> Seen;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
-    if (OnOther)
-      OnOther(Elt, Env, Origins);
+    for (SiteCollector *C : Collectors)
+      C->onElement(Elt, Env, Origins);
     if (const CallExpr *Call = firstVisitOfCall(Elt, Seen))
-      OnCall(*Call, Env, Origins);
+      for (SiteCollector *C : Collectors)
+        C->onCall(*Call, Env, Origins);
   };
-  return analyzeFunction(FD, Ctx, Index, Limits, Visit, Summaries);
+  AnalysisResult Result =
+      analyzeFunction(FD, Ctx, Index, Limits, Visit, Summaries);
+  if (!Result.ok())
+    for (SiteCollector *C : Collectors)
+      C->discard();
+  return Result;
 }
 
 } // namespace analysis

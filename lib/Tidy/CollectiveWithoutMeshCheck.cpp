@@ -39,16 +39,10 @@ std::vector<StringRef> CollectiveWithoutMeshCheck::interestingCallees() const {
 
 void CollectiveWithoutMeshCheck::analyse(const FunctionDecl &FD,
                                          ASTContext &Ctx) {
-  if (!Summaries) {
-    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
-    Summaries->setDatabase(SummaryDB.get());
-  }
-  CollectiveScan Scan =
-      scanCollectives(FD, Ctx, *Index, Analysis.Limits, Summaries.get(),
-                      /*WantMaybe=*/StrictMode);
-  if (!finished(FD, Scan.Result, "collectives without a DeviceMesh"))
+  const FunctionFacts &Facts = engine(Ctx).facts(FD);
+  if (!finished(FD, Facts.Result, "collectives without a DeviceMesh"))
     return;
-  for (const CollectiveSite &Site : Scan.Sites)
+  for (const CollectiveSite &Site : Facts.Collectives)
     report(FD, Site, Ctx);
 }
 

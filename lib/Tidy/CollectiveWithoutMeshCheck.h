@@ -5,7 +5,6 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/CollectiveSites.h"
-#include "meshguard/Analysis/Summaries.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {
@@ -29,6 +28,7 @@ private:
     return analysis::SummaryFactKind::MeshSinks;
   }
   bool followWrappers() const override { return true; }
+  bool wantsMaybeNoMesh() const override { return StrictMode; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const clang::FunctionDecl &FD,
               const analysis::CollectiveSite &Site, clang::ASTContext &Ctx);
@@ -43,8 +43,6 @@ private:
                                  clang::ASTContext &Ctx);
 
   const bool StrictMode;
-  /// Summaries of this TU's functions (the check lives for one TU).
-  std::unique_ptr<analysis::SummaryProvider> Summaries;
   /// The fix that distributes \p Module, unless it already has one here.
   std::optional<clang::FixItHint> distributeOnce(const clang::FunctionDecl &FD,
                                                  const clang::VarDecl &Module);

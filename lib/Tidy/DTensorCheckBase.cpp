@@ -149,7 +149,7 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-std::shared_ptr<TUSummaries> DTensorCheckBase::makeTUSummaries() const {
+std::shared_ptr<SharedTU> DTensorCheckBase::makeSharedTU() const {
   // clang-tidy knows the compile command's directory; clangd gives it as
   // the working directory of the TU's file system.
   std::string BuildDir = Context.getCurrentBuildDirectory();
@@ -158,7 +158,7 @@ std::shared_ptr<TUSummaries> DTensorCheckBase::makeTUSummaries() const {
                                              .getVirtualFileSystem()
                                              .getCurrentWorkingDirectory())
       BuildDir = *Cwd;
-  auto Shared = std::make_shared<TUSummaries>();
+  auto Shared = std::make_shared<SharedTU>();
   Shared->ExportDir =
       analysis::findSummaryExportDirectory(SummaryExportOption, BuildDir);
   Shared->DatabaseDir = analysis::findSummaryDirectory(
@@ -167,24 +167,23 @@ std::shared_ptr<TUSummaries> DTensorCheckBase::makeTUSummaries() const {
 }
 
 void DTensorCheckBase::loadSummaryDatabase() {
-  SummaryDB.reset();
-  TUShared =
-      joinTUSummaries(&Context, getID(), [&] { return makeTUSummaries(); });
+  Engine = nullptr;
+  TUShared = joinSharedTU(&Context, getID(), [&] { return makeSharedTU(); });
+  if (wantsMaybeNoMesh())
+    TUShared->WantMaybeNoMesh = true;
   if (Sources)
     TUShared->setMainFile(analysis::mainFilePath(*Sources));
   std::optional<analysis::SummaryFactKind> Kind = summaryFacts();
-  if (!Kind || (TUShared->DatabaseDir.empty() && TUShared->ExportDir.empty()))
+  if (!Kind || !TUShared->usesDatabase())
     return;
-  // Shared with the TU's other checks, alive as long as this one needs it.
-  SummaryDB =
-      std::shared_ptr<analysis::SummaryLookup>(TUShared, &TUShared->lookup());
+  const analysis::SummaryLookup &DB = TUShared->lookup();
   // Each problem once per TU: from the first enabled check that reads the
   // database (they all read the same one).
   const auto *First = llvm::find_if(DTensorCheckNames, [&](StringRef Name) {
     return Context.isCheckEnabled(Name);
   });
   if (First == std::end(DTensorCheckNames) || *First != getID())
-    return addSummarisedNames(*Kind);
+    return addSummarisedNames(DB, *Kind);
   const std::string &Dir = TUShared->DatabaseDir;
   bool Named = !SummaryDatabaseOption.empty() ||
                std::getenv(analysis::SummaryDatabaseVariable);
@@ -193,9 +192,30 @@ void DTensorCheckBase::loadSummaryDatabase() {
                   "' (MeshguardSummaryDatabase or " +
                   analysis::SummaryDatabaseVariable +
                   ") does not exist; functions of other files are unknown");
-  for (const std::string &Problem : SummaryDB->database().problems())
+  for (const std::string &Problem : DB.database().problems())
     Config.report("summary database: " + Problem);
-  addSummarisedNames(*Kind);
+  addSummarisedNames(DB, *Kind);
+}
+
+std::string
+DTensorCheckBase::engineKey(const analysis::AnalysisLimits &Limits) const {
+  return Analysis.ModelFile + '\n' + std::to_string(Limits.MaxSATConflicts) +
+         ' ' + std::to_string(Limits.MaxBlockVisits) + ' ' +
+         std::to_string(Limits.MaxFunctionElements);
+}
+
+analysis::TUAnalysis &DTensorCheckBase::engine(ASTContext &Ctx) {
+  if (Engine && &Engine->context() == &Ctx)
+    return *Engine;
+  Engine = &TUShared->engine(engineKey(Analysis.Limits), [&] {
+    auto Made = std::make_unique<analysis::TUAnalysis>(
+        Ctx, Index, Analysis.Limits,
+        TUShared->usesDatabase() ? &TUShared->lookup() : nullptr);
+    if (TUShared->WantMaybeNoMesh)
+      Made->wantMaybeNoMesh();
+    return Made;
+  });
+  return *Engine;
 }
 
 void DTensorCheckBase::exportSummaries() {
@@ -204,9 +224,16 @@ void DTensorCheckBase::exportSummaries() {
   std::string TU = analysis::mainFilePath(*TUContext);
   if (TU.empty())
     return;
-  analysis::SummaryProvider Provider(*TUContext, *Index,
-                                     analysis::AnalysisLimits());
-  Provider.setDatabase(&TUShared->lookup());
+  // Exported summaries are computed with the default limits: the engine's
+  // when the checks ran with them (its summaries are already computed).
+  analysis::TUAnalysis *Shared =
+      TUShared->findEngine(engineKey(analysis::AnalysisLimits()));
+  std::optional<analysis::SummaryProvider> Own;
+  if (!Shared || &Shared->context() != TUContext) {
+    Own.emplace(*TUContext, *Index, analysis::AnalysisLimits());
+    Own->setDatabase(&TUShared->lookup());
+  }
+  analysis::SummaryProvider &Provider = Own ? *Own : Shared->summaries();
   const char *Tag = std::getenv(analysis::SummaryTagVariable);
   std::string Text = analysis::exportSummaries(
       *TUContext, Provider, Tag ? Tag : "", &TUShared->lookup());
@@ -225,8 +252,9 @@ void DTensorCheckBase::exportSummaries() {
                   DiagnosticIDs::Error);
 }
 
-void DTensorCheckBase::addSummarisedNames(analysis::SummaryFactKind Kind) {
-  for (const std::string &Name : SummaryDB->database().namesWith(Kind))
+void DTensorCheckBase::addSummarisedNames(const analysis::SummaryLookup &DB,
+                                          analysis::SummaryFactKind Kind) {
+  for (const std::string &Name : DB.database().namesWith(Kind))
     CalleeNames.insert(Name);
 }
 
@@ -257,7 +285,7 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
 void DTensorCheckBase::onEndOfTranslationUnit() {
   // Before the configuration problems are repeated: an export that fails
   // is one of them.
-  if (TUShared && leaveTUSummaries(&Context, getID()) &&
+  if (TUShared && leaveSharedTU(&Context, getID()) &&
       !TUShared->ExportDir.empty())
     exportSummaries();
   TUContext = nullptr;
@@ -288,7 +316,11 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
                << Captures.functionsAnalysed()
                << " enclosing function(s) analysed for the captures of "
                << Captures.lambdasAsked() << " lambda(s); " << SATQueries
-               << " SAT queries, " << SATConflicts << " solver conflicts\n";
+               << " SAT queries, " << SATConflicts << " solver conflicts";
+  if (Engine)
+    llvm::errs() << "; " << Engine->provenanceRuns()
+                 << " provenance run(s) shared by the TU's checks";
+  llvm::errs() << "\n";
 }
 
 bool DTensorCheckBase::finished(const FunctionDecl &FD,

@@ -11,7 +11,7 @@
 
 #include "AnalysisOptions.h"
 #include "MeshInScope.h"
-#include "TUSummaries.h"
+#include "SharedTU.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
@@ -61,9 +61,16 @@ protected:
   virtual std::optional<analysis::SummaryFactKind> summaryFacts() const {
     return std::nullopt;
   }
-  /// Analyses one function (a definition, not dependent, without errors).
+  /// The check asks for collectives without a mesh on some path only
+  /// (StrictMode): the TU's engine then finds them for every check.
+  virtual bool wantsMaybeNoMesh() const { return false; }
+  /// Reports on one function (a definition, not dependent, without
+  /// errors), from what engine() knows of it.
   virtual void analyse(const clang::FunctionDecl &FD,
                        clang::ASTContext &Ctx) = 0;
+  /// The analysis every dtensor-* check of this TU shares (one per API
+  /// model and limits).
+  analysis::TUAnalysis &engine(clang::ASTContext &Ctx);
   /// Counts \p Result in the statistics and reports a function the analysis
   /// gave up on (under ReportSkipped). False when its findings are void.
   bool finished(const clang::FunctionDecl &FD,
@@ -72,13 +79,10 @@ protected:
   /// Declared before what reads the options.
   ConfigReporter Config;
   AnalysisOptions Analysis;
-  std::unique_ptr<analysis::ApiIndex> Index;
+  /// Shared with the TU's engine.
+  std::shared_ptr<const analysis::ApiIndex> Index;
   /// The DeviceMesh locals of the function being reported on.
   MeshLocals MeshCache;
-  /// The summaries of functions of other TUs (SummaryDatabase.h) as this
-  /// TU sees them (shared by its checks), when summaryFacts() names some;
-  /// null when there is no database and no export.
-  std::shared_ptr<analysis::SummaryLookup> SummaryDB;
 
 private:
   clang::tidy::ClangTidyContext &Context;
@@ -93,17 +97,22 @@ private:
   /// (directories).
   std::string SummaryDatabaseOption;
   std::string SummaryExportOption;
-  /// What the checks of this TU share of the summaries.
-  std::shared_ptr<TUSummaries> TUShared;
+  /// What the checks of this TU share: the engine and the summaries.
+  std::shared_ptr<SharedTU> TUShared;
+  /// The TU's engine for this check's configuration (engineKey()).
+  analysis::TUAnalysis *Engine = nullptr;
+  /// The API model and the limits: checks that agree share an engine.
+  std::string engineKey(const analysis::AnalysisLimits &Limits) const;
   mutable clang::ASTContext *TUContext = nullptr;
   /// Joins the TU's summaries, reads the database when this check uses it,
   /// and adds its functions with facts to CalleeNames.
   void loadSummaryDatabase();
-  std::shared_ptr<TUSummaries> makeTUSummaries() const;
+  std::shared_ptr<SharedTU> makeSharedTU() const;
   /// Writes the TU's summaries to the export directory (the last check of
   /// the TU does).
   void exportSummaries();
-  void addSummarisedNames(analysis::SummaryFactKind Kind);
+  void addSummarisedNames(const analysis::SummaryLookup &DB,
+                          analysis::SummaryFactKind Kind);
   mutable llvm::DenseMap<const clang::FunctionDecl *, bool> CalleeCache;
   mutable const clang::ASTContext *DeclaredCtx = nullptr;
   mutable bool Declared = false;

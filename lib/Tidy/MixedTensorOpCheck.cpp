@@ -27,16 +27,11 @@ std::vector<StringRef> MixedTensorOpCheck::interestingCallees() const {
 }
 
 void MixedTensorOpCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  if (!Summaries) {
-    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
-    Summaries->setDatabase(SummaryDB.get());
-  }
-  MixedOpScan Scan =
-      scanMixedOps(FD, Ctx, *Index, Analysis.Limits, Summaries.get());
-  if (!finished(FD, Scan.Result,
+  const FunctionFacts &Facts = engine(Ctx).facts(FD);
+  if (!finished(FD, Facts.Result,
                 "tensor ops mixing DTensors and plain tensors"))
     return;
-  for (const MixedOpSite &Site : Scan.Sites)
+  for (const MixedOpSite &Site : Facts.MixedOps)
     if (Site.Inner || Site.InnerElsewhere)
       reportCallThrough(Site, Ctx);
     else

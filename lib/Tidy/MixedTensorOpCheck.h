@@ -5,7 +5,6 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/MixedOpSites.h"
-#include "meshguard/Analysis/Summaries.h"
 #include <memory>
 
 namespace meshguard {
@@ -30,8 +29,6 @@ private:
   /// warning at the call, a note at the op.
   void reportCallThrough(const analysis::MixedOpSite &Site,
                          clang::ASTContext &Ctx);
-  /// Summaries of this TU's functions (the check lives for one TU).
-  std::unique_ptr<analysis::SummaryProvider> Summaries;
   void report(const clang::FunctionDecl &FD, const analysis::MixedOpSite &Site,
               clang::ASTContext &Ctx);
 };

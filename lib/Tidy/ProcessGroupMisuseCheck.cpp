@@ -22,19 +22,14 @@ std::vector<StringRef> ProcessGroupMisuseCheck::interestingCallees() const {
 }
 
 void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  if (!Summaries) {
-    Summaries = std::make_unique<SummaryProvider>(Ctx, *Index, Analysis.Limits);
-    Summaries->setDatabase(SummaryDB.get());
-  }
-  ProcessGroupScan Scan = scanProcessGroupCollectives(
-      FD, Ctx, *Index, Analysis.Limits, Summaries.get());
-  if (!finished(FD, Scan.Result,
+  const FunctionFacts &Facts = engine(Ctx).facts(FD);
+  if (!finished(FD, Facts.Result,
                 "DTensors passed to process-group collectives"))
     return;
   // In source order: an element given to several collectives is wrapped by
   // the fix-it of the first one only.
   std::vector<const ProcessGroupSite *> Sites;
-  for (const ProcessGroupSite &Site : Scan.Sites)
+  for (const ProcessGroupSite &Site : Facts.ProcessGroupCalls)
     Sites.push_back(&Site);
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::stable_sort(Sites,

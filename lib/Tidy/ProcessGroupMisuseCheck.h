@@ -6,7 +6,6 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
-#include "meshguard/Analysis/Summaries.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace meshguard {
@@ -35,9 +34,6 @@ private:
   /// collective inside it: the warning at the call, a note in the callee.
   void reportCallThrough(const analysis::ProcessGroupSite &Site,
                          clang::ASTContext &Ctx);
-
-  /// Summaries of this TU's functions (the check lives for one TU).
-  std::unique_ptr<analysis::SummaryProvider> Summaries;
 
   /// The collective whose fix-it wraps each list element (per function).
   llvm::DenseMap<const clang::Expr *, const clang::CallExpr *> WrappedAt;

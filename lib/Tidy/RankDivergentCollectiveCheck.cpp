@@ -21,19 +21,13 @@ RankDivergentCollectiveCheck::interestingCallees() const {
 }
 
 void RankDivergentCollectiveCheck::onEndOfTranslationUnit() {
-  Memo.reset(); // Its keys die with the AST.
   ReportedAt.clear();
   DTensorCheckBase::onEndOfTranslationUnit();
 }
 
 void RankDivergentCollectiveCheck::analyse(const FunctionDecl &FD,
                                            ASTContext &Ctx) {
-  if (!Memo || &Memo->context() != &Ctx) {
-    Memo = std::make_unique<DivergenceMemo>(Ctx, *Index);
-    Memo->setDatabase(SummaryDB.get());
-  }
-  DivergenceScan Scan =
-      findDivergentCollectives(FD, *Memo, *Index, Analysis.Limits);
+  DivergenceScan Scan = engine(Ctx).divergence(FD);
   if (!finished(FD, Scan.Result, "collectives that not every rank reaches"))
     return;
   for (const DivergentCollective &D : Scan.Sites)

@@ -36,8 +36,6 @@ private:
   void report(const analysis::DivergentCollective &D,
               const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
 
-  /// Per TU: the rank-dependence summary and the helpers that communicate.
-  std::unique_ptr<analysis::DivergenceMemo> Memo;
   /// Template instantiations share their source: one report per place.
   llvm::DenseSet<clang::SourceLocation> ReportedAt;
 };

@@ -94,34 +94,39 @@ Presences presencesAtUses(const std::string &Code,
   const FunctionDecl *FD = findFunction(Ctx, "target");
   EXPECT_TRUE(FD);
   ApiIndex Index(ApiModel::builtin());
-  auto OnCall = [&](const CallExpr &Call, const dataflow::Environment &Env,
-                    const OriginTable &Origins,
-                    std::vector<std::string> &Sites) {
-    const FunctionDecl *Callee = Call.getDirectCallee();
-    if (!Callee || !Callee->getDeclName().isIdentifier() ||
-        Callee->getName() != "use")
-      return;
-    std::optional<OperandReading> R =
-        readOperand({Call.getArg(0), false}, Env, Origins);
-    if (!R) {
-      Sites.push_back("unreadable");
-      return;
-    }
-    switch (dtensorPresence(*R, Env)) {
-    case DTensorPresence::Surely:
-      Sites.push_back("surely");
-      break;
-    case DTensorPresence::Maybe:
-      Sites.push_back("maybe");
-      break;
-    case DTensorPresence::None:
-      Sites.push_back("none");
-      break;
+  /// Records what dtensorPresence says of the argument of each use().
+  struct PresenceCollector : SiteList<std::string> {
+    using SiteList::SiteList;
+    void onCall(const CallExpr &Call, const dataflow::Environment &Env,
+                const OriginTable &Origins) override {
+      const FunctionDecl *Callee = Call.getDirectCallee();
+      if (!Callee || !Callee->getDeclName().isIdentifier() ||
+          Callee->getName() != "use")
+        return;
+      std::optional<OperandReading> R =
+          readOperand({Call.getArg(0), false}, Env, Origins);
+      if (!R) {
+        Sites.push_back("unreadable");
+        return;
+      }
+      switch (dtensorPresence(*R, Env)) {
+      case DTensorPresence::Surely:
+        Sites.push_back("surely");
+        break;
+      case DTensorPresence::Maybe:
+        Sites.push_back("maybe");
+        break;
+      case DTensorPresence::None:
+        Sites.push_back("none");
+        break;
+      }
     }
   };
-  SiteScan<std::string> Scan =
-      scanSites<std::string>(*FD, Ctx, Index, Limits, OnCall);
-  return {Scan.Result, Scan.Sites};
+  Presences Out;
+  PresenceCollector Collector(Out.Sites);
+  SiteCollector *Watching[] = {&Collector};
+  Out.Result = runCollectors(*FD, Ctx, Index, Limits, nullptr, Watching);
+  return Out;
 }
 
 const char *const PresenceSnippet = R"cc(

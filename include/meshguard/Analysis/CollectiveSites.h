@@ -15,6 +15,7 @@
 #include "meshguard/Analysis/SiteScan.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
 #include <vector>
 
 namespace meshguard {
@@ -47,20 +48,19 @@ struct CollectiveSite {
   const ExternalSite *InnerElsewhere = nullptr;
 };
 
-using CollectiveScan = SiteScan<CollectiveSite>;
-
 class SummaryProvider;
 
-/// With \p Summaries, calls to functions of this TU are followed: their
-/// return values, and calls whose plain argument reaches a collective inside.
-/// \p WantMaybe: also find MaybeNoMesh sites. Each is confirmed against the
-/// flow condition (so that correlated branches are not reported), a query
-/// whose cost grows with the function: only StrictMode asks for them.
-CollectiveScan scanCollectives(const clang::FunctionDecl &FD,
-                               clang::ASTContext &Ctx, const ApiIndex &Index,
-                               const AnalysisLimits &Limits,
-                               SummaryProvider *Summaries = nullptr,
-                               bool WantMaybe = true);
+/// Watches a run of \p FD (runCollectors) for its collectives without a
+/// mesh, into \p Sites. With \p Summaries, calls to functions of this TU are
+/// followed: their return values, and calls whose plain argument reaches a
+/// collective inside. \p WantMaybe: also find MaybeNoMesh sites. Each is
+/// confirmed against the flow condition (so that correlated branches are not
+/// reported), a query whose cost grows with the function: only StrictMode
+/// asks for them.
+std::unique_ptr<SiteCollector>
+collectCollectives(const clang::FunctionDecl &FD, const ApiIndex &Index,
+                   SummaryProvider *Summaries, bool WantMaybe,
+                   std::vector<CollectiveSite> &Sites);
 
 } // namespace analysis
 } // namespace meshguard

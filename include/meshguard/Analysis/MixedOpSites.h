@@ -7,6 +7,7 @@
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
 #include "meshguard/Analysis/SiteScan.h"
+#include <memory>
 #include <vector>
 
 namespace meshguard {
@@ -41,14 +42,14 @@ tensorOpOperands(const clang::CallExpr &Call, const ApiIndex &Index);
 
 class SummaryProvider;
 
-using MixedOpScan = SiteScan<MixedOpSite>;
-
-/// With \p Summaries, a DTensor (or plain tensor) handed to a function of
-/// this TU whose tensor op mixes it with a plain tensor (a DTensor) is found
-/// at the call.
-MixedOpScan scanMixedOps(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
-                         const ApiIndex &Index, const AnalysisLimits &Limits,
-                         SummaryProvider *Summaries = nullptr);
+/// Watches a run of \p FD (runCollectors) for tensor ops mixing DTensors
+/// and plain tensors, into \p Sites. With \p Summaries, a DTensor (or plain
+/// tensor) handed to a function of this TU whose tensor op mixes it with a
+/// plain tensor (a DTensor) is found at the call.
+std::unique_ptr<SiteCollector> collectMixedOps(const clang::FunctionDecl &FD,
+                                               const ApiIndex &Index,
+                                               SummaryProvider *Summaries,
+                                               std::vector<MixedOpSite> &Sites);
 
 } // namespace analysis
 } // namespace meshguard

@@ -13,6 +13,7 @@
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/OperandFacts.h"
 #include "meshguard/Analysis/SiteScan.h"
+#include <memory>
 #include <vector>
 
 namespace meshguard {
@@ -45,16 +46,14 @@ struct ProcessGroupSite {
 
 class SummaryProvider;
 
-using ProcessGroupScan = SiteScan<ProcessGroupSite>;
-
-/// With \p Summaries, calls to functions of this TU are followed too: an
-/// argument that the callee hands to a raw collective (a tensor, a vector of
-/// tensors, a module whose parameters() it passes) is read at the call.
-ProcessGroupScan
-scanProcessGroupCollectives(const clang::FunctionDecl &FD,
-                            clang::ASTContext &Ctx, const ApiIndex &Index,
-                            const AnalysisLimits &Limits,
-                            SummaryProvider *Summaries = nullptr);
+/// Watches a run (runCollectors) for DTensors given to raw process-group
+/// collectives, into \p Sites. With \p Summaries, calls to functions of this
+/// TU are followed too: an argument that the callee hands to a raw
+/// collective (a tensor, a vector of tensors, a module whose parameters() it
+/// passes) is read at the call.
+std::unique_ptr<SiteCollector>
+collectProcessGroupCalls(const ApiIndex &Index, SummaryProvider *Summaries,
+                         std::vector<ProcessGroupSite> &Sites);
 
 } // namespace analysis
 } // namespace meshguard

@@ -1,4 +1,4 @@
-//===--- TUSummaries.cpp - The summaries one TU's checks share ----------===//
+//===--- SharedTU.cpp - What one TU's dtensor-* checks share -------------===//
 //
 // Keyed by the ClangTidyContext: one per clangd build (each on its own
 // worker thread), one per meshguard-tidy run whose TUs come one after
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TUSummaries.h"
+#include "SharedTU.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include <mutex>
@@ -14,7 +14,21 @@
 namespace meshguard {
 namespace tidy {
 
-analysis::SummaryLookup &TUSummaries::lookup() {
+analysis::TUAnalysis &SharedTU::engine(
+    llvm::StringRef Key,
+    llvm::function_ref<std::unique_ptr<analysis::TUAnalysis>()> Make) {
+  std::unique_ptr<analysis::TUAnalysis> &Slot = Engines[Key];
+  if (!Slot)
+    Slot = Make();
+  return *Slot;
+}
+
+analysis::TUAnalysis *SharedTU::findEngine(llvm::StringRef Key) const {
+  auto It = Engines.find(Key);
+  return It == Engines.end() ? nullptr : It->second.get();
+}
+
+analysis::SummaryLookup &SharedTU::lookup() {
   if (!Lookup) {
     Lookup = std::make_unique<analysis::SummaryLookup>(
         DatabaseDir.empty()
@@ -25,7 +39,7 @@ analysis::SummaryLookup &TUSummaries::lookup() {
   return *Lookup;
 }
 
-void TUSummaries::setMainFile(llvm::StringRef Path) {
+void SharedTU::setMainFile(llvm::StringRef Path) {
   if (MainFile == Path)
     return;
   MainFile = Path.str();
@@ -35,7 +49,7 @@ void TUSummaries::setMainFile(llvm::StringRef Path) {
 
 namespace {
 struct Slot {
-  std::shared_ptr<TUSummaries> Shared;
+  std::shared_ptr<SharedTU> Shared;
   llvm::StringSet<> Joined;
   unsigned Left = 0;
 };
@@ -46,9 +60,9 @@ llvm::DenseMap<const void *, Slot> &slots() {
 }
 } // namespace
 
-std::shared_ptr<TUSummaries>
-joinTUSummaries(const void *Context, llvm::StringRef Check,
-                llvm::function_ref<std::shared_ptr<TUSummaries>()> Make) {
+std::shared_ptr<SharedTU>
+joinSharedTU(const void *Context, llvm::StringRef Check,
+             llvm::function_ref<std::shared_ptr<SharedTU>()> Make) {
   std::lock_guard<std::mutex> Guard(Lock);
   Slot &S = slots()[Context];
   if (!S.Shared || S.Joined.contains(Check))
@@ -57,7 +71,7 @@ joinTUSummaries(const void *Context, llvm::StringRef Check,
   return S.Shared;
 }
 
-bool leaveTUSummaries(const void *Context, llvm::StringRef Check) {
+bool leaveSharedTU(const void *Context, llvm::StringRef Check) {
   std::lock_guard<std::mutex> Guard(Lock);
   auto It = slots().find(Context);
   if (It == slots().end() || !It->second.Joined.contains(Check))

@@ -1,0 +1,41 @@
+//===--- TUAnalysis.cpp - One analysis per translation unit ---------------===//
+
+#include "meshguard/Analysis/TUAnalysis.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+TUAnalysis::TUAnalysis(ASTContext &Ctx, std::shared_ptr<const ApiIndex> Index,
+                       AnalysisLimits Limits, SummaryLookup *Database)
+    : Ctx(Ctx), Index(std::move(Index)), Limits(Limits),
+      Summaries(Ctx, *this->Index, Limits), Divergence(Ctx, *this->Index) {
+  Summaries.setDatabase(Database);
+  Divergence.setDatabase(Database);
+}
+
+TUAnalysis::~TUAnalysis() = default;
+
+const FunctionFacts &TUAnalysis::facts(const FunctionDecl &FD) {
+  std::unique_ptr<FunctionFacts> &Slot = Facts[&FD];
+  if (Slot)
+    return *Slot;
+  Slot = std::make_unique<FunctionFacts>();
+  FunctionFacts &F = *Slot;
+  std::unique_ptr<SiteCollector> Collectors[] = {
+      collectCollectives(FD, *Index, &Summaries, WantMaybe, F.Collectives),
+      collectMixedOps(FD, *Index, &Summaries, F.MixedOps),
+      collectProcessGroupCalls(*Index, &Summaries, F.ProcessGroupCalls)};
+  SiteCollector *Watching[] = {Collectors[0].get(), Collectors[1].get(),
+                               Collectors[2].get()};
+  F.Result = runCollectors(FD, Ctx, *Index, Limits, &Summaries, Watching);
+  return F;
+}
+
+DivergenceScan TUAnalysis::divergence(const FunctionDecl &FD) {
+  return findDivergentCollectives(FD, Divergence, *Index, Limits);
+}
+
+} // namespace analysis
+} // namespace meshguard
