@@ -153,11 +153,6 @@ const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
   return ops;
 }
 
-bool sum_like(const Placement& p) {
-  auto* q = std::get_if<Partial>(&p);
-  return q && (q->reduce_op == ReduceOp::SUM || q->reduce_op == ReduceOp::AVG);
-}
-
 // The op's current Partial (taken from the first Partial operand on any
 // mesh dim); the rule offers Partial strategies for it only.
 std::vector<Partial> partials_in(const CallInfo& call) {
