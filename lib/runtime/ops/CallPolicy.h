@@ -2,7 +2,7 @@
 
 // What the DTensor kernel does with a call of an operator that has a
 // sharded or Partial operand: run it by its rule, or refuse it. One
-// function, used by the kernel (Fallback.cpp) and walked over every
+// function, used by the kernel (ops/Dispatch.cpp) and walked over every
 // operator the dispatcher knows by a test, so that "an op outside the table
 // is refused" is checked for all of them, not a sample.
 

@@ -7,7 +7,7 @@
 // must have and the placement each output then has. The propagator
 // (Propagator.cpp) takes the same list for every mesh dim, picks per mesh
 // dim the strategy that needs the least communication, redistributes and
-// runs the op locally (Fallback.cpp). As PyTorch's op strategies, but in
+// runs the op locally (ops/Dispatch.cpp). As PyTorch's op strategies, but in
 // C++ and per mesh dim.
 
 #include <cstdint>
