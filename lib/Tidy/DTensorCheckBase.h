@@ -10,7 +10,7 @@
 #define MESHGUARD_TIDY_DTENSORCHECKBASE_H
 
 #include "AnalysisOptions.h"
-#include "MeshInScope.h"
+#include "Fixes/MeshInScope.h"
 #include "SharedTU.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "meshguard/Analysis/SummaryDatabase.h"

@@ -4,7 +4,7 @@
 #include "RankDivergentCollectiveCheck.h"
 #include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
-#include "HoistGatherFix.h"
+#include "Fixes/HoistGatherFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"

@@ -1,6 +1,6 @@
 //===--- CDCLSolverTest.cpp - The CaDiCaL adapter of the dataflow solver --===//
 
-#include "CDCLSolver.h"
+#include "Provenance/CDCLSolver.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "gtest/gtest.h"
 

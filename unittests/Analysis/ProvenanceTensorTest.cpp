@@ -1,9 +1,9 @@
 //===--- ProvenanceTensorTest.cpp - The model's transfer functions on tensors //
 //
-// One snippet per transfer function (see lib/Analysis/ProvenanceModel.cpp):
-// sources, ops (free, method, operator, pointer), factories the table does
-// not list, unknown calls, summaries of the TU's functions, is_dtensor,
-// OrderedDict items, joins.
+// One snippet per transfer function (see
+// lib/Analysis/Provenance/ProvenanceModel.cpp): sources, ops (free, method,
+// operator, pointer), factories the table does not list, unknown calls,
+// summaries of the TU's functions, is_dtensor, OrderedDict items, joins.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===--- BranchSides.cpp - The sides of a rank-dependent branch -----------===//
 
-#include "BranchSides.h"
-#include "RankDependence.h"
+#include "Divergence/BranchSides.h"
+#include "Divergence/RankDependence.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"

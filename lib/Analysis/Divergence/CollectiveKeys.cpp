@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BranchSides.h"
-#include "MeshGroups.h"
-#include "RankDependence.h"
+#include "Divergence/BranchSides.h"
+#include "Divergence/MeshGroups.h"
+#include "Divergence/RankDependence.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"

@@ -10,10 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "meshguard/Analysis/DivergentCollectives.h"
-#include "BranchSides.h"
-#include "MeshGroups.h"
-#include "RankDependence.h"
-#include "RankFlow.h"
+#include "Divergence/BranchSides.h"
+#include "Divergence/MeshGroups.h"
+#include "Divergence/RankDependence.h"
+#include "Divergence/RankFlow.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"

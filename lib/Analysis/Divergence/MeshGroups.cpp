@@ -1,6 +1,6 @@
 //===--- MeshGroups.cpp - Coordinates and groups of a device mesh --------===//
 
-#include "MeshGroups.h"
+#include "Divergence/MeshGroups.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 

@@ -1,7 +1,7 @@
 //===--- RankDependence.cpp - Values that differ per rank -----------------===//
 
-#include "RankDependence.h"
-#include "MeshGroups.h"
+#include "Divergence/RankDependence.h"
+#include "Divergence/MeshGroups.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"

@@ -1,6 +1,6 @@
 //===--- RankFlow.cpp - Rank dependence over one function's CFG -----------===//
 
-#include "RankFlow.h"
+#include "Divergence/RankFlow.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>

@@ -17,7 +17,7 @@
 #ifndef MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
 #define MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
 
-#include "RankDependence.h"
+#include "Divergence/RankDependence.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "llvm/ADT/ArrayRef.h"

@@ -1,7 +1,7 @@
 //===--- MixedOpSites.cpp - Tensor ops mixing DTensors and plain tensors --===//
 
 #include "meshguard/Analysis/MixedOpSites.h"
-#include "ScalarLikeTensors.h"
+#include "Provenance/ScalarLikeTensors.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 

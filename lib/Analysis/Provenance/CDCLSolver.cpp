@@ -1,6 +1,6 @@
 //===--- CDCLSolver.cpp - FlowSensitive's Solver on a CDCL SAT solver -----===//
 
-#include "CDCLSolver.h"
+#include "Provenance/CDCLSolver.h"
 #include "clang/Analysis/FlowSensitive/CNFFormula.h"
 #include "llvm/ADT/DenseMap.h"
 #include <cadical.hpp>

@@ -1,7 +1,7 @@
 //===--- CallableTargets.cpp - The lambda a callable surely holds ---------===//
 
 #include "meshguard/Analysis/CallableTargets.h"
-#include "VariableWrites.h"
+#include "Provenance/VariableWrites.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/IgnoreExpr.h"

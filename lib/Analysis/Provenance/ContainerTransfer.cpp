@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoopVariableWrites.h"
-#include "TransferContext.h"
+#include "Provenance/LoopVariableWrites.h"
+#include "Provenance/TransferContext.h"
 
 using namespace clang;
 using namespace clang::dataflow;

@@ -1,6 +1,6 @@
 //===--- DeadValues.cpp - Forget values whose objects have died ----------===//
 
-#include "DeadValues.h"
+#include "Provenance/DeadValues.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/FlowSensitive/StorageLocation.h"

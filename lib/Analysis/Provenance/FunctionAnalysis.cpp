@@ -1,9 +1,9 @@
 //===--- FunctionAnalysis.cpp - Run the provenance model on a function ----===//
 
 #include "meshguard/Analysis/FunctionAnalysis.h"
-#include "CDCLSolver.h"
-#include "DeadValues.h"
-#include "ProvenanceModel.h"
+#include "Provenance/CDCLSolver.h"
+#include "Provenance/DeadValues.h"
+#include "Provenance/ProvenanceModel.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -1,7 +1,7 @@
 //===--- LambdaCaptures.cpp - Provenance a lambda's captures carry --------===//
 
 #include "meshguard/Analysis/LambdaCaptures.h"
-#include "VariableWrites.h"
+#include "Provenance/VariableWrites.h"
 #include "meshguard/Analysis/Provenance.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"

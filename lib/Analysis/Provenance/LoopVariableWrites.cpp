@@ -1,6 +1,6 @@
 //===--- LoopVariableWrites.cpp - May a range-for variable be rebound? ----===//
 
-#include "LoopVariableWrites.h"
+#include "Provenance/LoopVariableWrites.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

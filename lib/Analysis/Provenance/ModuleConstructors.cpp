@@ -1,6 +1,6 @@
 //===--- ModuleConstructors.cpp - Does a new module start plain? ----------===//
 
-#include "ModuleConstructors.h"
+#include "Provenance/ModuleConstructors.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ModuleConstructors.h"
-#include "TransferContext.h"
+#include "Provenance/ModuleConstructors.h"
+#include "Provenance/TransferContext.h"
 #include "meshguard/Analysis/ModuleNavigation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"

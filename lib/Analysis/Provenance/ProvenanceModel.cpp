@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ProvenanceModel.h"
-#include "DeadValues.h"
-#include "TransferContext.h"
+#include "Provenance/ProvenanceModel.h"
+#include "Provenance/DeadValues.h"
+#include "Provenance/TransferContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 

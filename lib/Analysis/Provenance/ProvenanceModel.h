@@ -10,7 +10,7 @@
 #ifndef MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 #define MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 
-#include "LoopVariableWrites.h"
+#include "Provenance/LoopVariableWrites.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/TensorState.h"
 #include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"

@@ -1,6 +1,6 @@
 //===--- ScalarLikeTensors.cpp - Plain tensors an op may mix in -----------===//
 
-#include "ScalarLikeTensors.h"
+#include "Provenance/ScalarLikeTensors.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/Decl.h"

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TransferContext.h"
+#include "Provenance/TransferContext.h"
 #include "clang/Analysis/FlowSensitive/Value.h"
 
 using namespace clang;

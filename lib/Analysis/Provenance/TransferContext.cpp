@@ -1,6 +1,6 @@
 //===--- TransferContext.cpp - Helpers every transfer function uses -------===//
 
-#include "TransferContext.h"
+#include "Provenance/TransferContext.h"
 #include "clang/Analysis/FlowSensitive/Value.h"
 
 using namespace clang;

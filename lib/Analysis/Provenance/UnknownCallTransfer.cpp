@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TransferContext.h"
+#include "Provenance/TransferContext.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "clang/Analysis/FlowSensitive/Value.h"
 

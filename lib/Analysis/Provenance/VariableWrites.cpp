@@ -1,6 +1,6 @@
 //===--- VariableWrites.cpp - How a body changes some local variables -----===//
 
-#include "VariableWrites.h"
+#include "Provenance/VariableWrites.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/RecursiveASTVisitor.h"

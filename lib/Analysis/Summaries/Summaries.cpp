@@ -1,7 +1,7 @@
 //===--- Summaries.cpp - Interprocedural facts for functions in the TU ----===//
 
 #include "meshguard/Analysis/Summaries.h"
-#include "ScalarLikeTensors.h"
+#include "Provenance/ScalarLikeTensors.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "meshguard/Analysis/OperandFacts.h"

@@ -1,8 +1,8 @@
 //===--- DistributeModuleFix.cpp - Insert a missing distribute_module -----===//
 
 #include "DistributeModuleFix.h"
+#include "../NamedFunctions.h"
 #include "EditableSource.h"
-#include "NamedFunctions.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Stmt.h"

@@ -1,8 +1,8 @@
 //===--- MeshAwareRewrite.cpp - A raw c10d collective as a mesh-aware one -===//
 
 #include "MeshAwareRewrite.h"
+#include "../NamedFunctions.h"
 #include "EditableSource.h"
-#include "NamedFunctions.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Lex/Lexer.h"

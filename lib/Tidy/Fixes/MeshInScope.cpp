@@ -1,7 +1,7 @@
 //===--- MeshInScope.cpp - Find a DeviceMesh expression for a fix-it ------===//
 
 #include "MeshInScope.h"
-#include "NamedFunctions.h"
+#include "../NamedFunctions.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
