@@ -30,13 +30,28 @@ constexpr std::int64_t MaxLimit = std::numeric_limits<std::int32_t>::max();
 
 /// A limit: an integer in 1..MaxLimit. Anything else is reported (not an
 /// integer, out of range, not positive) and gives \p Default.
+/// An analysis option: the check's own (`dtensor-x.Name`), else the global
+/// `MeshguardName` that every dtensor-* check reads (checks that agree on
+/// the analysis share one engine); and the name it was given as.
+static std::optional<std::pair<llvm::StringRef, std::string>>
+analysisOption(llvm::StringRef CheckName, ClangTidyCheck::OptionsView &Options,
+               llvm::StringRef Name) {
+  if (std::optional<llvm::StringRef> Text = Options.get(Name))
+    return std::make_pair(*Text, (CheckName + "." + Name).str());
+  std::string Global = ("Meshguard" + Name).str();
+  if (std::optional<llvm::StringRef> Text = Options.getLocalOrGlobal(Global))
+    return std::make_pair(*Text, Global);
+  return std::nullopt;
+}
+
 template <typename T>
 static T getLimit(ConfigReporter &Report, llvm::StringRef CheckName,
                   ClangTidyCheck::OptionsView &Options, llvm::StringRef Name,
                   T Default) {
-  std::optional<llvm::StringRef> Text = Options.get(Name);
-  if (!Text)
+  auto Given = analysisOption(CheckName, Options, Name);
+  if (!Given)
     return Default;
+  std::optional<llvm::StringRef> Text = Given->first;
   llvm::StringRef Trimmed = Text->trim();
   llvm::StringRef Digits = Trimmed;
   bool Negative = Digits.consume_front("-");
@@ -55,7 +70,7 @@ static T getLimit(ConfigReporter &Report, llvm::StringRef CheckName,
   if (!Problem)
     return static_cast<T>(Value);
   Report.report(("invalid configuration value '" + *Text + "' for option '" +
-                 CheckName + "." + Name + "': " + Problem +
+                 Given->second + "': " + Problem +
                  " (limits are 1 to " + std::to_string(MaxLimit) + "); using " +
                  std::to_string(Default))
                     .str());
@@ -75,7 +90,8 @@ AnalysisOptions::AnalysisOptions(ConfigReporter &Report,
                Defaults.MaxFunctionElements);
   ReportSkipped =
       getBoolOption(Report, CheckName, Options, "ReportSkipped", false);
-  ModelFile = Options.get("ModelFile", "").str();
+  if (auto Given = analysisOption(CheckName, Options, "ModelFile"))
+    ModelFile = Given->first.str();
   PrintStats = getBoolOption(Report, CheckName, Options, "PrintStats", false);
 }
 

@@ -2,7 +2,10 @@
 //-*-===//
 //
 // The analysis limits and the API model are check options; every dtensor-*
-// check reads and stores them the same way.
+// check reads and stores them the same way. Each may also be given once for
+// all of them as a global option, named with "Meshguard" in front
+// (MeshguardMaxSATConflicts, MeshguardModelFile): checks configured alike
+// share one analysis per translation unit.
 //
 //===----------------------------------------------------------------------===//
 
