@@ -156,6 +156,8 @@ public:
           Fn);
 
 private:
+  /// Collects one function's facts during its run (Summaries.cpp).
+  class SummaryBuilder;
   std::unique_ptr<FunctionSummary> compute(const clang::FunctionDecl &FD);
   /// A std::function parameter of a callee (by number) bound to the lambda
   /// the call passes it.

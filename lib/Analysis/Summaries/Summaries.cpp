@@ -266,6 +266,208 @@ struct DTensorParam {
 
 } // namespace
 
+/// Collects one function's summary from one analysis run: what it returns,
+/// and which inputs alone reach a sink of each kind (a mesh-inferred
+/// collective, a raw process-group collective, a tensor op that mixes).
+class SummaryProvider::SummaryBuilder {
+public:
+  SummaryBuilder(SummaryProvider &Provider, FunctionSummary &Summary,
+                 bool ReturnsTensor, llvm::ArrayRef<Input> TensorParams,
+                 llvm::ArrayRef<Input> ContainerParams)
+      : Provider(Provider), Index(Provider.Index), Summary(Summary),
+        ReturnsTensor(ReturnsTensor), TensorParams(TensorParams),
+        ContainerParams(ContainerParams) {}
+
+  /// The inputs' initial provenance, as atoms.
+  void onEntry(const Environment &Env) {
+    for (const Input &P : TensorParams)
+      if (RecordStorageLocation *L = parameterObject(*P.Var, Env)) {
+        TensorFacts F = readTensor(*L, Env, nullptr);
+        Params.push_back({P.Index, F.Plain, F.Known});
+        DTensorParams.push_back({P.Index, &F.isDTensor(Env.arena())});
+      }
+    for (const Input &P : ContainerParams)
+      if (RecordStorageLocation *L = parameterObject(*P.Var, Env))
+        DTensorParams.push_back({P.Index, readContainer(*L, Env).AnyDTensor});
+  }
+
+  void visit(const CFGElement &Elt, const Environment &Env,
+             const OriginTable &Origins) {
+    auto S = Elt.getAs<CFGStmt>();
+    if (!S)
+      return;
+    if (const auto *Ret = dyn_cast<ReturnStmt>(S->getStmt()))
+      return visitReturn(*Ret, Env, Origins);
+    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
+    if (Call && !DTensorParams.empty())
+      Provider.forEachProcessGroupArgument(
+          *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
+            if (const Formula *Target =
+                    anyDTensor(Arg, Site.IsModule, Index, Env, Origins))
+              addProcessGroupSinks(*Target, Site, Env);
+          });
+    if (!Call || Params.empty())
+      return;
+    addMixedOpSinks(*Call, Env, Origins);
+    addMixedOpSinksThrough(*Call, Env, Origins);
+    Provider.forEachCollectiveArgument(
+        *Call, [&](const SinkFact &Site, const Expr *Arg) {
+          if (const Formula *Target =
+                  allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
+            addSinks(*Target, Site, Env);
+        });
+  }
+
+  /// After a finished run: what every return gives, if they agree.
+  void finish() {
+    if (Returns > 0 && (AllPlain || AllDTensor)) {
+      Summary.Return = AllPlain ? Provenance::Plain : Provenance::DTensor;
+      Summary.ReturnOrigin = OriginsAgree ? CommonOrigin : nullptr;
+    }
+  }
+
+private:
+  void visitReturn(const ReturnStmt &Ret, const Environment &Env,
+                   const OriginTable &Origins) {
+    const Expr *RV = Ret.getRetValue();
+    if (!ReturnsTensor || !RV)
+      return;
+    ++Returns;
+    std::optional<OperandReading> R = readOperand({RV, false}, Env, Origins);
+    Provenance P = R ? R->Fact.P : Provenance::Unknown;
+    AllPlain &= P == Provenance::Plain;
+    AllDTensor &= P == Provenance::DTensor;
+    const Expr *Origin = R ? R->Fact.Origin : nullptr;
+    if (Returns == 1)
+      CommonOrigin = Origin;
+    else if (Origin != CommonOrigin)
+      OriginsAgree = false;
+  }
+
+  /// A parameter is a sink of a collective when "the parameter is plain"
+  /// implies "every tensor argument of the collective is plain", and the
+  /// collective can be reached with it plain (not behind `if
+  /// (is_dtensor(g))`).
+  void addSinks(const Formula &Target, const SinkFact &Site,
+                const Environment &Env) {
+    if (Env.proves(Target))
+      return; // Plain anyway: the direct diagnostic covers it.
+    Arena &A = Env.arena();
+    for (const ParamAtoms &P : Params) {
+      const Formula &ParamPlain = A.makeAnd(*P.Plain, *P.Known);
+      if (Env.proves(A.makeImplies(ParamPlain, Target)) &&
+          Env.allows(ParamPlain) &&
+          SinkSeen.insert({P.Index, Site.key()}).second)
+        Summary.Sinks.push_back(
+            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
+    }
+  }
+
+  /// A parameter is a process-group sink when "the parameter is a DTensor"
+  /// implies "the collective is given a DTensor", and can hold there.
+  void addProcessGroupSinks(const Formula &Target,
+                            const ProcessGroupSinkFact &Site,
+                            const Environment &Env) {
+    if (Env.proves(Target))
+      return; // A DTensor anyway: the direct diagnostic covers it.
+    Arena &A = Env.arena();
+    for (const DTensorParam &P : DTensorParams)
+      if (Env.proves(A.makeImplies(*P.IsDTensor, Target)) &&
+          Env.allows(*P.IsDTensor) &&
+          ProcessGroupSinkSeen.insert({P.Index, Site.key()}).second)
+        Summary.ProcessGroupSinks.push_back(
+            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
+  }
+
+  /// A tensor parameter is a mixed-op sink when "it is a DTensor" implies
+  /// "this operand is one" and another operand is surely plain (or the
+  /// same with plain and DTensor exchanged). An operand decided anyway is
+  /// the callee's own finding.
+  void addMixedOpSinks(const CallExpr &Call, const Environment &Env,
+                       const OriginTable &Origins) {
+    llvm::SmallVector<const Expr *, 4> Operands = tensorOpOperands(Call, Index);
+    if (Operands.empty())
+      return;
+    llvm::SmallVector<std::optional<OperandReading>, 4> Read;
+    bool AnyPlain = false, AnyDTensor = false;
+    for (const Expr *E : Operands) {
+      Read.push_back(readOperand({E, false}, Env, Origins));
+      if (!Read.back())
+        continue;
+      AnyDTensor |= Read.back()->Fact.P == Provenance::DTensor;
+      AnyPlain |= Read.back()->Fact.P == Provenance::Plain &&
+                  !isScalarLikeOperand(Read.back()->Fact.E,
+                                       Read.back()->Fact.Origin, Index);
+    }
+    if (!AnyPlain && !AnyDTensor)
+      return;
+    Arena &A = Env.arena();
+    for (const std::optional<OperandReading> &R : Read) {
+      if (!R || R->Fact.P == Provenance::DTensor ||
+          R->Fact.P == Provenance::Plain)
+        continue;
+      const Formula &IsDTensor = A.makeAnd(*R->AllKnown, *R->AnyDTensor);
+      const Formula &IsPlain = A.makeAnd(*R->AllKnown, *R->AllPlain);
+      for (const ParamAtoms &P : Params) {
+        const Formula &ParamDTensor = A.makeAnd(*P.Known, A.makeNot(*P.Plain));
+        const Formula &ParamPlain = A.makeAnd(*P.Known, *P.Plain);
+        std::optional<bool> AsDTensor;
+        if (AnyPlain && Env.proves(A.makeImplies(ParamDTensor, IsDTensor)) &&
+            Env.allows(ParamDTensor))
+          AsDTensor = true;
+        else if (AnyDTensor && Env.proves(A.makeImplies(ParamPlain, IsPlain)) &&
+                 Env.allows(ParamPlain))
+          AsDTensor = false;
+        if (AsDTensor && MixedSeen.insert({P.Index, &Call}).second)
+          Summary.MixedOpSinks.push_back({P.Index, &Call, *AsDTensor});
+      }
+    }
+  }
+
+  /// A tensor parameter is a mixed-op sink of a helper's mixed-op sink it
+  /// alone decides: "it is a DTensor" (plain) implies the helper's argument
+  /// is one. Each helper is summarised once, so depth costs one more query
+  /// per sink, bounded by MaxDepth.
+  void addMixedOpSinksThrough(const CallExpr &Call, const Environment &Env,
+                              const OriginTable &Origins) {
+    Provider.forEachMixedOpSinkArgument(Call, [&](const MixedOpSinkFact &Inner,
+                                                  const Expr *Arg) {
+      std::optional<OperandReading> R = readOperand({Arg, false}, Env, Origins);
+      if (!R || R->Fact.P == Provenance::DTensor ||
+          R->Fact.P == Provenance::Plain)
+        return; // Decided anyway: the caller's own finding.
+      Arena &A = Env.arena();
+      const Formula &Target = Inner.AsDTensor
+                                  ? A.makeAnd(*R->AllKnown, *R->AnyDTensor)
+                                  : A.makeAnd(*R->AllKnown, *R->AllPlain);
+      for (const ParamAtoms &P : Params) {
+        const Formula &Given = Inner.AsDTensor
+                                   ? A.makeAnd(*P.Known, A.makeNot(*P.Plain))
+                                   : A.makeAnd(*P.Known, *P.Plain);
+        if (Env.proves(A.makeImplies(Given, Target)) && Env.allows(Given) &&
+            MixedSeen.insert({P.Index, Inner.key()}).second)
+          Summary.MixedOpSinks.push_back(
+              {P.Index, Inner.Op, Inner.AsDTensor, Inner.Elsewhere});
+      }
+    });
+  }
+
+  SummaryProvider &Provider;
+  const ApiIndex &Index;
+  FunctionSummary &Summary;
+  const bool ReturnsTensor;
+  llvm::ArrayRef<Input> TensorParams, ContainerParams;
+  llvm::SmallVector<ParamAtoms, 4> Params;
+  llvm::SmallVector<DTensorParam, 4> DTensorParams;
+  unsigned Returns = 0;
+  bool AllPlain = true, AllDTensor = true;
+  const Expr *CommonOrigin = nullptr;
+  bool OriginsAgree = true;
+  /// (parameter, site) pairs already recorded, per kind of sink.
+  llvm::DenseSet<std::pair<unsigned, const void *>> SinkSeen,
+      ProcessGroupSinkSeen, MixedSeen;
+};
+
 std::unique_ptr<FunctionSummary>
 SummaryProvider::compute(const FunctionDecl &FD) {
   auto Summary = std::make_unique<FunctionSummary>();
@@ -301,186 +503,18 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   if (!ReturnsTensor && TensorParams.empty() && ContainerParams.empty())
     return Summary;
 
-  llvm::SmallVector<ParamAtoms, 4> Params;
-  llvm::SmallVector<DTensorParam, 4> DTensorParams;
-  auto OnEntry = [&](const Environment &Env) {
-    for (const Input &P : TensorParams)
-      if (RecordStorageLocation *L = parameterObject(*P.Var, Env)) {
-        TensorFacts F = readTensor(*L, Env, nullptr);
-        Params.push_back({P.Index, F.Plain, F.Known});
-        DTensorParams.push_back({P.Index, &F.isDTensor(Env.arena())});
-      }
-    for (const Input &P : ContainerParams)
-      if (RecordStorageLocation *L = parameterObject(*P.Var, Env))
-        DTensorParams.push_back({P.Index, readContainer(*L, Env).AnyDTensor});
-  };
-
-  unsigned Returns = 0;
-  bool AllPlain = true, AllDTensor = true;
-  const Expr *CommonOrigin = nullptr;
-  bool OriginsAgree = true;
-  llvm::DenseSet<std::pair<unsigned, const void *>> SinkSeen;
-
-  // A parameter is a sink of a collective when "the parameter is plain"
-  // implies "every tensor argument of the collective is plain", and the
-  // collective can be reached with it plain (not behind `if
-  // (is_dtensor(g))`).
-  auto AddSinks = [&](const Formula &Target, const SinkFact &Site,
-                      const Environment &Env) {
-    if (Env.proves(Target))
-      return; // Plain anyway: the direct diagnostic covers it.
-    Arena &A = Env.arena();
-    for (const ParamAtoms &P : Params) {
-      const Formula &ParamPlain = A.makeAnd(*P.Plain, *P.Known);
-      if (Env.proves(A.makeImplies(ParamPlain, Target)) &&
-          Env.allows(ParamPlain) &&
-          SinkSeen.insert({P.Index, Site.key()}).second)
-        Summary->Sinks.push_back(
-            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
-    }
-  };
-
-  // A parameter is a process-group sink when "the parameter is a DTensor"
-  // implies "the collective is given a DTensor", and can hold there.
-  llvm::DenseSet<std::pair<unsigned, const void *>> ProcessGroupSinkSeen;
-  auto AddProcessGroupSinks = [&](const Formula &Target,
-                                  const ProcessGroupSinkFact &Site,
-                                  const Environment &Env) {
-    if (Env.proves(Target))
-      return; // A DTensor anyway: the direct diagnostic covers it.
-    Arena &A = Env.arena();
-    for (const DTensorParam &P : DTensorParams)
-      if (Env.proves(A.makeImplies(*P.IsDTensor, Target)) &&
-          Env.allows(*P.IsDTensor) &&
-          ProcessGroupSinkSeen.insert({P.Index, Site.key()}).second)
-        Summary->ProcessGroupSinks.push_back(
-            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
-  };
-
-  // A tensor parameter is a mixed-op sink when "it is a DTensor" implies
-  // "this operand is one" and another operand is surely plain (or the
-  // same with plain and DTensor exchanged). An operand decided anyway is
-  // the callee's own finding.
-  llvm::DenseSet<std::pair<unsigned, const void *>> MixedSeen;
-  auto addMixedOpSinks = [&](const CallExpr &Call, const Environment &Env,
-                             const OriginTable &Origins) {
-    llvm::SmallVector<const Expr *, 4> Operands = tensorOpOperands(Call, Index);
-    if (Operands.empty())
-      return;
-    llvm::SmallVector<std::optional<OperandReading>, 4> Read;
-    bool AnyPlain = false, AnyDTensor = false;
-    for (const Expr *E : Operands) {
-      Read.push_back(readOperand({E, false}, Env, Origins));
-      if (!Read.back())
-        continue;
-      AnyDTensor |= Read.back()->Fact.P == Provenance::DTensor;
-      AnyPlain |= Read.back()->Fact.P == Provenance::Plain &&
-                  !isScalarLikeOperand(Read.back()->Fact.E,
-                                       Read.back()->Fact.Origin, Index);
-    }
-    if (!AnyPlain && !AnyDTensor)
-      return;
-    Arena &A = Env.arena();
-    for (const std::optional<OperandReading> &R : Read) {
-      if (!R || R->Fact.P == Provenance::DTensor ||
-          R->Fact.P == Provenance::Plain)
-        continue;
-      const Formula &IsDTensor = A.makeAnd(*R->AllKnown, *R->AnyDTensor);
-      const Formula &IsPlain = A.makeAnd(*R->AllKnown, *R->AllPlain);
-      for (const ParamAtoms &P : Params) {
-        const Formula &ParamDTensor = A.makeAnd(*P.Known, A.makeNot(*P.Plain));
-        const Formula &ParamPlain = A.makeAnd(*P.Known, *P.Plain);
-        std::optional<bool> AsDTensor;
-        if (AnyPlain && Env.proves(A.makeImplies(ParamDTensor, IsDTensor)) &&
-            Env.allows(ParamDTensor))
-          AsDTensor = true;
-        else if (AnyDTensor && Env.proves(A.makeImplies(ParamPlain, IsPlain)) &&
-                 Env.allows(ParamPlain))
-          AsDTensor = false;
-        if (AsDTensor && MixedSeen.insert({P.Index, &Call}).second)
-          Summary->MixedOpSinks.push_back({P.Index, &Call, *AsDTensor});
-      }
-    }
-  };
-
-  // A tensor parameter is a mixed-op sink of a helper's mixed-op sink it
-  // alone decides: "it is a DTensor" (plain) implies the helper's argument
-  // is one. Each helper is summarised once, so depth costs one more query
-  // per sink, bounded by MaxDepth.
-  auto addMixedOpSinksThrough = [&](const CallExpr &Call,
-                                    const Environment &Env,
-                                    const OriginTable &Origins) {
-    forEachMixedOpSinkArgument(Call, [&](const MixedOpSinkFact &Inner,
-                                         const Expr *Arg) {
-      std::optional<OperandReading> R = readOperand({Arg, false}, Env, Origins);
-      if (!R || R->Fact.P == Provenance::DTensor ||
-          R->Fact.P == Provenance::Plain)
-        return; // Decided anyway: the caller's own finding.
-      Arena &A = Env.arena();
-      const Formula &Target = Inner.AsDTensor
-                                  ? A.makeAnd(*R->AllKnown, *R->AnyDTensor)
-                                  : A.makeAnd(*R->AllKnown, *R->AllPlain);
-      for (const ParamAtoms &P : Params) {
-        const Formula &Given = Inner.AsDTensor
-                                   ? A.makeAnd(*P.Known, A.makeNot(*P.Plain))
-                                   : A.makeAnd(*P.Known, *P.Plain);
-        if (Env.proves(A.makeImplies(Given, Target)) && Env.allows(Given) &&
-            MixedSeen.insert({P.Index, Inner.key()}).second)
-          Summary->MixedOpSinks.push_back(
-              {P.Index, Inner.Op, Inner.AsDTensor, Inner.Elsewhere});
-      }
-    });
-  };
-
+  SummaryBuilder Builder(*this, *Summary, ReturnsTensor, TensorParams,
+                         ContainerParams);
+  auto OnEntry = [&](const Environment &Env) { Builder.onEntry(Env); };
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
                    const OriginTable &Origins) {
-    auto S = Elt.getAs<CFGStmt>();
-    if (!S)
-      return;
-    if (const auto *Ret = dyn_cast<ReturnStmt>(S->getStmt())) {
-      const Expr *RV = Ret->getRetValue();
-      if (!ReturnsTensor || !RV)
-        return;
-      ++Returns;
-      std::optional<OperandReading> R = readOperand({RV, false}, Env, Origins);
-      Provenance P = R ? R->Fact.P : Provenance::Unknown;
-      AllPlain &= P == Provenance::Plain;
-      AllDTensor &= P == Provenance::DTensor;
-      const Expr *Origin = R ? R->Fact.Origin : nullptr;
-      if (Returns == 1)
-        CommonOrigin = Origin;
-      else if (Origin != CommonOrigin)
-        OriginsAgree = false;
-      return;
-    }
-    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
-    if (Call && !DTensorParams.empty())
-      forEachProcessGroupArgument(
-          *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
-            if (const Formula *Target =
-                    anyDTensor(Arg, Site.IsModule, Index, Env, Origins))
-              AddProcessGroupSinks(*Target, Site, Env);
-          });
-    if (!Call || Params.empty())
-      return;
-    addMixedOpSinks(*Call, Env, Origins);
-    addMixedOpSinksThrough(*Call, Env, Origins);
-    forEachCollectiveArgument(
-        *Call, [&](const SinkFact &Site, const Expr *Arg) {
-          if (const Formula *Target =
-                  allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
-            AddSinks(*Target, Site, Env);
-        });
+    Builder.visit(Elt, Env, Origins);
   };
-
   AnalysisResult Result =
       analyzeFunction(FD, Ctx, Index, Limits, Visit, this, OnEntry);
   if (!Result.ok())
     return nullptr;
-  if (Returns > 0 && (AllPlain || AllDTensor)) {
-    Summary->Return = AllPlain ? Provenance::Plain : Provenance::DTensor;
-    Summary->ReturnOrigin = OriginsAgree ? CommonOrigin : nullptr;
-  }
+  Builder.finish();
   return Summary;
 }
 
