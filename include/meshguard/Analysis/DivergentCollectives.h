@@ -101,7 +101,10 @@ struct DivergenceScan {
 /// outlive the AST.
 class DivergenceMemo {
 public:
-  DivergenceMemo(clang::ASTContext &Ctx, const ApiIndex &Index);
+  /// \p Limits bound the analysis of the helpers whose collective a
+  /// parameter decides.
+  DivergenceMemo(clang::ASTContext &Ctx, const ApiIndex &Index,
+                 AnalysisLimits Limits = AnalysisLimits());
   ~DivergenceMemo();
   clang::ASTContext &context() const { return Ctx; }
   /// Built on first use: the summary pass asks only performed().
@@ -144,6 +147,7 @@ private:
 
   clang::ASTContext &Ctx;
   const ApiIndex &Index;
+  const AnalysisLimits Limits;
   std::unique_ptr<RankDependenceTU> Facts;
   llvm::DenseMap<const clang::FunctionDecl *, std::optional<CollectiveCall>>
       Performs;

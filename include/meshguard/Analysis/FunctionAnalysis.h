@@ -83,6 +83,16 @@ analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                 EntryVisitor OnEntry = nullptr, ExitVisitor OnExit = nullptr,
                 EntryRefiner Refine = nullptr);
 
+/// The guards every analysis of a function passes first (the provenance
+/// run and the rank-divergence analysis alike): a body, not dependent, no
+/// compile errors, not over MaxFunctionElements statements. Done when the
+/// function may be analysed, else why not.
+AnalysisOutcome admitFunction(const clang::FunctionDecl &FD,
+                              const AnalysisLimits &Limits);
+
+/// Whether \p G has more elements than MaxFunctionElements.
+bool exceedsElements(const clang::CFG &G, const AnalysisLimits &Limits);
+
 /// "SAT solver limit", "block visit limit", ... for messages.
 llvm::StringRef describe(AnalysisOutcome Outcome);
 

@@ -47,8 +47,9 @@ bool isCollectiveCall(const CallExpr &Call, const ApiIndex &Index,
   return true;
 }
 
-DivergenceMemo::DivergenceMemo(ASTContext &Ctx, const ApiIndex &Index)
-    : Ctx(Ctx), Index(Index) {}
+DivergenceMemo::DivergenceMemo(ASTContext &Ctx, const ApiIndex &Index,
+                               AnalysisLimits Limits)
+    : Ctx(Ctx), Index(Index), Limits(Limits) {}
 
 DivergenceMemo::~DivergenceMemo() = default;
 
@@ -173,15 +174,6 @@ std::vector<std::string> DivergenceMemo::sequence(const Stmt *S) {
 
 namespace {
 
-/// An expression Clang recovered from an error (the findings would be void).
-bool hasErrors(const Stmt *S) {
-  if (!S)
-    return false;
-  if (const auto *E = dyn_cast<Expr>(S))
-    return E->containsErrors();
-  return llvm::any_of(S->children(), hasErrors);
-}
-
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
@@ -235,18 +227,21 @@ compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
   return {Here, Other};
 }
 
-/// The function's CFG, or why there is none.
+/// The function's CFG, or why there is none (the guards every analysis
+/// of a function passes: admitFunction).
 std::unique_ptr<CFG> buildCFG(const FunctionDecl &FD, ASTContext &Ctx,
+                              const AnalysisLimits &Limits,
                               AnalysisOutcome &Outcome) {
-  if (FD.isInvalidDecl() || hasErrors(FD.getBody())) {
-    Outcome = AnalysisOutcome::HasErrors;
+  Outcome = admitFunction(FD, Limits);
+  if (Outcome != AnalysisOutcome::Done)
     return nullptr;
-  }
   CFG::BuildOptions Opts;
   std::unique_ptr<CFG> Cfg = CFG::buildCFG(&FD, FD.getBody(), &Ctx, Opts);
   if (!Cfg)
     Outcome = AnalysisOutcome::NoCFG;
-  return Cfg;
+  else if (exceedsElements(*Cfg, Limits))
+    Outcome = AnalysisOutcome::TooLarge;
+  return Outcome == AnalysisOutcome::Done ? std::move(Cfg) : nullptr;
 }
 
 /// Each call of \p Cfg with its block, in CFG order.
@@ -297,7 +292,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
       SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
     return {};
   AnalysisOutcome Outcome = AnalysisOutcome::Done;
-  std::unique_ptr<CFG> Cfg = buildCFG(*Def, Ctx, Outcome);
+  std::unique_ptr<CFG> Cfg = buildCFG(*Def, Ctx, Limits, Outcome);
   if (!Cfg)
     return {};
   // Each parameter stands for a value of its own.
@@ -311,7 +306,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
     Marks.push_back(Mark);
   }
   RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
-  if (!Flow.solve(AnalysisLimits()))
+  if (!Flow.solve(Limits))
     return {};
   std::vector<ParameterControl> Found;
   auto Add = [&](unsigned Param, const Expr *Condition, CollectiveCall C) {
@@ -360,30 +355,117 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
   return Done(std::move(Found));
 }
 
+namespace {
+
+/// A collective of the function, or a call of a helper whose collective a
+/// parameter decides.
+struct DivergenceSite {
+  CFGBlock *Block;
+  CollectiveCall Collective;
+  llvm::ArrayRef<ParameterControl> Controls;
+};
+
+/// Where a collective is divergent: the nearest branch on a rank-dependent
+/// value that decides whether it runs (a side, a loop, an early exit),
+/// unless every side of it communicates alike. Mismatched branches are
+/// reported once (\p Mismatched); \p SaidOnce: \p S's collective belongs to
+/// one already reported.
+std::optional<DivergentCollective>
+atControllingBranch(const DivergenceSite &S, RankFlow &Flow,
+                    DivergenceMemo &Memo, const FunctionDecl &FD,
+                    llvm::DenseSet<const Stmt *> &Mismatched, bool &SaidOnce) {
+  ASTContext &Ctx = Memo.context();
+  const CallExpr *Call = S.Collective.Call;
+  for (CFGBlock *Dep : Flow.controllingBlocks(S.Block)) {
+    const Expr *Origin = Flow.conditionOrigin(Dep);
+    if (Origin && sameForEveryMember(Origin, *Call, Ctx))
+      Origin = Flow.conditionOriginBesides(Dep, Origin);
+    if (!Origin)
+      continue;
+    const Stmt *Branch =
+        branchStatement(Dep->getTerminatorStmt(), *Call, FD, Ctx);
+    DivergentCollective D;
+    D.Collective = S.Collective;
+    D.Branch = Branch;
+    D.Condition = dyn_cast_or_null<Expr>(Dep->getTerminatorCondition());
+    D.RankOrigin = Origin;
+    if (!containsStmt(Branch, Call, Ctx)) {
+      D.Shape = DivergenceShape::AfterEarlyExit;
+      D.Exit = firstExit(Branch);
+    } else if (isLoop(Branch)) {
+      D.Shape = DivergenceShape::LoopTripCount;
+    } else {
+      D.Shape = DivergenceShape::InBranch;
+      if (std::optional<std::vector<BranchSide>> Sides =
+              branchSides(Branch, Memo)) {
+        // Every side communicates alike: every rank makes the same calls.
+        if (balanced(*Sides))
+          continue;
+        auto [Here, Other] = compared(*Sides, *Call, Ctx);
+        if (Other && !Here->Sequence.empty() && !Other->Sequence.empty()) {
+          if (!Mismatched.insert(Branch).second) {
+            SaidOnce = true; // Said once, at the branch.
+            return std::nullopt;
+          }
+          D.Shape = DivergenceShape::DifferentSequences;
+          D.ThenSequence = joined(Here->Sequence);
+          D.ElseSequence = joined(Other->Sequence);
+          if (D.ThenSequence == D.ElseSequence) {
+            // Same names: the groups, loops or order of nested sides differ.
+            D.ThenSequence = joined(Here->Keys);
+            D.ElseSequence = joined(Other->Keys);
+          }
+        }
+      }
+    }
+    return D;
+  }
+  return std::nullopt;
+}
+
+/// Every rank calls the helper \p S calls; a rank-dependent argument decides
+/// whether one of its collectives runs.
+std::optional<DivergentCollective> atDecidingArgument(const DivergenceSite &S,
+                                                      RankFlow &Flow) {
+  const CallExpr *Call = S.Collective.Call;
+  for (const ParameterControl &Control : S.Controls) {
+    const Expr *Arg = DivergenceMemo::argumentFor(*Call, Control);
+    const Expr *Origin = Arg ? Flow.originBefore(Arg, S.Block, Call) : nullptr;
+    if (!Origin)
+      continue;
+    DivergentCollective D;
+    D.Shape = DivergenceShape::RankDependentArgument;
+    D.Collective = S.Collective;
+    const CollectiveCall &Inside = Control.Collective;
+    D.Collective.Inner = Inside.Call;
+    D.Collective.InnerName = Inside.Helper ? Inside.InnerName : Inside.Name;
+    D.Collective.InnerElsewhere = Inside.Call ? nullptr : Inside.InnerElsewhere;
+    D.RankOrigin = Origin;
+    D.Argument = Arg;
+    const FunctionDecl *Helper = S.Collective.Helper;
+    if (const FunctionDecl *Def = Helper->getDefinition())
+      Helper = Def;
+    D.Param = Helper->getParamDecl(Control.Param);
+    D.ParamCondition = Control.Condition;
+    return D;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
                                         DivergenceMemo &Memo,
                                         const ApiIndex &Index,
                                         const AnalysisLimits &Limits) {
   DivergenceScan Scan;
   ASTContext &Ctx = Memo.context();
-  std::unique_ptr<CFG> Cfg = buildCFG(FD, Ctx, Scan.Result.Outcome);
+  std::unique_ptr<CFG> Cfg = buildCFG(FD, Ctx, Limits, Scan.Result.Outcome);
   if (!Cfg)
     return Scan;
   // Where the collectives are, and the calls of helpers whose collective
   // a parameter decides; nothing else to do without one.
-  struct Site {
-    CFGBlock *Block;
-    CollectiveCall Collective;
-    llvm::ArrayRef<ParameterControl> Controls;
-  };
-  std::vector<Site> Sites;
-  std::int64_t Elements = 0;
-  for (CFGBlock *B : *Cfg)
-    Elements += B->size();
-  if (Elements > Limits.MaxFunctionElements) {
-    Scan.Result.Outcome = AnalysisOutcome::TooLarge;
-    return Scan;
-  }
+  std::vector<DivergenceSite> Sites;
   forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
     if (std::optional<CollectiveCall> C = Memo.collective(Call))
       Sites.push_back({B, *C,
@@ -394,10 +476,11 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
     return Scan;
   // Reported in source order (the CFG lists blocks backwards).
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::stable_sort(Sites, [&](const Site &A, const Site &B) {
-    return SM.isBeforeInTranslationUnit(A.Collective.Call->getBeginLoc(),
-                                        B.Collective.Call->getBeginLoc());
-  });
+  llvm::stable_sort(
+      Sites, [&](const DivergenceSite &A, const DivergenceSite &B) {
+        return SM.isBeforeInTranslationUnit(A.Collective.Call->getBeginLoc(),
+                                            B.Collective.Call->getBeginLoc());
+      });
 
   // Parameters start uniform: a rank-dependent argument is reported at
   // its call.
@@ -410,85 +493,19 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
   llvm::DenseSet<const CallExpr *> Reported;
   // A branch whose sides communicate differently is reported once.
   llvm::DenseSet<const Stmt *> Mismatched;
-  for (const Site &S : Sites) {
+  for (const DivergenceSite &S : Sites) {
     const CallExpr *Call = S.Collective.Call;
     if (Reported.contains(Call))
       continue;
-    for (CFGBlock *Dep : Flow.controllingBlocks(S.Block)) {
-      const Expr *Origin = Flow.conditionOrigin(Dep);
-      if (Origin && sameForEveryMember(Origin, *Call, Ctx))
-        Origin = Flow.conditionOriginBesides(Dep, Origin);
-      if (!Origin)
-        continue;
-      const Stmt *Branch =
-          branchStatement(Dep->getTerminatorStmt(), *Call, FD, Ctx);
-      DivergentCollective D;
-      D.Collective = S.Collective;
-      D.Branch = Branch;
-      D.Condition = dyn_cast_or_null<Expr>(Dep->getTerminatorCondition());
-      D.RankOrigin = Origin;
-      if (!containsStmt(Branch, Call, Ctx)) {
-        D.Shape = DivergenceShape::AfterEarlyExit;
-        D.Exit = firstExit(Branch);
-      } else if (isLoop(Branch)) {
-        D.Shape = DivergenceShape::LoopTripCount;
-      } else {
-        D.Shape = DivergenceShape::InBranch;
-        if (std::optional<std::vector<BranchSide>> Sides =
-                branchSides(Branch, Memo)) {
-          // Every side communicates alike: every rank makes the same calls.
-          if (balanced(*Sides))
-            continue;
-          auto [Here, Other] = compared(*Sides, *Call, Ctx);
-          if (Other && !Here->Sequence.empty() && !Other->Sequence.empty()) {
-            if (!Mismatched.insert(Branch).second) {
-              Reported.insert(Call); // Said once, at the branch.
-              break;
-            }
-            D.Shape = DivergenceShape::DifferentSequences;
-            D.ThenSequence = joined(Here->Sequence);
-            D.ElseSequence = joined(Other->Sequence);
-            if (D.ThenSequence == D.ElseSequence) {
-              // Same names: the groups, loops or order of nested sides differ.
-              D.ThenSequence = joined(Here->Keys);
-              D.ElseSequence = joined(Other->Keys);
-            }
-          }
-        }
-      }
+    bool SaidOnce = false;
+    std::optional<DivergentCollective> D =
+        atControllingBranch(S, Flow, Memo, FD, Mismatched, SaidOnce);
+    if (!D && !SaidOnce)
+      D = atDecidingArgument(S, Flow);
+    if (D || SaidOnce)
       Reported.insert(Call);
-      Scan.Sites.push_back(std::move(D));
-      break;
-    }
-    if (Reported.contains(Call))
-      continue;
-    // Every rank calls the helper; a rank-dependent argument decides
-    // whether one of its collectives runs.
-    for (const ParameterControl &Control : S.Controls) {
-      const Expr *Arg = DivergenceMemo::argumentFor(*Call, Control);
-      const Expr *Origin =
-          Arg ? Flow.originBefore(Arg, S.Block, Call) : nullptr;
-      if (!Origin)
-        continue;
-      DivergentCollective D;
-      D.Shape = DivergenceShape::RankDependentArgument;
-      D.Collective = S.Collective;
-      const CollectiveCall &Inside = Control.Collective;
-      D.Collective.Inner = Inside.Call;
-      D.Collective.InnerName = Inside.Helper ? Inside.InnerName : Inside.Name;
-      D.Collective.InnerElsewhere =
-          Inside.Call ? nullptr : Inside.InnerElsewhere;
-      D.RankOrigin = Origin;
-      D.Argument = Arg;
-      const FunctionDecl *Helper = S.Collective.Helper;
-      if (const FunctionDecl *Def = Helper->getDefinition())
-        Helper = Def;
-      D.Param = Helper->getParamDecl(Control.Param);
-      D.ParamCondition = Control.Condition;
-      Reported.insert(Call);
-      Scan.Sites.push_back(std::move(D));
-      break;
-    }
+    if (D)
+      Scan.Sites.push_back(std::move(*D));
   }
   return Scan;
 }

@@ -10,7 +10,8 @@ namespace analysis {
 TUAnalysis::TUAnalysis(ASTContext &Ctx, std::shared_ptr<const ApiIndex> Index,
                        AnalysisLimits Limits, SummaryLookup *Database)
     : Ctx(Ctx), Index(std::move(Index)), Limits(Limits),
-      Summaries(Ctx, *this->Index, Limits), Divergence(Ctx, *this->Index) {
+      Summaries(Ctx, *this->Index, Limits),
+      Divergence(Ctx, *this->Index, Limits) {
   Summaries.setDatabase(Database);
   Divergence.setDatabase(Database);
 }

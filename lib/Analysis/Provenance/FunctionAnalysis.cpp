@@ -63,11 +63,25 @@ public:
 };
 } // namespace
 
-static std::int64_t countElements(const CFG &G) {
+bool exceedsElements(const CFG &G, const AnalysisLimits &Limits) {
   std::int64_t N = 0;
   for (const CFGBlock *B : G)
     N += B->size();
-  return N;
+  return N > Limits.MaxFunctionElements;
+}
+
+AnalysisOutcome admitFunction(const FunctionDecl &FD,
+                              const AnalysisLimits &Limits) {
+  if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
+      FD.isInvalidDecl())
+    return AnalysisOutcome::NoCFG;
+  BodyScan Body;
+  Body.TraverseStmt(FD.getBody());
+  if (Body.Found)
+    return AnalysisOutcome::HasErrors;
+  if (Body.Stmts > Limits.MaxFunctionElements)
+    return AnalysisOutcome::TooLarge;
+  return AnalysisOutcome::Done;
 }
 
 AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
@@ -77,28 +91,16 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                EntryVisitor OnEntry, ExitVisitor OnExit,
                                EntryRefiner Refine) {
   AnalysisResult Result;
-  if (!FD.doesThisDeclarationHaveABody() || FD.isDependentContext() ||
-      FD.isInvalidDecl()) {
-    Result.Outcome = AnalysisOutcome::NoCFG;
+  Result.Outcome = admitFunction(FD, Limits);
+  if (!Result.ok())
     return Result;
-  }
-  BodyScan Body;
-  Body.TraverseStmt(FD.getBody());
-  if (Body.Found) {
-    Result.Outcome = AnalysisOutcome::HasErrors;
-    return Result;
-  }
-  if (Body.Stmts > Limits.MaxFunctionElements) {
-    Result.Outcome = AnalysisOutcome::TooLarge;
-    return Result;
-  }
   llvm::Expected<AdornedCFG> ACFG = AdornedCFG::build(FD);
   if (!ACFG) {
     Result.Outcome = AnalysisOutcome::NoCFG;
     Result.Message = llvm::toString(ACFG.takeError());
     return Result;
   }
-  if (countElements(ACFG->getCFG()) > Limits.MaxFunctionElements) {
+  if (exceedsElements(ACFG->getCFG(), Limits)) {
     Result.Outcome = AnalysisOutcome::TooLarge;
     return Result;
   }
