@@ -3,7 +3,9 @@
 
 lit runs the check and tool tests, ctest runs the runtime's GoogleTests; both
 write JUnit XML, which is counted here; then the divergence check runs over
-its two corpora (one test each, precision and recall printed). The closing
+its two corpora (one test each, precision and recall printed), and clang-tidy
+lints the recently changed analysis and tidy sources (`scripts/lint.sh
+--quick`, one test). The closing
 line covers everything:
     N passed, N failed, N skipped
 Exits non-zero when anything failed or a runner itself broke.
@@ -97,6 +99,21 @@ def corpus_steps(build):
     return (passed, failed, 0)
 
 
+def lint_step(build):
+    """scripts/lint.sh --quick as one test: passed, failed, or skipped
+    outside a git checkout (it lints what the last commits changed)."""
+    inside = subprocess.call(["git", "-C", ROOT, "rev-parse", "--git-dir"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
+    if not inside:
+        print("==> lint: skipped (not a git checkout)", flush=True)
+        return (0, 0, 1)
+    command = ["bash", os.path.join(ROOT, "scripts", "lint.sh"), "--quick", build]
+    print("==> lint: %s" % " ".join(command), flush=True)
+    code = subprocess.call(command)
+    print("==> lint: %s" % ("passed" if code == 0 else "FAILED (exit %d)" % code), flush=True)
+    return (1, 0, 0) if code == 0 else (0, 1, 0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build", nargs="?", default="build")
@@ -121,6 +138,8 @@ def main():
             totals[i] += n
 
     for i, n in enumerate(corpus_steps(build)):
+        totals[i] += n
+    for i, n in enumerate(lint_step(build)):
         totals[i] += n
 
     print("%d passed, %d failed, %d skipped" % tuple(totals))
