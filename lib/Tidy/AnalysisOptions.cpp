@@ -70,8 +70,8 @@ static T getLimit(ConfigReporter &Report, llvm::StringRef CheckName,
   if (!Problem)
     return static_cast<T>(Value);
   Report.report(("invalid configuration value '" + *Text + "' for option '" +
-                 Given->second + "': " + Problem +
-                 " (limits are 1 to " + std::to_string(MaxLimit) + "); using " +
+                 Given->second + "': " + Problem + " (limits are 1 to " +
+                 std::to_string(MaxLimit) + "); using " +
                  std::to_string(Default))
                     .str());
   return Default;

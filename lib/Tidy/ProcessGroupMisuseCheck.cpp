@@ -29,6 +29,7 @@ void ProcessGroupMisuseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   // In source order: an element given to several collectives is wrapped by
   // the fix-it of the first one only.
   std::vector<const ProcessGroupSite *> Sites;
+  Sites.reserve(Facts.ProcessGroupCalls.size());
   for (const ProcessGroupSite &Site : Facts.ProcessGroupCalls)
     Sites.push_back(&Site);
   const SourceManager &SM = Ctx.getSourceManager();

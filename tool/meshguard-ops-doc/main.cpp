@@ -14,7 +14,7 @@
 #include <meshguard/runtime/ShardingRules.h>
 
 int main(int argc, char **argv) {
-  const std::string page = meshguard::sharding_rules_markdown();
+  const std::string Page = meshguard::sharding_rules_markdown();
   if (argc == 3 && std::string(argv[1]) == "--check") {
     if (TORCH_VERSION_MAJOR != 2 || TORCH_VERSION_MINOR != 13) {
       std::cout << "skipped: the committed page lists libtorch 2.13's "
@@ -22,10 +22,10 @@ int main(int argc, char **argv) {
                 << TORCH_VERSION << "\n";
       return 0;
     }
-    std::ifstream in(argv[2]);
-    std::stringstream committed;
-    committed << in.rdbuf();
-    if (!in || committed.str() != page) {
+    std::ifstream In(argv[2]);
+    std::stringstream Committed;
+    Committed << In.rdbuf();
+    if (!In || Committed.str() != Page) {
       std::cerr
           << argv[2]
           << " does not match the sharding-rule table; regenerate it with\n  "
@@ -40,6 +40,6 @@ int main(int argc, char **argv) {
     std::cerr << "usage: " << argv[0] << " [--check FILE]\n";
     return 2;
   }
-  std::cout << page;
+  std::cout << Page;
   return 0;
 }

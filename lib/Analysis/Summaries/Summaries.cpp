@@ -391,13 +391,13 @@ private:
     llvm::SmallVector<std::optional<OperandReading>, 4> Read;
     bool AnyPlain = false, AnyDTensor = false;
     for (const Expr *E : Operands) {
-      Read.push_back(readOperand({E, false}, Env, Origins));
-      if (!Read.back())
+      const std::optional<OperandReading> &R =
+          Read.emplace_back(readOperand({E, false}, Env, Origins));
+      if (!R)
         continue;
-      AnyDTensor |= Read.back()->Fact.P == Provenance::DTensor;
-      AnyPlain |= Read.back()->Fact.P == Provenance::Plain &&
-                  !isScalarLikeOperand(Read.back()->Fact.E,
-                                       Read.back()->Fact.Origin, Index);
+      AnyDTensor |= R->Fact.P == Provenance::DTensor;
+      AnyPlain |= R->Fact.P == Provenance::Plain &&
+                  !isScalarLikeOperand(R->Fact.E, R->Fact.Origin, Index);
     }
     if (!AnyPlain && !AnyDTensor)
       return;

@@ -214,7 +214,7 @@ private:
       }
       if (!First || !Second)
         return fail(P.field(Key).index(I), Expected);
-      Out.push_back({First->str(), Second->str()});
+      Out.emplace_back(First->str(), Second->str());
     }
     return true;
   }

@@ -164,9 +164,11 @@ private:
 /// [file index, line, column] with the index replaced by the path.
 llvm::json::Value placeByPath(const llvm::json::Value &At, const Writer &W) {
   const llvm::json::Array *A = At.getAsArray();
-  if (!A || A->size() != 3 || !(*A)[0].getAsInteger())
+  std::optional<int64_t> File =
+      A && A->size() == 3 ? (*A)[0].getAsInteger() : std::nullopt;
+  if (!File)
     return At;
-  return llvm::json::Array{W.path(*(*A)[0].getAsInteger()), (*A)[1], (*A)[2]};
+  return llvm::json::Array{W.path(*File), (*A)[1], (*A)[2]};
 }
 
 /// The MD5 of an entry's facts, everything but its USR, with file indices
@@ -178,8 +180,9 @@ std::string entryHash(const llvm::json::Object &F, const Writer &W) {
   for (const auto &[Key, Value] : F) {
     if (Key == "usr")
       continue;
-    if (Key == "file" && Value.getAsInteger()) {
-      Facts[Key] = W.path(*Value.getAsInteger());
+    if (std::optional<int64_t> File = Value.getAsInteger();
+        Key == "file" && File) {
+      Facts[Key] = W.path(*File);
       continue;
     }
     if (const llvm::json::Object *O = Value.getAsObject();

@@ -19,6 +19,13 @@ std::string summaryFileName(llvm::StringRef TUPath) {
   return summaryContentHash(TUPath).substr(0, 16) + ".json";
 }
 
+/// Removes the temporary file of a failed write; failing to remove it
+/// too adds nothing to the error the caller reports.
+static void discardTemporary(const llvm::Twine &Temp) {
+  std::error_code Ignored = llvm::sys::fs::remove(Temp);
+  (void)Ignored;
+}
+
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
   auto Failed = [](const llvm::Twine &What, std::error_code EC) {
     return llvm::createStringError(EC, "cannot write %s: %s",
@@ -36,12 +43,12 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
     if (OS.has_error()) {
       std::error_code EC = OS.error();
       OS.clear_error();
-      llvm::sys::fs::remove(Temp);
+      discardTemporary(Temp);
       return Failed("'" + Temp + "'", EC);
     }
   }
   if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
-    llvm::sys::fs::remove(Temp);
+    discardTemporary(Temp);
     return Failed("'" + Path + "'", EC);
   }
   return llvm::Error::success();

@@ -45,8 +45,8 @@ bool nameTaken(const FunctionDecl &FD, const VarDecl &Own) {
 SourceLocation lineStart(SourceLocation Loc, const SourceManager &SM) {
   std::pair<FileID, unsigned> Pos = SM.getDecomposedLoc(Loc);
   StringRef Buffer = SM.getBufferData(Pos.first);
-  unsigned Start = Buffer.rfind('\n', Pos.second);
-  Start = Start == StringRef::npos ? 0 : Start + 1;
+  size_t Newline = Buffer.rfind('\n', Pos.second);
+  unsigned Start = Newline == StringRef::npos ? 0 : Newline + 1;
   return Loc.getLocWithOffset(-static_cast<int>(Pos.second - Start));
 }
 
@@ -111,13 +111,14 @@ SmallVector<FixItHint, 2> hoistGather(const DivergentCollective &D,
   SourceLocation DeclLine = lineStart(Begin, SM);
   StringRef Indent = Lexer::getIndentationForLine(Begin, SM);
   StringRef Rest = SM.getCharacterData(RemoveEnd);
-  if (DeclLine.getLocWithOffset(Indent.size()) == Begin &&
+  if (DeclLine.getLocWithOffset(static_cast<int>(Indent.size())) == Begin &&
       Rest.take_until([](char C) { return C == '\n'; }).trim().empty() &&
       SM.getFileOffset(DeclLine) > 0)
     RemoveBegin = DeclLine.getLocWithOffset(-1);
   StringRef IfIndent = Lexer::getIndentationForLine(If->getBeginLoc(), SM);
   SourceLocation IfLine = lineStart(If->getBeginLoc(), SM);
-  if (IfLine.getLocWithOffset(IfIndent.size()) != If->getBeginLoc())
+  if (IfLine.getLocWithOffset(static_cast<int>(IfIndent.size())) !=
+      If->getBeginLoc())
     return {};
   return {FixItHint::CreateInsertion(If->getBeginLoc(),
                                      (Text + "\n" + IfIndent).str()),
