@@ -26,10 +26,10 @@ void factoryVariable() {
 void toLocal(const at::Tensor &w, const DeviceMesh &mesh) {
   at::Tensor dt = meshguard::distribute_tensor(w, mesh, {Replicate{}});
   at::Tensor grad = meshguard::to_local(dt);
-  meshguard::dist::all_reduce_({grad}, c10d::ReduceOp::SUM);
+  meshguard::dist::all_reduce_({grad}, meshguard::ReduceOp::SUM);
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh: every tensor argument is a plain at::Tensor, so the runtime will throw 'found no DeviceMesh from dtensor args for c10d.allreduce_.default'
   // CHECK-NOTES: :[[@LINE-3]]:21: note: 'grad' is a plain tensor: it comes from to_local() here
-  // CHECK-FIXES: meshguard::guarded::all_reduce_({grad}, mesh, c10d::ReduceOp::SUM);
+  // CHECK-FIXES: meshguard::guarded::all_reduce_({grad}, mesh, meshguard::ReduceOp::SUM);
 }
 
 void fullTensorThenGather(const at::Tensor &w, const DeviceMesh &mesh) {
@@ -61,7 +61,7 @@ void okDistributed(const DeviceMesh &mesh) {
 void okFromLocal(const DeviceMesh &mesh) {
   at::Tensor local = torch::randn({4});
   at::Tensor dt = meshguard::from_local(local, mesh, {Replicate{}});
-  meshguard::dist::all_reduce_({dt}, c10d::ReduceOp::SUM);
+  meshguard::dist::all_reduce_({dt}, meshguard::ReduceOp::SUM);
 }
 
 void okRedistributed(const DeviceMesh &mesh, const at::Tensor &w) {

@@ -19,5 +19,5 @@ void stillChecked() {
 
 void badCall() {
   meshguard::dist::broadcast_(42, "not a rank");
-  // CHECK-MESSAGES: :[[@LINE-1]]:31: error: no viable conversion from 'int' to 'std::vector<at::Tensor>' [clang-diagnostic-error]
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: error: reference to type 'const std::vector<at::Tensor>' could not bind to an rvalue of type 'int' [clang-diagnostic-error]
 }

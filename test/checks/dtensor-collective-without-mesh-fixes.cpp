@@ -20,9 +20,9 @@ void meshLocal() {
 
 void meshParameterAndAlias(const DeviceMesh &world) {
   at::Tensor t = torch::randn({4});
-  dist::all_reduce_({t}, c10d::ReduceOp::MAX, /*mesh_dim=*/0);
+  dist::all_reduce_({t}, meshguard::ReduceOp::MAX, /*mesh_dim=*/0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: collective 'c10d.allreduce_.default' has no DeviceMesh
-  // CHECK-FIXES: meshguard::guarded::all_reduce_({t}, world, c10d::ReduceOp::MAX, /*mesh_dim=*/0);
+  // CHECK-FIXES: meshguard::guarded::all_reduce_({t}, world, meshguard::ReduceOp::MAX, /*mesh_dim=*/0);
 }
 
 void nearestMeshWins(const DeviceMesh &outer) {

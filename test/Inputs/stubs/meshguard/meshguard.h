@@ -1,5 +1,6 @@
 // Stub of the meshguard runtime API (include/meshguard/meshguard.h) for the
-// check tests: the same names and signatures, no implementation.
+// check tests: the same names and signatures, no implementation. Checked
+// against the real headers by scripts/check-stubs.py (test/tools/stubs.test).
 #pragma once
 #include <memory>
 #include <optional>
@@ -22,12 +23,12 @@ struct Shard {
   int64_t dim;
 };
 struct Replicate {};
+enum class ReduceOp { SUM, AVG, PRODUCT, MIN, MAX };
 struct Partial {
-  c10d::ReduceOp reduce_op = c10d::ReduceOp::SUM;
+  ReduceOp reduce_op = ReduceOp::SUM;
 };
 using Placement = std::variant<Shard, Replicate, Partial>;
 using Placements = std::vector<Placement>;
-using ReduceOp = c10d::ReduceOp;
 
 at::Tensor distribute_tensor(const at::Tensor &Tensor, const DeviceMesh &Mesh,
                              const Placements &P);
@@ -58,13 +59,13 @@ public:
 };
 
 namespace dist {
-void broadcast_(std::vector<at::Tensor> tensors, int64_t src,
+void broadcast_(const std::vector<at::Tensor> &tensors, int64_t src,
                 int64_t mesh_dim = 0);
-void all_reduce_(std::vector<at::Tensor> tensors, ReduceOp op = ReduceOp::SUM,
-                 int64_t mesh_dim = 0);
-std::vector<at::Tensor> all_gather(std::vector<at::Tensor> tensors,
+void all_reduce_(const std::vector<at::Tensor> &tensors,
+                 ReduceOp op = ReduceOp::SUM, int64_t mesh_dim = 0);
+std::vector<at::Tensor> all_gather(const std::vector<at::Tensor> &tensors,
                                    int64_t mesh_dim = 0);
-std::vector<at::Tensor> reduce_scatter(std::vector<at::Tensor> tensors,
+std::vector<at::Tensor> reduce_scatter(const std::vector<at::Tensor> &tensors,
                                        ReduceOp op = ReduceOp::SUM,
                                        int64_t scatter_dim = 0,
                                        int64_t mesh_dim = 0);

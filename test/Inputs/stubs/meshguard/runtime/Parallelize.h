@@ -4,12 +4,13 @@
 #include <meshguard/meshguard.h>
 
 namespace meshguard {
-struct ColwiseParallel {};
-struct RowwiseParallel {};
+struct ParallelStyle {
+  virtual ~ParallelStyle() = default;
+};
+struct ColwiseParallel : ParallelStyle {};
+struct RowwiseParallel : ParallelStyle {};
 void parallelize_module(torch::nn::Module &module, const DeviceMesh &mesh,
-                        const ColwiseParallel &style);
-void parallelize_module(torch::nn::Module &module, const DeviceMesh &mesh,
-                        const RowwiseParallel &style);
+                        const ParallelStyle &style);
 at::Tensor parallel_input(const torch::nn::Module &module,
                           const at::Tensor &input);
 at::Tensor parallel_output(const torch::nn::Module &module,
