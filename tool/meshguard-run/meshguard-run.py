@@ -175,8 +175,12 @@ def plan_summaries(db, out_dir, model):
     return tags, docs, stale
 
 
-def main():
-    argv = sys.argv[1:]
+class UsageError(Exception):
+    """Bad usage or configuration: the message, exit status 2."""
+
+
+def parse_args(argv):
+    """The options, and what follows `--` (more meshguard-tidy arguments)."""
     extra = []
     if "--" in argv:
         i = argv.index("--")
@@ -202,243 +206,260 @@ def main():
                     help="write the summaries of every file of the database (in order), check nothing")
     ap.add_argument("files", nargs="*", help="regular expressions selecting files of the database")
     args = ap.parse_args(argv)
-
     if args.summaries_only and (args.no_summaries or args.files):
-        print("meshguard-run: --summaries-only writes the summaries of every file: it takes neither "
-              "--no-summaries nor file expressions", file=sys.stderr)
-        return 2
+        raise UsageError("--summaries-only writes the summaries of every file: it takes neither "
+                         "--no-summaries nor file expressions")
     if args.summary_model and not os.path.isfile(args.summary_model):
-        print("meshguard-run: --summary-model %s: no such file" % args.summary_model, file=sys.stderr)
-        return 2
-    tidy = find_tool("meshguard-tidy", args.tidy)
-    if not tidy:
-        print("meshguard-run: meshguard-tidy not found (use --tidy)", file=sys.stderr)
-        return 2
+        raise UsageError("--summary-model %s: no such file" % args.summary_model)
+    return args, extra
+
+
+def selected_files(args):
+    """The compilation database and the files of it the expressions select."""
     db_path = os.path.join(args.build, "compile_commands.json")
     try:
         with open(db_path) as f:
             db = json.load(f)
     except (OSError, ValueError) as e:
-        print("meshguard-run: cannot read %s: %s" % (db_path, e), file=sys.stderr)
-        return 2
+        raise UsageError("cannot read %s: %s" % (db_path, e))
     files = []
     for entry in db:
         path = os.path.normpath(os.path.join(entry.get("directory", ""), entry["file"]))
         if path not in files and (not args.files or any(re.search(r, path) for r in args.files)):
             files.append(path)
     if not files:
-        print("meshguard-run: no file of %s matches" % db_path, file=sys.stderr)
-        return 2
+        raise UsageError("no file of %s matches" % db_path)
+    return db, files
 
-    config_args = []
-    if args.checks:
-        config_args.append("-checks=" + args.checks)
-    if args.config:
-        config_args.append("-config=" + args.config)
-    common = ["-p", args.build]
-    if args.werror is not None:
-        common.append("-warnings-as-errors=" + args.werror)
-    if args.header_filter:
-        common.append("-header-filter=" + args.header_filter)
 
-    # 1. The configuration, verified in every directory that holds a file
-    #    (.clang-tidy files apply per directory). clang-tidy's own
-    #    --verify-config reports unknown checks and bad options, but only
-    #    prints a .clang-tidy that does not parse ("Error parsing ...") and
-    #    then goes on with its defaults: that is an error here.
+def verify_configuration(tidy, files, config_args):
+    """The configuration, verified in every directory that holds a file
+    (.clang-tidy files apply per directory). clang-tidy's own --verify-config
+    reports unknown checks and bad options, but only prints a .clang-tidy
+    that does not parse ("Error parsing ...") and then goes on with its
+    defaults: that is an error here."""
     for d in sorted({os.path.dirname(p) for p in files}):
         try:
             verify = subprocess.run([tidy, "--verify-config"] + config_args, cwd=d,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                     errors="replace")
         except OSError as e:
-            print("meshguard-run: cannot verify the configuration for %s: %s; nothing was run"
-                  % (d, e), file=sys.stderr)
-            return 2
+            raise UsageError("cannot verify the configuration for %s: %s; nothing was run" % (d, e))
         if verify.returncode != 0 or "Error parsing" in verify.stdout:
             sys.stderr.write(verify.stdout)
-            print("meshguard-run: the clang-tidy configuration for %s has errors (above); "
-                  "nothing was run" % d, file=sys.stderr)
-            return 2
+            raise UsageError("the clang-tidy configuration for %s has errors (above); "
+                             "nothing was run" % d)
 
-    # 2. --report-skipped: the effective configuration of each directory with
-    #    the check's ReportSkipped option set.
+
+def report_skipped_configs(tidy, files, config_args):
+    """--report-skipped: the effective configuration of each directory with
+    the check's ReportSkipped option set."""
     per_dir_config = {}
-    if args.report_skipped:
-        for path in files:
-            d = os.path.dirname(path)
-            if d in per_dir_config:
-                continue
-            dump = subprocess.run([tidy, "--dump-config"] + config_args + [path],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  errors="replace")
+    for path in files:
+        d = os.path.dirname(path)
+        if d in per_dir_config:
+            continue
+        dump = subprocess.run([tidy, "--dump-config"] + config_args + [path],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              errors="replace")
+        try:
+            cfg = yaml.safe_load(dump.stdout) if dump.returncode == 0 else None
+        except yaml.YAMLError:
+            cfg = None
+        if not isinstance(cfg, dict):
+            raise UsageError("cannot read the configuration for %s:\n%s" % (path, dump.stderr))
+        cfg.setdefault("CheckOptions", {})[SKIP_OPTION] = "true"
+        per_dir_config[d] = ["-config=" + json.dumps(cfg)]
+    return per_dir_config
+
+
+def run_tool(cmd, job_env):
+    """CompletedProcess of CMD; one that failed to start is a failure of its
+    file (exit 127), not of the whole run."""
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              errors="replace", env=job_env)
+    except OSError as e:
+        return subprocess.CompletedProcess(cmd, 127, "", "meshguard-run: cannot run %s: %s\n"
+                                           % (cmd[0], e))
+
+
+def is_finding(diag):
+    name = diag.get("DiagnosticName", "?")
+    if diag.get("Level") == "Remark":
+        return False
+    return not (name.startswith("clang-diagnostic-") and diag.get("Level") == "Error")
+
+
+class Run:
+    """One meshguard-run: the files, the summary plan, the parallel runs of
+    meshguard-tidy, and what they found."""
+
+    def __init__(self, args, extra, tidy, db, files):
+        self.args, self.extra, self.tidy, self.files = args, extra, tidy, files
+        self.config_args = []
+        if args.checks:
+            self.config_args.append("-checks=" + args.checks)
+        if args.config:
+            self.config_args.append("-config=" + args.config)
+        self.common = ["-p", args.build]
+        if args.werror is not None:
+            self.common.append("-warnings-as-errors=" + args.werror)
+        if args.header_filter:
+            self.common.append("-header-filter=" + args.header_filter)
+        self.db = db
+        self.per_dir_config = {}
+        self.parsed = {}  # fixes file -> its diagnostics (each file read once)
+        self.results = {}  # path -> (proc, fixes) of its last check run
+        self.rerun, self.summary_failed = set(), set()
+        self.wrote = set()  # paths whose last run wrote their summary file
+        self.done = 0
+
+    def plan_summaries(self):
+        """The whole-program summaries: which files' entries may change (they
+        run first, in dependency order), which unselected files need theirs
+        rewritten (a helper may be in a file the expressions do not select)."""
+        args = self.args
+        self.summary_dir = os.path.abspath(
+            args.summaries or os.path.join(args.build, "meshguard-summaries"))
+        self.env = dict(os.environ)
+        self.summaries = not args.no_summaries
+        if self.summaries:
             try:
-                cfg = yaml.safe_load(dump.stdout) if dump.returncode == 0 else None
-            except yaml.YAMLError:
-                cfg = None
-            if not isinstance(cfg, dict):
-                print("meshguard-run: cannot read the configuration for %s:\n%s" % (path, dump.stderr),
+                os.makedirs(self.summary_dir, exist_ok=True)
+            except OSError as e:
+                if args.summaries_only:
+                    raise UsageError("cannot create %s: %s" % (self.summary_dir, e))
+                print("meshguard-run: cannot create %s: %s; no summaries" % (self.summary_dir, e),
                       file=sys.stderr)
-                return 2
-            cfg.setdefault("CheckOptions", {})[SKIP_OPTION] = "true"
-            per_dir_config[d] = ["-config=" + json.dumps(cfg)]
-
-    # 3. The whole-program summaries: which files' entries may change (they
-    #    run first, in dependency order), which unselected files need theirs
-    #    rewritten (a helper may be in a file the expressions do not select).
-    summary_dir = os.path.abspath(args.summaries or os.path.join(args.build, "meshguard-summaries"))
-    env = dict(os.environ)
-    summaries = not args.no_summaries
-    if summaries:
-        try:
-            os.makedirs(summary_dir, exist_ok=True)
-        except OSError as e:
+                self.summaries = False
+        self.tags, docs, self.stale, deps, self.summarise_only = {}, {}, set(), {}, []
+        if self.summaries:
+            self.tags, docs, self.stale = plan_summaries(self.db, self.summary_dir, args.summary_model)
             if args.summaries_only:
-                print("meshguard-run: cannot create %s: %s" % (summary_dir, e), file=sys.stderr)
-                return 2
-            print("meshguard-run: cannot create %s: %s; no summaries" % (summary_dir, e),
-                  file=sys.stderr)
-            summaries = False
-    tags, docs, stale, deps, summarise_only = {}, {}, set(), {}, []
-    if summaries:
-        tags, docs, stale = plan_summaries(db, summary_dir, args.summary_model)
-        if args.summaries_only:
-            files = []
-        summarise_only = [tu for tu in tags if tu in stale and tu not in files]
-        moving = [p for p in files + summarise_only if p in stale]
-        guessed = order.lexical_dependencies(moving)
-        recorded = order.database_dependencies(docs)
-        deps = {p: (guessed.get(p, set()) | recorded.get(p, set())) & stale for p in moving}
-        env[SUMMARY_ENV] = env[EXPORT_ENV] = summary_dir
-    elif args.summaries:
-        env[SUMMARY_ENV] = summary_dir
-    only_summary = set(summarise_only)
-    schedule = order.Schedule(files + summarise_only, deps, docs)
-    names = {}  # usr -> qualified name, for the "checked again" lines
-    for doc in docs.values():
-        names.update({f.get("usr"): f.get("qname") for f in doc.get("functions") or []
-                      if isinstance(f, dict)})
+                self.files = []
+            self.summarise_only = [tu for tu in self.tags
+                                   if tu in self.stale and tu not in self.files]
+            moving = [p for p in self.files + self.summarise_only if p in self.stale]
+            guessed = order.lexical_dependencies(moving)
+            recorded = order.database_dependencies(docs)
+            deps = {p: (guessed.get(p, set()) | recorded.get(p, set())) & self.stale for p in moving}
+            self.env[SUMMARY_ENV] = self.env[EXPORT_ENV] = self.summary_dir
+        elif args.summaries:
+            self.env[SUMMARY_ENV] = self.summary_dir
+        self.only_summary = set(self.summarise_only)
+        self.schedule = order.Schedule(self.files + self.summarise_only, deps, docs)
+        self.names = {}  # usr -> qualified name, for the "checked again" lines
+        for doc in docs.values():
+            self.names.update({f.get("usr"): f.get("qname") for f in doc.get("functions") or []
+                               if isinstance(f, dict)})
+        self.index_of = {p: i for i, p in enumerate(self.files)}
 
-    tmp = tempfile.mkdtemp(prefix="meshguard-run.")
-    start = time.monotonic()
-    index_of = {p: i for i, p in enumerate(files)}
-
-    def run_tool(cmd, job_env):
-        """CompletedProcess of CMD; one that failed to start is a failure
-        of its file (exit 127), not of the whole run."""
-        try:
-            return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  errors="replace", env=job_env)
-        except OSError as e:
-            return subprocess.CompletedProcess(cmd, 127, "", "meshguard-run: cannot run %s: %s\n"
-                                               % (cmd[0], e))
-
-    def run_one(path, attempt):
-        t0 = time.monotonic()
-        if path in only_summary:
-            cmd = ([tidy, "--summarize=" + summary_dir, "-p", args.build,
-                    "--summary-tag=" + tags[path]]
+    def run_one(self, path, attempt):
+        args, t0 = self.args, time.monotonic()
+        if path in self.only_summary:
+            cmd = ([self.tidy, "--summarize=" + self.summary_dir, "-p", args.build,
+                    "--summary-tag=" + self.tags[path]]
                    + (["--summary-model=" + args.summary_model] if args.summary_model else [])
                    + [path])
-            return path, run_tool(cmd, env), None, time.monotonic() - t0
-        fixes = os.path.join(tmp, "%d-%d.yaml" % (index_of[path], attempt))
-        cmd = ([tidy] + common + per_dir_config.get(os.path.dirname(path), config_args)
-               + ["-export-fixes=" + fixes] + extra + [path])
-        job_env = env
-        if summaries:
-            job_env = dict(env)
-            job_env[TAG_ENV] = tags[path]
+            return path, run_tool(cmd, self.env), None, time.monotonic() - t0
+        fixes = os.path.join(self.tmp, "%d-%d.yaml" % (self.index_of[path], attempt))
+        cmd = ([self.tidy] + self.common
+               + self.per_dir_config.get(os.path.dirname(path), self.config_args)
+               + ["-export-fixes=" + fixes] + self.extra + [path])
+        job_env = self.env
+        if self.summaries:
+            job_env = dict(self.env)
+            job_env[TAG_ENV] = self.tags[path]
         return path, run_tool(cmd, job_env), fixes, time.monotonic() - t0
 
-    parsed = {}  # fixes file -> its diagnostics (each file read once)
-
-    def diagnostics(fixes):
+    def diagnostics(self, fixes):
         """The diagnostics of an -export-fixes file (none when it is absent),
         or None when it cannot be read."""
         if not fixes or not os.path.exists(fixes):
             return []
-        if fixes not in parsed:
-            parsed[fixes] = read_diagnostics(fixes)
-        return parsed[fixes]
+        if fixes not in self.parsed:
+            self.parsed[fixes] = read_diagnostics(fixes)
+        return self.parsed[fixes]
 
-    def is_finding(diag):
-        name = diag.get("DiagnosticName", "?")
-        if diag.get("Level") == "Remark":
-            return False
-        return not (name.startswith("clang-diagnostic-") and diag.get("Level") == "Error")
-
-    def say_again(paths):
+    def say_again(self, paths):
         for other in paths:
-            usr = schedule.again.get(other, "")
+            usr = self.schedule.again.get(other, "")
             print("meshguard-run: %s runs again: the summary of '%s' changed after it ran" % (
-                other, names.get(usr) or usr), file=sys.stderr, flush=True)
+                other, self.names.get(usr) or usr), file=sys.stderr, flush=True)
 
-    results = {}  # path -> (proc, fixes) of its last check run
-    rerun, summary_failed = set(), set()
-    wrote = set()  # paths whose last run wrote their summary file
-    done = 0
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
+    def run_all(self):
+        """Runs the schedule with -j jobs; a file runs again when a helper's
+        summary changes after it ran."""
+        jobs = max(1, self.args.j)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             running = {}
             while True:
-                while len(running) < max(1, args.j):
-                    path = schedule.next()
+                while len(running) < jobs:
+                    path = self.schedule.next()
                     if path is None:
                         break
-                    running[pool.submit(run_one, path, schedule.runs[path])] = path
+                    running[pool.submit(self.run_one, path, self.schedule.runs[path])] = path
                 if not running:
                     break
                 finished, _ = concurrent.futures.wait(
                     running, return_when=concurrent.futures.FIRST_COMPLETED)
                 for fut in finished:
                     del running[fut]
-                    path, proc, fixes, secs = fut.result()
-                    doc = None
-                    if summaries:
-                        doc = order.read_summary_doc(
-                            os.path.join(summary_dir, order.summary_file_name(path)))
-                        if doc is None or doc.get("tu") != path or doc.get("command") != tags[path]:
-                            doc = None
-                        else:
-                            names.update({f.get("usr"): f.get("qname")
-                                          for f in doc.get("functions") or [] if isinstance(f, dict)})
-                    if doc is None:
-                        wrote.discard(path)
-                    else:
-                        wrote.add(path)
-                    again = schedule.done(path, doc)
-                    rerun.update(again)
-                    if path in only_summary:
-                        summary_failed.discard(path)
-                        if proc.returncode != 0:
-                            summary_failed.add(path)
-                            sys.stderr.write(proc.stderr)
-                            print("meshguard-run: no summaries for %s (exit %d); its functions are "
-                                  "unknown to the other files" % (path, proc.returncode),
-                                  file=sys.stderr, flush=True)
-                        say_again(again)
-                        continue
-                    first = path not in results
-                    results[path] = (proc, fixes)
-                    if first:
-                        done += 1
-                        label = "%*d/%d" % (len(str(len(files))), done, len(files))
-                    else:
-                        label = "again"
-                    n = sum(1 for d in diagnostics(fixes) or [] if is_finding(d))
-                    status = "" if proc.returncode == 0 else " FAILED (exit %d)" % proc.returncode
-                    print("[%s] %6.2fs %3d finding%s %s%s" % (
-                        label, secs, n, " " if n == 1 else "s", path, status),
-                        file=sys.stderr, flush=True)
-                    say_again(again)
+                    self.finished(*fut.result())
 
+    def summary_doc(self, path):
+        """The summary file PATH's run wrote, if it is this run's."""
+        doc = order.read_summary_doc(
+            os.path.join(self.summary_dir, order.summary_file_name(path)))
+        if doc is None or doc.get("tu") != path or doc.get("command") != self.tags[path]:
+            return None
+        self.names.update({f.get("usr"): f.get("qname")
+                           for f in doc.get("functions") or [] if isinstance(f, dict)})
+        return doc
+
+    def finished(self, path, proc, fixes, secs):
+        doc = self.summary_doc(path) if self.summaries else None
+        if doc is None:
+            self.wrote.discard(path)
+        else:
+            self.wrote.add(path)
+        again = self.schedule.done(path, doc)
+        self.rerun.update(again)
+        if path in self.only_summary:
+            self.summary_failed.discard(path)
+            if proc.returncode != 0:
+                self.summary_failed.add(path)
+                sys.stderr.write(proc.stderr)
+                print("meshguard-run: no summaries for %s (exit %d); its functions are "
+                      "unknown to the other files" % (path, proc.returncode),
+                      file=sys.stderr, flush=True)
+            self.say_again(again)
+            return
+        first = path not in self.results
+        self.results[path] = (proc, fixes)
+        if first:
+            self.done += 1
+            label = "%*d/%d" % (len(str(len(self.files))), self.done, len(self.files))
+        else:
+            label = "again"
+        n = sum(1 for d in self.diagnostics(fixes) or [] if is_finding(d))
+        status = "" if proc.returncode == 0 else " FAILED (exit %d)" % proc.returncode
+        print("[%s] %6.2fs %3d finding%s %s%s" % (
+            label, secs, n, " " if n == 1 else "s", path, status),
+            file=sys.stderr, flush=True)
+        self.say_again(again)
+
+    def collect(self):
+        """Findings by check, skipped functions by reason, failed files,
+        compiler errors and the fixes files; prints each file's output."""
         findings, skipped, failed, errors = Counter(), Counter(), [], 0
         yaml_docs = []
-        for path in files:
-            proc, fixes = results[path]
+        for path in self.files:
+            proc, fixes = self.results[path]
             if fixes and os.path.exists(fixes):
                 yaml_docs.append(fixes)
-            diags = diagnostics(fixes)
+            diags = self.diagnostics(fixes)
             if diags is None:
                 print("meshguard-run: %s: cannot read the diagnostics file meshguard-tidy wrote"
                       % path, file=sys.stderr)
@@ -454,33 +475,39 @@ def main():
                     findings[name] += 1
             if proc.returncode != 0 and path not in failed:
                 failed.append(path)
-            if not args.quiet or proc.returncode < 0:
+            if not self.args.quiet or proc.returncode < 0:
                 sys.stdout.write(proc.stdout)
-                if proc.returncode != 0 or not args.quiet:
+                if proc.returncode != 0 or not self.args.quiet:
                     err = "\n".join(l for l in proc.stderr.splitlines()
                                     if not re.match(r"^(\d+ warnings? generated|Suppressed \d+ warnings|Use -header-filter)", l))
                     if err.strip():
                         sys.stderr.write(err + "\n")
-        if summaries:
-            size = sum(os.path.getsize(os.path.join(summary_dir, n))
-                       for n in os.listdir(summary_dir) if n.endswith(".json"))
-            written = len([p for p in files + summarise_only if p in stale and p in wrote])
-            up_to_date = len([t for t in tags if t not in stale])
-            print("meshguard-run: summaries: %d file%s written (%d summarised only), %d up to date, "
-                  "%d run again after a helper's summary changed, %d failed; database %s (%d KiB)" % (
-                      written, "" if written == 1 else "s", len(wrote & only_summary),
-                      up_to_date, len(rerun), len(summary_failed), summary_dir,
-                      (size + 1023) // 1024), file=sys.stderr)
-            for path in schedule.unsettled():
-                print("meshguard-run: %s: the summary of a function it calls still changed after %d "
-                      "runs (files whose helpers call each other?); its findings may lack what the "
-                      "newest summaries say" % (path, order.MAX_RUNS), file=sys.stderr)
-        elapsed = time.monotonic() - start
+        return findings, skipped, failed, errors, yaml_docs
 
+    def print_summary_stats(self):
+        summary_dir = self.summary_dir
+        size = sum(os.path.getsize(os.path.join(summary_dir, n))
+                   for n in os.listdir(summary_dir) if n.endswith(".json"))
+        written = len([p for p in self.files + self.summarise_only
+                       if p in self.stale and p in self.wrote])
+        up_to_date = len([t for t in self.tags if t not in self.stale])
+        print("meshguard-run: summaries: %d file%s written (%d summarised only), %d up to date, "
+              "%d run again after a helper's summary changed, %d failed; database %s (%d KiB)" % (
+                  written, "" if written == 1 else "s", len(self.wrote & self.only_summary),
+                  up_to_date, len(self.rerun), len(self.summary_failed), summary_dir,
+                  (size + 1023) // 1024), file=sys.stderr)
+        for path in self.schedule.unsettled():
+            print("meshguard-run: %s: the summary of a function it calls still changed after %d "
+                  "runs (files whose helpers call each other?); its findings may lack what the "
+                  "newest summaries say" % (path, order.MAX_RUNS), file=sys.stderr)
+
+    def write_outputs(self, yaml_docs, failed):
+        """--export-fixes and --sarif."""
+        args = self.args
         if args.export_fixes:
             merged = {"MainSourceFile": "", "Diagnostics": []}
             for y in sorted(yaml_docs):
-                merged["Diagnostics"] += diagnostics(y) or []
+                merged["Diagnostics"] += self.diagnostics(y) or []
             with open(args.export_fixes, "w") as f:
                 yaml.safe_dump(merged, f, sort_keys=False)
         if args.sarif:
@@ -491,16 +518,31 @@ def main():
             else:
                 inputs = sorted(yaml_docs)
                 if not inputs:
-                    empty = os.path.join(tmp, "empty.yaml")
+                    empty = os.path.join(self.tmp, "empty.yaml")
                     with open(empty, "w") as f:
                         f.write("Diagnostics: []\n")
                     inputs = [empty]
                 r = subprocess.run([sys.executable, sarif, "-o", args.sarif] + inputs)
                 if r.returncode != 0:
                     failed.append("(sarif)")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
+    def execute(self):
+        """Runs everything; the totals for the closing lines."""
+        self.tmp = tempfile.mkdtemp(prefix="meshguard-run.")
+        start = time.monotonic()
+        try:
+            self.run_all()
+            findings, skipped, failed, errors, yaml_docs = self.collect()
+            if self.summaries:
+                self.print_summary_stats()
+            elapsed = time.monotonic() - start
+            self.write_outputs(yaml_docs, failed)
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        return findings, skipped, failed, errors, elapsed
+
+
+def print_totals(args, files, findings, skipped, failed, errors, elapsed):
     total = sum(findings.values())
     print("meshguard-run: %d file%s in %.1f s (%d job%s, %.2f s/file), %d failed" % (
         len(files), "" if len(files) == 1 else "s", elapsed, args.j, "" if args.j == 1 else "s",
@@ -520,9 +562,28 @@ def main():
     else:
         print("meshguard-run: functions skipped by the analysis limits: not counted "
               "(--report-skipped counts them)", file=sys.stderr)
+
+
+def main():
+    try:
+        args, extra = parse_args(sys.argv[1:])
+        tidy = find_tool("meshguard-tidy", args.tidy)
+        if not tidy:
+            raise UsageError("meshguard-tidy not found (use --tidy)")
+        db, files = selected_files(args)
+        run = Run(args, extra, tidy, db, files)
+        verify_configuration(tidy, files, run.config_args)
+        if args.report_skipped:
+            run.per_dir_config = report_skipped_configs(tidy, files, run.config_args)
+        run.plan_summaries()
+    except UsageError as e:
+        print("meshguard-run: %s" % e, file=sys.stderr)
+        return 2
+    findings, skipped, failed, errors, elapsed = run.execute()
+    print_totals(args, run.files, findings, skipped, failed, errors, elapsed)
     # A file that cannot be summarised fails --summaries-only (its whole
     # job); in a check run it only leaves that file's functions unknown.
-    return 1 if failed or (args.summaries_only and summary_failed) else 0
+    return 1 if failed or (args.summaries_only and run.summary_failed) else 0
 
 
 if __name__ == "__main__":
