@@ -9,6 +9,11 @@ libtorch or clang's headers, the static links), then one progress line every
 PERIOD seconds (MESHGUARD_BUILD_PROGRESS_S, default 30) naming the step just
 done (ninja reports a step when it ends), and on failure ninja's error. A cold build on 2 cores spends most of
 its time in those slow steps; a warm ccache skips nearly all of them.
+
+A compiler warning in meshguard's own code (lib/, include/meshguard/, tool/;
+cmake/MeshguardWarnings.cmake) fails the build: the code builds clean.
+ccache replays a cached compile's warnings, so a clean build directory (CI's)
+sees every one; configure with -DMESHGUARD_WERROR=ON to stop at the first.
 """
 
 import argparse
@@ -19,6 +24,11 @@ import sys
 import time
 
 STEP = re.compile(r"^\[(\d+)/(\d+)\] (.*)$")
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# GCC names a file as the compile command does: relative to the build
+# directory, or absolute.
+OWN_WARNING = re.compile(r"^(?:\.\./|%s/)(?:lib|include/meshguard|tool)/\S*:\d+:\d+: warning: "
+                         % re.escape(ROOT))
 
 
 def slow_kind(description):
@@ -102,6 +112,13 @@ def main():
         print("build (%s): FAILED after %dm%02ds (full log: %s)" %
               (name, elapsed // 60, elapsed % 60, log_path), flush=True)
         return code
+    with open(log_path) as log:
+        warnings = sorted({line.rstrip("\n") for line in log if OWN_WARNING.match(line)})
+    if warnings:
+        sys.stdout.write("".join(w + "\n" for w in warnings[:40]))
+        print("build (%s): FAILED: %d compiler warning(s) in meshguard's own code (above; "
+              "full log: %s)" % (name, len(warnings), log_path), flush=True)
+        return 1
     if total:
         print("build (%s): done, %d steps in %dm%02ds" % (name, done, elapsed // 60, elapsed % 60), flush=True)
     return 0
