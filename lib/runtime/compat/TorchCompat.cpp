@@ -361,12 +361,14 @@ bool reduce_scatter(
   opts.reduceOp = to_c10d(wire_op({input}, op));
   opts.timeout = timeout;
   at::Tensor wire_out = on_the_wire(output), wire_in = on_the_wire(input);
-  detail::wait_for_work(
-      pg,
-      pg->_reduce_scatter_base(wire_out, wire_in, opts),
-      input.is_cuda(),
-      timeout,
-      "reduce_scatter");
+  // libtorch 2.13 deprecates _reduce_scatter_base for reduce_scatter_single,
+  // which older 2.x releases (the GPU check's 2.11) may lack; the alias
+  // still works everywhere, so its deprecation is silenced here alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  auto work = pg->_reduce_scatter_base(wire_out, wire_in, opts);
+#pragma GCC diagnostic pop
+  detail::wait_for_work(pg, work, input.is_cuda(), timeout, "reduce_scatter");
   if (op == ReduceOp::AVG) {
     output.div_(pg->getSize());
   }
