@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -37,15 +38,10 @@ ALLOWED = {
 
 def clang():
     for name in ("clang++-19", "/usr/lib/llvm-19/bin/clang++"):
-        path = name if os.path.isabs(name) else shutil_which(name)
-        if path and os.access(path, os.X_OK):
+        path = shutil.which(name)
+        if path:
             return path
     sys.exit("check-stubs: clang++-19 not found (make bootstrap installs it)")
-
-
-def shutil_which(name):
-    import shutil
-    return shutil.which(name)
 
 
 def runtime_flags(build):
