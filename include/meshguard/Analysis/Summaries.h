@@ -52,13 +52,17 @@
 namespace meshguard {
 namespace analysis {
 
-/// A parameter that alone decides whether a collective has a mesh: when the
-/// argument is a plain tensor, the collective has none.
-struct SinkFact {
+/// A parameter that alone decides what a collective gets:
+///  - SinkFact (mesh-inferred collectives): when the argument is a plain
+///    tensor, the collective has no mesh;
+///  - ProcessGroupSinkFact (raw process-group collectives): when the
+///    argument is (or holds) a DTensor, or is a module given to
+///    distribute_module, so is what the collective gets.
+template <typename EntryT> struct CollectiveSinkFact {
   unsigned Param;
   /// The collective call (possibly in a callee of the summarised function).
   const clang::CallExpr *Collective;
-  const MeshCollectiveEntry *Entry;
+  const EntryT *Entry;
   /// The parameter is a module: "plain" means "never distributed".
   bool IsModule = false;
   /// For a fact from the summary database: where the collective is (then
@@ -68,22 +72,8 @@ struct SinkFact {
     return Collective ? static_cast<const void *>(Collective) : Elsewhere;
   }
 };
-
-/// A parameter that alone hands a DTensor to a raw process-group collective:
-/// when the argument is (or holds) a DTensor, or is a module given to
-/// distribute_module, so is what the collective gets.
-struct ProcessGroupSinkFact {
-  unsigned Param;
-  /// The raw collective call (possibly in a callee of the summarised one).
-  const clang::CallExpr *Collective;
-  const ProcessGroupCollectiveEntry *Entry;
-  bool IsModule = false;
-  /// As SinkFact::Elsewhere.
-  const ExternalSite *Elsewhere = nullptr;
-  const void *key() const {
-    return Collective ? static_cast<const void *>(Collective) : Elsewhere;
-  }
-};
+using SinkFact = CollectiveSinkFact<MeshCollectiveEntry>;
+using ProcessGroupSinkFact = CollectiveSinkFact<ProcessGroupCollectiveEntry>;
 
 /// A tensor parameter that alone makes a tensor op inside mix a DTensor with
 /// a plain tensor: given a DTensor (AsDTensor) when the op's other operand is

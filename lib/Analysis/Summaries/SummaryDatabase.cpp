@@ -16,8 +16,8 @@
 //                            "at": [0, 12, 3],
 //                            "p": 1, "ctl": [0, 14, 5]}}]}
 //
-// "coll"'s "p" and "ctl": the parameter that decides whether a collective
-// runs, and where that collective is (DivergenceMemo::parameterControl).
+// Each field of a function's facts ("ret", "sinks", ...) is one kind of
+// fact, read by its own file of Kinds/ (FactKind.h), which says its format.
 //
 // Places ("at", "file") index "files". A malformed file is skipped whole
 // (one problem each): a half-read file could drop the fact that makes
@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "meshguard/Analysis/SummaryDatabase.h"
+#include "Summaries/FactKind.h"
 #include "clang/AST/Decl.h"
 #include "clang/Index/USRGeneration.h"
 #include "llvm/Support/FileSystem.h"
@@ -175,21 +176,11 @@ public:
       S.File = Files[*File].first;
       S.FileHash = Files[*File].second;
       S.Hash = Hash->str();
-      if (std::optional<llvm::StringRef> Ret = F->getString("ret")) {
-        if (*Ret == "plain")
-          S.Return = Provenance::Plain;
-        else if (*Ret == "dtensor")
-          S.Return = Provenance::DTensor;
-        else
-          return fail(FP.field("ret"), "expected \"plain\" or \"dtensor\"");
-      }
-      if (!sinks(*F, "sinks", FP, S.Name, S.Sinks) ||
-          !sinks(*F, "pg", FP, S.Name, S.ProcessGroupSinks) ||
-          !mixed(*F, FP, S.Name, S.MixedOpSinks) ||
-          !indices(F->get("kept"), FP.field("kept"), S.KeptModules) ||
-          !collective(*F, FP, S.Name, S.Collective))
-        return false;
-      markPlacesInCallees(S);
+      PlaceReader Places(Files, S.Name, S.File);
+      for (const FactKind *Kind : factKinds())
+        if (const llvm::json::Value *Facts = F->get(Kind->key()))
+          if (!Kind->read(*Facts, FP.field(Kind->key()), Places, S))
+            return false;
       USRs.push_back(USR->str());
       Out.push_back(std::move(S));
     }
@@ -219,144 +210,9 @@ private:
     return true;
   }
 
-  static void markPlacesInCallees(StoredSummary &S) {
-    auto Mark = [&](ExternalSite &At) { At.InCallee = At.File != S.File; };
-    for (StoredSink &Sink : S.Sinks)
-      Mark(Sink.At);
-    for (StoredSink &Sink : S.ProcessGroupSinks)
-      Mark(Sink.At);
-    for (StoredMixedOpSink &Sink : S.MixedOpSinks)
-      Mark(Sink.At);
-    if (S.Collective)
-      Mark(S.Collective->At);
-  }
-
   bool fail(llvm::json::Path P, llvm::StringLiteral Message) {
     P.report(Message);
     return false;
-  }
-
-  bool place(const llvm::json::Value *V, llvm::json::Path P,
-             llvm::StringRef Function, ExternalSite &At) {
-    const llvm::json::Array *A = V ? V->getAsArray() : nullptr;
-    std::optional<int64_t> File, Line, Column;
-    if (A && A->size() == 3) {
-      File = (*A)[0].getAsInteger();
-      Line = (*A)[1].getAsInteger();
-      Column = (*A)[2].getAsInteger();
-    }
-    if (!File || !Line || !Column || *File < 0 ||
-        static_cast<size_t>(*File) >= Files.size() || *Line < 1 ||
-        *Column < 1 || *Line > UINT32_MAX || *Column > UINT32_MAX)
-      return fail(P, "expected [file index, line, column]");
-    At = {Files[*File].first, static_cast<unsigned>(*Line),
-          static_cast<unsigned>(*Column), Function.str()};
-    return true;
-  }
-
-  bool param(const llvm::json::Object &O, llvm::json::Path P, unsigned &Out) {
-    std::optional<int64_t> V = O.getInteger("p");
-    if (!V || *V < 0 || *V > 65535)
-      return fail(P.field("p"), "expected a parameter index");
-    Out = static_cast<unsigned>(*V);
-    return true;
-  }
-
-  bool sinks(const llvm::json::Object &F, llvm::StringRef Key,
-             llvm::json::Path FP, llvm::StringRef Function,
-             std::vector<StoredSink> &Out) {
-    const llvm::json::Value *V = F.get(Key);
-    if (!V)
-      return true;
-    const llvm::json::Array *A = V->getAsArray();
-    if (!A)
-      return fail(FP.field(Key), "expected an array");
-    llvm::json::Path KeyPath = FP.field(Key);
-    for (size_t I = 0; I < A->size(); ++I) {
-      llvm::json::Path P = KeyPath.index(I);
-      const llvm::json::Object *O = (*A)[I].getAsObject();
-      if (!O)
-        return fail(P, "expected an object");
-      StoredSink S;
-      std::optional<llvm::StringRef> Entry = O->getString("entry");
-      if (!Entry)
-        return fail(P.field("entry"), "expected the model entry's name");
-      S.Entry = Entry->str();
-      S.IsModule = O->getBoolean("module").value_or(false);
-      if (!param(*O, P, S.Param) ||
-          !place(O->get("at"), P.field("at"), Function, S.At))
-        return false;
-      Out.push_back(std::move(S));
-    }
-    return true;
-  }
-
-  bool mixed(const llvm::json::Object &F, llvm::json::Path FP,
-             llvm::StringRef Function, std::vector<StoredMixedOpSink> &Out) {
-    const llvm::json::Value *V = F.get("mixed");
-    if (!V)
-      return true;
-    const llvm::json::Array *A = V->getAsArray();
-    if (!A)
-      return fail(FP.field("mixed"), "expected an array");
-    llvm::json::Path MixedPath = FP.field("mixed");
-    for (size_t I = 0; I < A->size(); ++I) {
-      llvm::json::Path P = MixedPath.index(I);
-      const llvm::json::Object *O = (*A)[I].getAsObject();
-      if (!O)
-        return fail(P, "expected an object");
-      StoredMixedOpSink S;
-      S.AsDTensor = O->getBoolean("dtensor").value_or(false);
-      if (!param(*O, P, S.Param) ||
-          !place(O->get("at"), P.field("at"), Function, S.At))
-        return false;
-      Out.push_back(std::move(S));
-    }
-    return true;
-  }
-
-  bool collective(const llvm::json::Object &F, llvm::json::Path FP,
-                  llvm::StringRef Function,
-                  std::optional<StoredCollective> &Out) {
-    const llvm::json::Value *V = F.get("coll");
-    if (!V)
-      return true;
-    llvm::json::Path P = FP.field("coll");
-    const llvm::json::Object *O = V->getAsObject();
-    if (!O)
-      return fail(P, "expected an object");
-    std::optional<llvm::StringRef> Name = O->getString("name");
-    if (!Name || Name->empty())
-      return fail(P.field("name"), "expected the collective's name");
-    StoredCollective C;
-    C.Name = Name->str();
-    if (!place(O->get("at"), P.field("at"), Function, C.At))
-      return false;
-    if (O->get("p")) {
-      unsigned Param = 0;
-      if (!param(*O, P, Param) ||
-          !place(O->get("ctl"), P.field("ctl"), Function, C.ControlledAt))
-        return false;
-      C.Param = Param;
-    }
-    Out = std::move(C);
-    return true;
-  }
-
-  bool indices(const llvm::json::Value *V, llvm::json::Path P,
-               std::vector<unsigned> &Out) {
-    if (!V)
-      return true;
-    const llvm::json::Array *A = V->getAsArray();
-    if (!A)
-      return fail(P, "expected an array");
-    for (size_t I = 0; I < A->size(); ++I) {
-      std::optional<int64_t> N = (*A)[I].getAsInteger();
-      if (!N || *N < 0 || *N > 65535)
-        return fail(P.index(I), "expected a parameter index");
-      Out.push_back(static_cast<unsigned>(*N));
-    }
-    return true;
   }
 
   llvm::json::Path::Root &Root;
@@ -393,27 +249,14 @@ const StoredSummary *SummaryDatabase::find(llvm::StringRef USR) const {
   return It == Entries.end() ? nullptr : &It->second;
 }
 
-/// Whether \p S has a fact of \p Kind.
-static bool hasFact(const StoredSummary &S, SummaryFactKind Kind) {
-  switch (Kind) {
-  case SummaryFactKind::MeshSinks:
-    return !S.Sinks.empty();
-  case SummaryFactKind::ProcessGroupSinks:
-    return !S.ProcessGroupSinks.empty();
-  case SummaryFactKind::MixedOpSinks:
-    return !S.MixedOpSinks.empty();
-  case SummaryFactKind::Collectives:
-    return S.Collective.has_value();
-  }
-  return false;
-}
-
 std::vector<std::string>
 SummaryDatabase::namesWith(SummaryFactKind Kind) const {
   std::vector<std::string> Names;
-  for (const auto &E : Entries)
-    if (hasFact(E.second, Kind))
-      Names.push_back(E.second.QualifiedName);
+  for (const FactKind *K : factKinds())
+    if (K->checkKind() == Kind)
+      for (const auto &E : Entries)
+        if (K->has(E.second))
+          Names.push_back(E.second.QualifiedName);
   return Names;
 }
 

@@ -9,14 +9,12 @@
 // entry is current, the others let meshguard-run reuse the file when
 // nothing the TU read has changed. Each entry has the hash of its facts, and
 // "lookups" what the TU imported from other files (SummaryLookup checks
-// those against the database before an entry is used).
-// "coll" is the first collective a
-// function performs as dtensor-rank-divergent-collective sees it
-// (DivergenceMemo::performed), so that a rank-dependent call of it in
-// another file counts as that collective.
+// those against the database before an entry is used). Each kind of fact
+// writes its own field (Kinds/, FactKind.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Summaries/FactKind.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
@@ -61,7 +59,7 @@ struct Definitions : RecursiveASTVisitor<Definitions> {
   std::vector<const FunctionDecl *> Found;
 };
 
-class Writer {
+class Writer final : public PlaceWriter {
 public:
   explicit Writer(const SourceManager &SM) : SM(SM) {
     // Every file of the TU outside the system headers, main file first.
@@ -109,7 +107,7 @@ public:
 
   /// The place of a fact: its call here, or the place it came from.
   llvm::json::Value place(const clang::CallExpr *Call,
-                          const ExternalSite *Elsewhere) {
+                          const ExternalSite *Elsewhere) override {
     if (Call)
       return place(Call->getBeginLoc());
     if (!Elsewhere)
@@ -283,73 +281,21 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
   llvm::json::Array Functions;
   for (const FunctionDecl *FD : Defs.Found) {
     const FunctionSummary *S = Summaries.get(FD);
-    if (!S)
-      S = &NoSummary;
-    llvm::json::Value Performed = nullptr;
-    if (const std::optional<CollectiveCall> &C = Divergence.performed(*FD))
-      if (llvm::json::Value At = W.place(C->Inner, C->InnerElsewhere);
-          At.kind() != llvm::json::Value::Null)
-        Performed =
-            llvm::json::Object{{"name", C->InnerName}, {"at", std::move(At)}};
-    // The database keeps one deciding parameter per function: the first.
-    llvm::ArrayRef<ParameterControl> Controls =
-        Divergence.parameterControls(*FD);
-    if (const ParameterControl *Ctl =
-            Controls.empty() ? nullptr : &Controls.front();
-        Ctl && Performed.kind() != llvm::json::Value::Null)
-      if (llvm::json::Value At =
-              W.place(Ctl->Collective.Call, Ctl->Collective.InnerElsewhere);
-          At.kind() != llvm::json::Value::Null) {
-        Performed.getAsObject()->try_emplace("p", Ctl->Param);
-        Performed.getAsObject()->try_emplace("ctl", std::move(At));
-      }
-    bool Performs = Performed.kind() != llvm::json::Value::Null;
-    bool KnownReturn =
-        S->Return == Provenance::Plain || S->Return == Provenance::DTensor;
-    if (!Performs && !KnownReturn && S->Sinks.empty() &&
-        S->ProcessGroupSinks.empty() && S->MixedOpSinks.empty() &&
-        S->KeptModules.empty())
+    ExportedFunction Function{*FD, S ? *S : NoSummary, Divergence, W};
+    llvm::json::Object F;
+    for (const FactKind *Kind : factKinds())
+      if (llvm::json::Value Facts = Kind->write(Function);
+          Facts.kind() != llvm::json::Value::Null)
+        F[Kind->key()] = std::move(Facts);
+    if (F.empty())
       continue; // Nothing to say: an unknown callee, as without a summary.
     std::string USR = functionUSR(*FD);
     if (USR.empty())
       continue;
-    llvm::json::Object F{{"usr", USR},
-                         {"name", FD->getNameAsString()},
-                         {"qname", FD->getQualifiedNameAsString()},
-                         {"file", W.fileOf(FD->getLocation())}};
-    if (Performs)
-      F["coll"] = std::move(Performed);
-    if (KnownReturn)
-      F["ret"] = S->Return == Provenance::Plain ? "plain" : "dtensor";
-    auto Sinks = [&](llvm::StringRef Key, const auto &Facts) {
-      llvm::json::Array A;
-      for (const auto &Fact : Facts) {
-        llvm::json::Value At = W.place(Fact.Collective, Fact.Elsewhere);
-        if (At.kind() == llvm::json::Value::Null)
-          continue; // Nowhere to point a note: the caller does not know.
-        llvm::json::Object O{{"p", Fact.Param},
-                             {"entry", Fact.Entry->Function},
-                             {"at", std::move(At)}};
-        if (Fact.IsModule)
-          O["module"] = true;
-        A.push_back(std::move(O));
-      }
-      if (!A.empty())
-        F[Key] = std::move(A);
-    };
-    Sinks("sinks", S->Sinks);
-    Sinks("pg", S->ProcessGroupSinks);
-    llvm::json::Array Mixed;
-    for (const MixedOpSinkFact &Fact : S->MixedOpSinks) {
-      llvm::json::Value At = W.place(Fact.Op, Fact.Elsewhere);
-      if (At.kind() != llvm::json::Value::Null)
-        Mixed.push_back(llvm::json::Object{
-            {"p", Fact.Param}, {"dtensor", Fact.AsDTensor}, {"at", At}});
-    }
-    if (!Mixed.empty())
-      F["mixed"] = std::move(Mixed);
-    if (!S->KeptModules.empty())
-      F["kept"] = llvm::json::Array(S->KeptModules);
+    F["usr"] = USR;
+    F["name"] = FD->getNameAsString();
+    F["qname"] = FD->getQualifiedNameAsString();
+    F["file"] = W.fileOf(FD->getLocation());
     F["hash"] = entryHash(F, W);
     Functions.push_back(std::move(F));
   }

@@ -2,12 +2,14 @@
 //
 // A callee without a body in this TU gets the summary the database stored
 // for its USR, turned back into the facts the sites use: the model entries
-// by name, the callee-side places as ExternalSites. What cannot be turned
-// back (an entry the model no longer has, a parameter the declaration here
-// does not have) is dropped: less is "unknown", never a finding.
+// by name, the callee-side places as ExternalSites; each kind of fact by
+// its own file of Kinds/. What cannot be turned back (an entry the model no
+// longer has, a parameter the declaration here does not have) is dropped:
+// less is "unknown", never a finding.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Summaries/FactKind.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ASTContext.h"
@@ -18,15 +20,6 @@ using namespace clang;
 
 namespace meshguard {
 namespace analysis {
-
-template <typename EntryT>
-static const EntryT *entryNamed(const std::vector<EntryT> &Entries,
-                                llvm::StringRef Name) {
-  for (const EntryT &E : Entries)
-    if (E.Function == Name)
-      return &E;
-  return nullptr;
-}
 
 bool isModelFunction(const ApiIndex &Index, const FunctionDecl &FD) {
   return Index.source(&FD) ||
@@ -52,34 +45,13 @@ const FunctionSummary *SummaryProvider::imported(const FunctionDecl &FD) {
     return nullptr;
 
   auto Summary = std::make_unique<FunctionSummary>();
-  unsigned Params = FD.getNumParams();
   auto Place = [&](const ExternalSite &At) {
     ExternalSites.push_back(std::make_unique<ExternalSite>(At));
     return ExternalSites.back().get();
   };
-  if (Stored->Return == Provenance::Plain ||
-      Stored->Return == Provenance::DTensor)
-    Summary->Return = Stored->Return;
-  const ApiModel &Model = Index.model();
-  for (const StoredSink &S : Stored->Sinks)
-    if (S.Param < Params)
-      if (const MeshCollectiveEntry *E =
-              entryNamed(Model.MeshCollectives, S.Entry))
-        Summary->Sinks.push_back(
-            {S.Param, nullptr, E, S.IsModule, Place(S.At)});
-  for (const StoredSink &S : Stored->ProcessGroupSinks)
-    if (S.Param < Params)
-      if (const ProcessGroupCollectiveEntry *E =
-              entryNamed(Model.ProcessGroupCollectives, S.Entry))
-        Summary->ProcessGroupSinks.push_back(
-            {S.Param, nullptr, E, S.IsModule, Place(S.At)});
-  for (const StoredMixedOpSink &S : Stored->MixedOpSinks)
-    if (S.Param < Params)
-      Summary->MixedOpSinks.push_back(
-          {S.Param, nullptr, S.AsDTensor, Place(S.At)});
-  for (unsigned P : Stored->KeptModules)
-    if (P < Params)
-      Summary->KeptModules.push_back(P);
+  ImportedFunction Function{*Stored, FD.getNumParams(), Index.model(), Place};
+  for (const FactKind *Kind : factKinds())
+    Kind->import(Function, *Summary);
   Slot = std::move(Summary);
   return Slot.get();
 }
