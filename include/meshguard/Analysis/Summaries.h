@@ -145,6 +145,23 @@ public:
       llvm::function_ref<void(const MixedOpSinkFact &, const clang::Expr *)>
           Fn);
 
+  /// Calls \p Fn with each argument of \p Call that alone reaches a
+  /// mesh-inferred collective: the tensor argument of a collective, or an
+  /// argument a callee's summary names as a sink (the SinkFact says which
+  /// collective, and whether the argument is a module).
+  void forEachCollectiveArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const SinkFact &, const clang::Expr *)> Fn);
+
+  /// Calls \p Fn with each argument of \p Call that alone reaches a raw
+  /// process-group collective: a tensor argument of one, or an argument a
+  /// callee's summary names as a process-group sink.
+  void forEachProcessGroupArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const ProcessGroupSinkFact &,
+                              const clang::Expr *)>
+          Fn);
+
 private:
   /// Collects one function's facts during its run (Summaries.cpp).
   class SummaryBuilder;
@@ -168,13 +185,6 @@ private:
       llvm::function_ref<void(const Fact &, const clang::Expr *)> Fn);
   /// The database's entry for \p FD as a summary (SummaryImport.cpp).
   const FunctionSummary *imported(const clang::FunctionDecl &FD);
-  /// Calls \p Fn with each argument of \p Call that alone reaches a
-  /// mesh-inferred collective: the tensor argument of a collective, or an
-  /// argument a callee's summary names as a sink (the SinkFact says which
-  /// collective, and whether the argument is a module).
-  void forEachCollectiveArgument(
-      const clang::CallExpr &Call,
-      llvm::function_ref<void(const SinkFact &, const clang::Expr *)> Fn);
   /// Sinks and "kept" for module input \p P of \p FD (a parameter, or a
   /// variable a lambda captures by reference), numbered \p Param in the
   /// facts; false when the analysis hit a limit.
@@ -194,15 +204,6 @@ private:
                              PlainCollectives &Plain,
                              DTensorProcessGroupCalls &DTensorCalls,
                              bool *Kept);
-  /// Calls \p Fn with each argument of \p Call that alone reaches a raw
-  /// process-group collective: a tensor argument of one, or an argument a
-  /// callee's summary names as a process-group sink.
-  void forEachProcessGroupArgument(
-      const clang::CallExpr &Call,
-      llvm::function_ref<void(const ProcessGroupSinkFact &,
-                              const clang::Expr *)>
-          Fn);
-
   clang::ASTContext &Ctx;
   const ApiIndex &Index;
   AnalysisLimits Limits;

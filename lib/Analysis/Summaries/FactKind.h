@@ -1,12 +1,14 @@
 //===--- FactKind.h - One kind of summary fact at the database's edges ----===//
 //
 // A kind of summary fact (what a function returns, which parameters reach a
-// mesh-inferred collective, ...) crosses a translation unit's boundary in
-// three steps: the export writes it as one field of the function's JSON
-// entry, the database reads that field back (llvm::json's fromJSON
-// conventions), and a TU calling the function imports it as the facts its
-// sites use. Each kind does all three in one file of Kinds/, and is named
-// once in the list factKinds() returns (FactKinds.cpp); the exporter, the
+// mesh-inferred collective, ...) is collected from the function's one
+// provenance run (SummaryProvider's builder hands each statement to every
+// kind's collector), and crosses a translation unit's boundary in three
+// steps: the export writes it as one field of the function's JSON entry,
+// the database reads that field back (with llvm::json's Path errors), and a
+// TU calling the function imports it as the facts its sites use. Each kind
+// does all four in one file of Kinds/, and is named once in the list
+// factKinds() returns (FactKinds.cpp); the builder, the exporter, the
 // reader and the importer only walk that list.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -84,10 +87,51 @@ struct ImportedFunction {
   llvm::function_ref<const ExternalSite *(const ExternalSite &At)> Place;
 };
 
+/// A tensor input of the function being summarised (a parameter, or a
+/// variable a lambda captures by reference), as atoms of its entry state.
+struct TensorInputAtoms {
+  unsigned Index;
+  const clang::dataflow::Formula *Plain;
+  const clang::dataflow::Formula *Known;
+};
+
+/// A tensor or container input as "it is (holds) a DTensor".
+struct DTensorInput {
+  unsigned Index;
+  const clang::dataflow::Formula *IsDTensor;
+};
+
+/// What a collector sees of the function being summarised.
+struct SummaryInputs {
+  SummaryProvider &Provider;
+  bool ReturnsTensor;
+  llvm::ArrayRef<TensorInputAtoms> Tensors;
+  llvm::ArrayRef<DTensorInput> DTensors;
+};
+
+/// Collects one kind's facts from one function's provenance run.
+class SummaryCollector {
+public:
+  virtual ~SummaryCollector() = default;
+  /// Each statement of the CFG, in the state before it.
+  virtual void visit(const clang::Stmt &S,
+                     const clang::dataflow::Environment &Env,
+                     const OriginTable &Origins, FunctionSummary &Out) = 0;
+  /// After a finished run.
+  virtual void finish(FunctionSummary &Out) {}
+};
+
 /// One kind of summary fact.
 class FactKind {
 public:
   virtual ~FactKind() = default;
+  /// The collector of the kind's facts for a function with inputs \p In;
+  /// null when the kind has none to collect there (module parameters get
+  /// their own runs: SummaryProvider::addModuleParameterFacts).
+  virtual std::unique_ptr<SummaryCollector>
+  collector(const SummaryInputs &In) const {
+    return nullptr;
+  }
   /// The field of a function's JSON entry that holds the kind's facts.
   virtual llvm::StringLiteral key() const = 0;
   /// The kind a check asks the database about (SummaryDatabase::namesWith),

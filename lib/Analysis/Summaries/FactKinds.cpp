@@ -24,8 +24,8 @@ bool PlaceReader::read(const llvm::json::Value *V, llvm::json::Path P,
     Column = (*A)[2].getAsInteger();
   }
   if (!File || !Line || !Column || *File < 0 ||
-      static_cast<size_t>(*File) >= Files.size() || *Line < 1 ||
-      *Column < 1 || *Line > UINT32_MAX || *Column > UINT32_MAX) {
+      static_cast<size_t>(*File) >= Files.size() || *Line < 1 || *Column < 1 ||
+      *Line > UINT32_MAX || *Column > UINT32_MAX) {
     P.report("expected [file index, line, column]");
     return false;
   }
@@ -36,8 +36,7 @@ bool PlaceReader::read(const llvm::json::Value *V, llvm::json::Path P,
   return true;
 }
 
-bool readParam(const llvm::json::Value *V, llvm::json::Path P,
-               unsigned &Out) {
+bool readParam(const llvm::json::Value *V, llvm::json::Path P, unsigned &Out) {
   std::optional<int64_t> N = V ? V->getAsInteger() : std::nullopt;
   if (!N || *N < 0 || *N > 65535) {
     P.report("expected a parameter index");

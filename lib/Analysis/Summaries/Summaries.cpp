@@ -1,7 +1,8 @@
 //===--- Summaries.cpp - Interprocedural facts for functions in the TU ----===//
 
 #include "meshguard/Analysis/Summaries.h"
-#include "Provenance/ScalarLikeTensors.h"
+#include "Summaries/ArgumentReadings.h"
+#include "Summaries/FactKind.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "meshguard/Analysis/OperandFacts.h"
@@ -174,298 +175,55 @@ struct Input {
   unsigned Index;
 };
 
-/// Initial provenance of the tensor parameters, as atoms.
-struct ParamAtoms {
-  unsigned Index;
-  const Formula *Plain;
-  const Formula *Known;
-};
-
-/// "plain and known" of every tensor operand of \p Arg, or of the module it
-/// gives when \p IsModule.
-const Formula *allPlainAndKnown(const Expr *Arg, bool IsModule,
-                                const ApiIndex &Index, const Environment &Env,
-                                const OriginTable &Origins) {
-  if (IsModule) {
-    std::optional<OperandReading> R = readModuleOperand(Arg, Env, Index);
-    return R ? &Env.arena().makeAnd(*R->AllPlain, *R->AllKnown) : nullptr;
-  }
-  TensorOperands Ops = tensorOperands(Arg, Index);
-  if (Ops.Items.empty())
-    return nullptr;
-  std::optional<OperandsReading> R = readOperands(Ops, Env, Origins);
-  return R ? &Env.arena().makeAnd(*R->AllPlain, *R->AllKnown) : nullptr;
-}
-
-/// "some tensor \p Arg passes is a DTensor" (or: the module it gives was
-/// distributed), or null when it cannot be read.
-const Formula *anyDTensor(const Expr *Arg, bool IsModule, const ApiIndex &Index,
-                          const Environment &Env, const OriginTable &Origins) {
-  if (IsModule) {
-    std::optional<OperandReading> R = readModuleOperand(Arg, Env, Index);
-    return R ? R->AnyDTensor : nullptr;
-  }
-  TensorOperands Ops = tensorOperands(Arg, Index);
-  Arena &A = Env.arena();
-  const Formula *Any = nullptr;
-  for (const TensorOperand &Op : Ops.Items)
-    if (std::optional<OperandReading> R = readOperand(Op, Env, Origins))
-      Any = Any ? &A.makeOr(*Any, *R->AnyDTensor) : R->AnyDTensor;
-  return Any;
-}
-
-/// Every tensor \p Arg passes is known (plain or DTensor) and they are not
-/// surely all plain: a vector filled from a module's parameters and its
-/// buffers (plain), in loops that may not run. Asked under both assumptions
-/// of a module parameter, it tells them apart only through the parameters:
-/// given DTensors unless the module has none.
-bool knownNotAllPlain(const Expr *Arg, bool IsModule, const ApiIndex &Index,
-                      const Environment &Env, const OriginTable &Origins) {
-  if (IsModule)
-    return false;
-  TensorOperands Ops = tensorOperands(Arg, Index);
-  if (Ops.Items.empty())
-    return false;
-  std::optional<OperandsReading> R = readOperands(Ops, Env, Origins);
-  return R && surely(*R->AllKnown, Env) && !surely(*R->AllPlain, Env);
-}
-
-/// "every tensor \p Arg passes is a DTensor" (the module it gives was
-/// distributed), or null when it cannot be read. With a module assumed
-/// distributed, a vector filled from its parameters() in a loop is "every
-/// element a DTensor" but not "some element" (the loop may not run).
-const Formula *everyDTensor(const Expr *Arg, bool IsModule,
-                            const ApiIndex &Index, const Environment &Env,
-                            const OriginTable &Origins) {
-  if (IsModule)
-    return anyDTensor(Arg, IsModule, Index, Env, Origins);
-  TensorOperands Ops = tensorOperands(Arg, Index);
-  Arena &A = Env.arena();
-  const Formula *Every = nullptr;
-  for (const TensorOperand &Op : Ops.Items) {
-    RecordStorageLocation *L = recordLocation(Op.E, Env);
-    if (!L)
-      return nullptr;
-    const Formula *This;
-    if (Op.IsContainer) {
-      ContainerFacts F = readContainer(*L, Env);
-      This = &A.makeAnd(*F.AllDTensor, *F.AllKnown);
-    } else {
-      This = &readTensor(*L, Env, nullptr).isDTensor(A);
-    }
-    Every = Every ? &A.makeAnd(*Every, *This) : This;
-  }
-  return Every;
-}
-
-/// A tensor or container parameter as "it is (holds) a DTensor".
-struct DTensorParam {
-  unsigned Index;
-  const Formula *IsDTensor;
-};
-
 } // namespace
 
-/// Collects one function's summary from one analysis run: what it returns,
-/// and which inputs alone reach a sink of each kind (a mesh-inferred
-/// collective, a raw process-group collective, a tensor op that mixes).
+/// Collects one function's summary from one analysis run: each kind of
+/// fact with its own collector (Kinds/).
 class SummaryProvider::SummaryBuilder {
 public:
   SummaryBuilder(SummaryProvider &Provider, FunctionSummary &Summary,
                  bool ReturnsTensor, llvm::ArrayRef<Input> TensorParams,
                  llvm::ArrayRef<Input> ContainerParams)
-      : Provider(Provider), Index(Provider.Index), Summary(Summary),
-        ReturnsTensor(ReturnsTensor), TensorParams(TensorParams),
-        ContainerParams(ContainerParams) {}
+      : Provider(Provider), Summary(Summary), ReturnsTensor(ReturnsTensor),
+        TensorParams(TensorParams), ContainerParams(ContainerParams) {}
 
-  /// The inputs' initial provenance, as atoms.
+  /// The inputs' initial provenance, as atoms; then the collectors.
   void onEntry(const Environment &Env) {
     for (const Input &P : TensorParams)
       if (RecordStorageLocation *L = parameterObject(*P.Var, Env)) {
         TensorFacts F = readTensor(*L, Env, nullptr);
-        Params.push_back({P.Index, F.Plain, F.Known});
-        DTensorParams.push_back({P.Index, &F.isDTensor(Env.arena())});
+        Tensors.push_back({P.Index, F.Plain, F.Known});
+        DTensors.push_back({P.Index, &F.isDTensor(Env.arena())});
       }
     for (const Input &P : ContainerParams)
       if (RecordStorageLocation *L = parameterObject(*P.Var, Env))
-        DTensorParams.push_back({P.Index, readContainer(*L, Env).AnyDTensor});
+        DTensors.push_back({P.Index, readContainer(*L, Env).AnyDTensor});
+    SummaryInputs In{Provider, ReturnsTensor, Tensors, DTensors};
+    for (const FactKind *Kind : factKinds())
+      if (std::unique_ptr<SummaryCollector> C = Kind->collector(In))
+        Collectors.push_back(std::move(C));
   }
 
   void visit(const CFGElement &Elt, const Environment &Env,
              const OriginTable &Origins) {
-    auto S = Elt.getAs<CFGStmt>();
-    if (!S)
-      return;
-    if (const auto *Ret = dyn_cast<ReturnStmt>(S->getStmt()))
-      return visitReturn(*Ret, Env, Origins);
-    const auto *Call = dyn_cast<CallExpr>(S->getStmt());
-    if (Call && !DTensorParams.empty())
-      Provider.forEachProcessGroupArgument(
-          *Call, [&](const ProcessGroupSinkFact &Site, const Expr *Arg) {
-            if (const Formula *Target =
-                    anyDTensor(Arg, Site.IsModule, Index, Env, Origins))
-              addProcessGroupSinks(*Target, Site, Env);
-          });
-    if (!Call || Params.empty())
-      return;
-    addMixedOpSinks(*Call, Env, Origins);
-    addMixedOpSinksThrough(*Call, Env, Origins);
-    Provider.forEachCollectiveArgument(
-        *Call, [&](const SinkFact &Site, const Expr *Arg) {
-          if (const Formula *Target =
-                  allPlainAndKnown(Arg, Site.IsModule, Index, Env, Origins))
-            addSinks(*Target, Site, Env);
-        });
+    if (auto S = Elt.getAs<CFGStmt>())
+      for (const std::unique_ptr<SummaryCollector> &C : Collectors)
+        C->visit(*S->getStmt(), Env, Origins, Summary);
   }
 
-  /// After a finished run: what every return gives, if they agree.
   void finish() {
-    if (Returns > 0 && (AllPlain || AllDTensor)) {
-      Summary.Return = AllPlain ? Provenance::Plain : Provenance::DTensor;
-      Summary.ReturnOrigin = OriginsAgree ? CommonOrigin : nullptr;
-    }
+    for (const std::unique_ptr<SummaryCollector> &C : Collectors)
+      C->finish(Summary);
   }
 
 private:
-  void visitReturn(const ReturnStmt &Ret, const Environment &Env,
-                   const OriginTable &Origins) {
-    const Expr *RV = Ret.getRetValue();
-    if (!ReturnsTensor || !RV)
-      return;
-    ++Returns;
-    std::optional<OperandReading> R = readOperand({RV, false}, Env, Origins);
-    Provenance P = R ? R->Fact.P : Provenance::Unknown;
-    AllPlain &= P == Provenance::Plain;
-    AllDTensor &= P == Provenance::DTensor;
-    const Expr *Origin = R ? R->Fact.Origin : nullptr;
-    if (Returns == 1)
-      CommonOrigin = Origin;
-    else if (Origin != CommonOrigin)
-      OriginsAgree = false;
-  }
-
-  /// A parameter is a sink of a collective when "the parameter is plain"
-  /// implies "every tensor argument of the collective is plain", and the
-  /// collective can be reached with it plain (not behind `if
-  /// (is_dtensor(g))`).
-  void addSinks(const Formula &Target, const SinkFact &Site,
-                const Environment &Env) {
-    if (Env.proves(Target))
-      return; // Plain anyway: the direct diagnostic covers it.
-    Arena &A = Env.arena();
-    for (const ParamAtoms &P : Params) {
-      const Formula &ParamPlain = A.makeAnd(*P.Plain, *P.Known);
-      if (Env.proves(A.makeImplies(ParamPlain, Target)) &&
-          Env.allows(ParamPlain) &&
-          SinkSeen.insert({P.Index, Site.key()}).second)
-        Summary.Sinks.push_back(
-            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
-    }
-  }
-
-  /// A parameter is a process-group sink when "the parameter is a DTensor"
-  /// implies "the collective is given a DTensor", and can hold there.
-  void addProcessGroupSinks(const Formula &Target,
-                            const ProcessGroupSinkFact &Site,
-                            const Environment &Env) {
-    if (Env.proves(Target))
-      return; // A DTensor anyway: the direct diagnostic covers it.
-    Arena &A = Env.arena();
-    for (const DTensorParam &P : DTensorParams)
-      if (Env.proves(A.makeImplies(*P.IsDTensor, Target)) &&
-          Env.allows(*P.IsDTensor) &&
-          ProcessGroupSinkSeen.insert({P.Index, Site.key()}).second)
-        Summary.ProcessGroupSinks.push_back(
-            {P.Index, Site.Collective, Site.Entry, false, Site.Elsewhere});
-  }
-
-  /// A tensor parameter is a mixed-op sink when "it is a DTensor" implies
-  /// "this operand is one" and another operand is surely plain (or the
-  /// same with plain and DTensor exchanged). An operand decided anyway is
-  /// the callee's own finding.
-  void addMixedOpSinks(const CallExpr &Call, const Environment &Env,
-                       const OriginTable &Origins) {
-    llvm::SmallVector<const Expr *, 4> Operands = tensorOpOperands(Call, Index);
-    if (Operands.empty())
-      return;
-    llvm::SmallVector<std::optional<OperandReading>, 4> Read;
-    bool AnyPlain = false, AnyDTensor = false;
-    for (const Expr *E : Operands) {
-      const std::optional<OperandReading> &R =
-          Read.emplace_back(readOperand({E, false}, Env, Origins));
-      if (!R)
-        continue;
-      AnyDTensor |= R->Fact.P == Provenance::DTensor;
-      AnyPlain |= R->Fact.P == Provenance::Plain &&
-                  !isScalarLikeOperand(R->Fact.E, R->Fact.Origin, Index);
-    }
-    if (!AnyPlain && !AnyDTensor)
-      return;
-    Arena &A = Env.arena();
-    for (const std::optional<OperandReading> &R : Read) {
-      if (!R || R->Fact.P == Provenance::DTensor ||
-          R->Fact.P == Provenance::Plain)
-        continue;
-      const Formula &IsDTensor = A.makeAnd(*R->AllKnown, *R->AnyDTensor);
-      const Formula &IsPlain = A.makeAnd(*R->AllKnown, *R->AllPlain);
-      for (const ParamAtoms &P : Params) {
-        const Formula &ParamDTensor = A.makeAnd(*P.Known, A.makeNot(*P.Plain));
-        const Formula &ParamPlain = A.makeAnd(*P.Known, *P.Plain);
-        std::optional<bool> AsDTensor;
-        if (AnyPlain && Env.proves(A.makeImplies(ParamDTensor, IsDTensor)) &&
-            Env.allows(ParamDTensor))
-          AsDTensor = true;
-        else if (AnyDTensor && Env.proves(A.makeImplies(ParamPlain, IsPlain)) &&
-                 Env.allows(ParamPlain))
-          AsDTensor = false;
-        if (AsDTensor && MixedSeen.insert({P.Index, &Call}).second)
-          Summary.MixedOpSinks.push_back({P.Index, &Call, *AsDTensor});
-      }
-    }
-  }
-
-  /// A tensor parameter is a mixed-op sink of a helper's mixed-op sink it
-  /// alone decides: "it is a DTensor" (plain) implies the helper's argument
-  /// is one. Each helper is summarised once, so depth costs one more query
-  /// per sink, bounded by MaxDepth.
-  void addMixedOpSinksThrough(const CallExpr &Call, const Environment &Env,
-                              const OriginTable &Origins) {
-    Provider.forEachMixedOpSinkArgument(Call, [&](const MixedOpSinkFact &Inner,
-                                                  const Expr *Arg) {
-      std::optional<OperandReading> R = readOperand({Arg, false}, Env, Origins);
-      if (!R || R->Fact.P == Provenance::DTensor ||
-          R->Fact.P == Provenance::Plain)
-        return; // Decided anyway: the caller's own finding.
-      Arena &A = Env.arena();
-      const Formula &Target = Inner.AsDTensor
-                                  ? A.makeAnd(*R->AllKnown, *R->AnyDTensor)
-                                  : A.makeAnd(*R->AllKnown, *R->AllPlain);
-      for (const ParamAtoms &P : Params) {
-        const Formula &Given = Inner.AsDTensor
-                                   ? A.makeAnd(*P.Known, A.makeNot(*P.Plain))
-                                   : A.makeAnd(*P.Known, *P.Plain);
-        if (Env.proves(A.makeImplies(Given, Target)) && Env.allows(Given) &&
-            MixedSeen.insert({P.Index, Inner.key()}).second)
-          Summary.MixedOpSinks.push_back(
-              {P.Index, Inner.Op, Inner.AsDTensor, Inner.Elsewhere});
-      }
-    });
-  }
-
   SummaryProvider &Provider;
-  const ApiIndex &Index;
   FunctionSummary &Summary;
   const bool ReturnsTensor;
   llvm::ArrayRef<Input> TensorParams, ContainerParams;
-  llvm::SmallVector<ParamAtoms, 4> Params;
-  llvm::SmallVector<DTensorParam, 4> DTensorParams;
-  unsigned Returns = 0;
-  bool AllPlain = true, AllDTensor = true;
-  const Expr *CommonOrigin = nullptr;
-  bool OriginsAgree = true;
-  /// (parameter, site) pairs already recorded, per kind of sink.
-  llvm::DenseSet<std::pair<unsigned, const void *>> SinkSeen,
-      ProcessGroupSinkSeen, MixedSeen;
+  llvm::SmallVector<TensorInputAtoms, 4> Tensors;
+  llvm::SmallVector<DTensorInput, 4> DTensors;
+  std::vector<std::unique_ptr<SummaryCollector>> Collectors;
 };
 
 std::unique_ptr<FunctionSummary>

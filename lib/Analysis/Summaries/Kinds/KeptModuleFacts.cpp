@@ -1,4 +1,5 @@
-//===--- KeptModuleFacts.cpp - "kept": module parameters left as they were -===//
+//===--- KeptModuleFacts.cpp - "kept": module parameters left as they were
+//-===//
 //
 // The module parameters the function surely neither distributes nor hands
 // to code that might: a caller keeps what it knew about them.
@@ -21,8 +22,8 @@ public:
     return llvm::json::Array(F.Summary.KeptModules);
   }
 
-  bool read(const llvm::json::Value &V, llvm::json::Path P,
-            const PlaceReader &, StoredSummary &Out) const override {
+  bool read(const llvm::json::Value &V, llvm::json::Path P, const PlaceReader &,
+            StoredSummary &Out) const override {
     const llvm::json::Array *A = V.getAsArray();
     if (!A) {
       P.report("expected an array");
