@@ -58,7 +58,7 @@ using ElementVisitor = llvm::function_ref<void(
     const clang::CFGElement &, const clang::dataflow::Environment &,
     const OriginTable &)>;
 
-class SummaryProvider;
+class CalleeSummaries;
 
 /// Called once with the function's initial environment (parameters hold
 /// their fresh, unconstrained provenance).
@@ -79,7 +79,7 @@ using EntryRefiner = llvm::function_ref<void(clang::dataflow::Environment &)>;
 AnalysisResult
 analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
                 const ApiIndex &Index, const AnalysisLimits &Limits,
-                ElementVisitor Visit, SummaryProvider *Summaries = nullptr,
+                ElementVisitor Visit, CalleeSummaries *Summaries = nullptr,
                 EntryVisitor OnEntry = nullptr, ExitVisitor OnExit = nullptr,
                 EntryRefiner Refine = nullptr);
 

@@ -36,6 +36,7 @@
 
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/CallableTargets.h"
+#include "meshguard/Analysis/FunctionSummary.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "meshguard/Analysis/Provenance.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
@@ -52,71 +53,19 @@
 namespace meshguard {
 namespace analysis {
 
-/// A parameter that alone decides what a collective gets:
-///  - SinkFact (mesh-inferred collectives): when the argument is a plain
-///    tensor, the collective has no mesh;
-///  - ProcessGroupSinkFact (raw process-group collectives): when the
-///    argument is (or holds) a DTensor, or is a module given to
-///    distribute_module, so is what the collective gets.
-template <typename EntryT> struct CollectiveSinkFact {
-  unsigned Param;
-  /// The collective call (possibly in a callee of the summarised function).
-  const clang::CallExpr *Collective;
-  const EntryT *Entry;
-  /// The parameter is a module: "plain" means "never distributed".
-  bool IsModule = false;
-  /// For a fact from the summary database: where the collective is (then
-  /// Collective is null).
-  const ExternalSite *Elsewhere = nullptr;
-  const void *key() const {
-    return Collective ? static_cast<const void *>(Collective) : Elsewhere;
-  }
-};
-using SinkFact = CollectiveSinkFact<MeshCollectiveEntry>;
-using ProcessGroupSinkFact = CollectiveSinkFact<ProcessGroupCollectiveEntry>;
-
-/// A tensor parameter that alone makes a tensor op inside mix a DTensor with
-/// a plain tensor: given a DTensor (AsDTensor) when the op's other operand is
-/// surely plain, or given a plain tensor when the other is surely a DTensor.
-struct MixedOpSinkFact {
-  unsigned Param;
-  const clang::CallExpr *Op;
-  bool AsDTensor;
-  /// As SinkFact::Elsewhere (then Op is null).
-  const ExternalSite *Elsewhere = nullptr;
-  const void *key() const {
-    return Op ? static_cast<const void *>(Op) : Elsewhere;
-  }
-};
-
-struct FunctionSummary {
-  Provenance Return = Provenance::Unknown;
-  const clang::Expr *ReturnOrigin = nullptr;
-  llvm::SmallVector<SinkFact, 2> Sinks;
-  llvm::SmallVector<ProcessGroupSinkFact, 1> ProcessGroupSinks;
-  llvm::SmallVector<MixedOpSinkFact, 1> MixedOpSinks;
-  /// Module parameters the function surely leaves as they were (neither
-  /// distributed nor handed to code that might): callers keep what they knew.
-  llvm::SmallVector<unsigned, 2> KeptModules;
-
-  bool keepsModule(unsigned Param) const {
-    return llvm::is_contained(KeptModules, Param);
-  }
-};
-
-class SummaryProvider {
+class SummaryProvider final : public CalleeSummaries {
 public:
   SummaryProvider(clang::ASTContext &Ctx, const ApiIndex &Index,
                   AnalysisLimits Limits, unsigned MaxDepth = 3)
       : Ctx(Ctx), Index(Index), Limits(Limits), MaxDepth(MaxDepth),
         Callables(std::make_unique<CallableTargets>()) {}
-  ~SummaryProvider();
+  ~SummaryProvider() override;
 
   /// The summary of \p FD; null when it has no body in this TU (and the
   /// summary database has no up-to-date entry for it), is a system header
   /// function, is being analysed (recursion), is too deep, or its analysis
   /// hit a limit.
-  const FunctionSummary *get(const clang::FunctionDecl *FD);
+  const FunctionSummary *get(const clang::FunctionDecl *FD) override;
 
   /// Callees without a body in this TU are looked up in \p DB (which must
   /// outlive the provider, and records the lookups for the TU's export).

@@ -14,7 +14,7 @@ SiteCollector::~SiteCollector() = default;
 AnalysisResult runCollectors(const FunctionDecl &FD, ASTContext &Ctx,
                              const ApiIndex &Index,
                              const AnalysisLimits &Limits,
-                             SummaryProvider *Summaries,
+                             CalleeSummaries *Summaries,
                              llvm::ArrayRef<SiteCollector *> Collectors) {
   llvm::DenseSet<const CallExpr *> Seen;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,

@@ -87,7 +87,7 @@ AnalysisOutcome admitFunction(const FunctionDecl &FD,
 AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               ElementVisitor Visit, SummaryProvider *Summaries,
+                               ElementVisitor Visit, CalleeSummaries *Summaries,
                                EntryVisitor OnEntry, ExitVisitor OnExit,
                                EntryRefiner Refine) {
   AnalysisResult Result;

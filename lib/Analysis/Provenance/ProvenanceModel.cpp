@@ -54,7 +54,7 @@ void transferDeclarations(const DeclStmt &DS, TransferContext &C) {
 /// of its subject, and one line here.
 static CFGMatchSwitch<State>
 buildTransferSwitch(const ApiIndex &Index, OriginTable &Origins,
-                    SummaryProvider *Summaries,
+                    CalleeSummaries *Summaries,
                     LoopVariableWrites &LoopWrites) {
   const ApiIndex *Idx = &Index;
   auto Context = [Idx, Origins = &Origins, Summaries,
@@ -135,7 +135,7 @@ buildTransferSwitch(const ApiIndex &Index, OriginTable &Origins,
 
 ProvenanceModel::ProvenanceModel(ASTContext &Ctx, Environment &Env,
                                  const ApiIndex &Index, OriginTable &Origins,
-                                 SummaryProvider *Summaries)
+                                 CalleeSummaries *Summaries)
     : DataflowAnalysis<ProvenanceModel, NoopLattice>(Ctx) {
   Env.getDataflowAnalysisContext().setSyntheticFieldCallback([&Index, &Ctx](
                                                                  QualType T) {

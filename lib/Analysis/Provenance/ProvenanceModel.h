@@ -23,7 +23,7 @@ namespace meshguard {
 namespace analysis {
 
 class DeadValues;
-class SummaryProvider;
+class CalleeSummaries;
 
 class ProvenanceModel
     : public clang::dataflow::DataflowAnalysis<ProvenanceModel,
@@ -33,7 +33,7 @@ public:
   /// model before the analysis creates any storage location.
   ProvenanceModel(clang::ASTContext &Ctx, clang::dataflow::Environment &Env,
                   const ApiIndex &Index, OriginTable &Origins,
-                  SummaryProvider *Summaries = nullptr);
+                  CalleeSummaries *Summaries = nullptr);
 
   /// \p Hook sees the environment of the first transfer: the function's
   /// initial state.

@@ -23,14 +23,14 @@ namespace meshguard {
 namespace analysis {
 
 class LoopVariableWrites;
-class SummaryProvider;
+class CalleeSummaries;
 
 struct TransferContext {
   const ApiIndex &Index;
   OriginTable &Origins;
   clang::dataflow::Environment &Env;
   clang::dataflow::Arena &A;
-  SummaryProvider *Summaries;
+  CalleeSummaries *Summaries;
   LoopVariableWrites *LoopWrites;
 };
 
