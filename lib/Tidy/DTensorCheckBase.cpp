@@ -292,8 +292,6 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
   DeclaredCtx = nullptr;
-  auto ForgetCaptures =
-      llvm::make_scope_exit([&] { Index->forgetLambdaCaptures(); });
   if (RepeatConfigProblemsInMainFile && Sources)
     for (const ConfigReporter::Problem &P : Config.Problems)
       diag(Sources->getLocForStartOfFile(Sources->getMainFileID()),
@@ -310,12 +308,18 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
     if (Skipped[I])
       llvm::errs() << "; " << Skipped[I] << " because "
                    << describe(static_cast<analysis::AnalysisOutcome>(I));
-  const analysis::LambdaCaptureMemo &Captures = Index->lambdaCaptures();
+  unsigned EnclosingAnalysed = 0, LambdasAsked = 0;
+  if (Engine) {
+    const analysis::LambdaCaptureMemo &Captures =
+        Engine->summaries().captures();
+    EnclosingAnalysed = Captures.functionsAnalysed();
+    LambdasAsked = Captures.lambdasAsked();
+  }
   llvm::errs() << "; " << TemplatePatterns
                << " template pattern(s) left to their instantiations; "
-               << Captures.functionsAnalysed()
+               << EnclosingAnalysed
                << " enclosing function(s) analysed for the captures of "
-               << Captures.lambdasAsked() << " lambda(s); " << SATQueries
+               << LambdasAsked << " lambda(s); " << SATQueries
                << " SAT queries, " << SATConflicts << " solver conflicts";
   if (Engine)
     llvm::errs() << "; " << Engine->provenanceRuns()

@@ -180,7 +180,7 @@ PointFacts analyseTarget(const std::string &Code) {
         for (const auto &[Name, VD] : Vars)
           Facts[Name] = factOf(*VD, Env, Index);
       },
-      &Summaries);
+      {&Summaries, &Summaries.captures()});
   EXPECT_TRUE(Out.Result.ok())
       << describe(Out.Result.Outcome).str() << ": " << Out.Result.Message;
   return Out;

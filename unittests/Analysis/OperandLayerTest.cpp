@@ -125,7 +125,7 @@ Presences presencesAtUses(const std::string &Code,
   Presences Out;
   PresenceCollector Collector(Out.Sites);
   SiteCollector *Watching[] = {&Collector};
-  Out.Result = runCollectors(*FD, Ctx, Index, Limits, nullptr, Watching);
+  Out.Result = runCollectors(*FD, Ctx, Index, Limits, {}, Watching);
   return Out;
 }
 

@@ -2,9 +2,7 @@
 //
 // Answers "what does the model say about this FunctionDecl / this type" once
 // per declaration and caches the answer. One index lives for one translation
-// unit (the caches are keyed by AST node), so it also keeps the per-TU memo
-// of what lambdas capture (LambdaCaptures.h), which every analysis of a
-// lambda asks for.
+// unit (the caches are keyed by AST node).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +19,6 @@
 
 namespace meshguard {
 namespace analysis {
-
-class LambdaCaptureMemo;
 
 /// How a call communicates with the other ranks.
 enum class CollectiveKind {
@@ -107,12 +103,6 @@ public:
   std::vector<llvm::StringRef> meshCollectiveNames() const;
   std::vector<llvm::StringRef> processGroupCollectiveNames() const;
 
-  /// The lambdas of this TU and the tensors they capture, found once per
-  /// enclosing function for all of its lambdas.
-  LambdaCaptureMemo &lambdaCaptures() const;
-  /// Drops the memo (its keys die with the AST).
-  void forgetLambdaCaptures() const;
-
 private:
   struct DeclFacts {
     const SourceEntry *Source = nullptr;
@@ -150,7 +140,6 @@ private:
   llvm::StringSet<> TensorNames, ContainerNames, MeshNames, OpNamespaces;
   mutable llvm::DenseMap<const clang::FunctionDecl *, DeclFacts> DeclCache;
   mutable llvm::DenseMap<const clang::Type *, TypeKind> TypeCache;
-  mutable std::unique_ptr<LambdaCaptureMemo> Captures;
 };
 
 } // namespace analysis

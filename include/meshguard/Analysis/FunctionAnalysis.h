@@ -59,6 +59,16 @@ using ElementVisitor = llvm::function_ref<void(
     const OriginTable &)>;
 
 class CalleeSummaries;
+class LambdaCaptureMemo;
+
+/// What a run may read of other functions, owned by the TU's engine (each
+/// may be null: then unknown): the summaries of the functions it calls, and
+/// for a lambda, what its captures are where the enclosing function
+/// creates it.
+struct OtherFunctions {
+  CalleeSummaries *Summaries = nullptr;
+  LambdaCaptureMemo *Captures = nullptr;
+};
 
 /// Called once with the function's initial environment (parameters hold
 /// their fresh, unconstrained provenance).
@@ -75,13 +85,14 @@ using ExitVisitor =
 using EntryRefiner = llvm::function_ref<void(clang::dataflow::Environment &)>;
 
 /// Analyses \p FD. Calls to functions of this TU that the API model does not
-/// describe use \p Summaries when given.
-AnalysisResult
-analyzeFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
-                const ApiIndex &Index, const AnalysisLimits &Limits,
-                ElementVisitor Visit, CalleeSummaries *Summaries = nullptr,
-                EntryVisitor OnEntry = nullptr, ExitVisitor OnExit = nullptr,
-                EntryRefiner Refine = nullptr);
+/// describe use \p Others' summaries, and a lambda its captures, when given.
+AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
+                               clang::ASTContext &Ctx, const ApiIndex &Index,
+                               const AnalysisLimits &Limits,
+                               ElementVisitor Visit, OtherFunctions Others = {},
+                               EntryVisitor OnEntry = nullptr,
+                               ExitVisitor OnExit = nullptr,
+                               EntryRefiner Refine = nullptr);
 
 /// The guards every analysis of a function passes first (the provenance
 /// run and the rank-divergence analysis alike): a body, not dependent, no

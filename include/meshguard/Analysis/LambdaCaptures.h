@@ -7,7 +7,8 @@
 // plain `t` is diagnosed like the same call outside the lambda.
 //
 // The enclosing function is walked and analysed once for all of its lambdas
-// (the memo lives in the TU's ApiIndex): a function of N lambdas costs one
+// (the memo belongs to the TU's summary provider, owned by its engine, and
+// reaches a run through OtherFunctions): a function of N lambdas costs one
 // analysis of it, not N. Every pre-pass is one linear walk, and a function
 // larger than MaxFunctionElements gets no facts without more than that walk.
 //
@@ -44,7 +45,13 @@ public:
   /// the function that encloses it; null if there is none.
   const clang::LambdaExpr *lambdaExpr(const clang::CXXRecordDecl &Closure);
 
-  /// See capturedTensorFacts.
+  /// The tensors \p CallOperator's lambda captures that are surely plain or
+  /// surely DTensors where the lambda is created and that keep that value
+  /// until it runs: captured by copy, or by reference when no lambda writes
+  /// the variable (through a by-reference capture) and the enclosing function
+  /// writes it only where control cannot come after the lambda's creation
+  /// (not after it, not in a loop around it). Empty for anything else, and
+  /// when the enclosing function is larger than Limits.MaxFunctionElements.
   const CaptureFacts &facts(const clang::CXXMethodDecl &CallOperator,
                             clang::ASTContext &Ctx, const ApiIndex &Index,
                             const AnalysisLimits &Limits);
@@ -79,25 +86,10 @@ private:
   unsigned LambdasAsked = 0;
 };
 
-/// See LambdaCaptureMemo::changedOnlyInPlace.
-bool capturedVariableChangedOnlyInPlace(const clang::VarDecl &VD,
-                                        const ApiIndex &Index);
-
 /// The lambda expression that creates \p Closure; null if there is none.
-const clang::LambdaExpr *lambdaExprOf(const clang::CXXRecordDecl &Closure,
-                                      const ApiIndex &Index);
-
-/// The tensors \p CallOperator's lambda captures that are surely plain or
-/// surely DTensors where the lambda is created and that keep that value
-/// until it runs: captured by copy, or by reference when no lambda writes
-/// the variable (through a by-reference capture) and the enclosing function
-/// writes it only where control cannot come after the lambda's creation
-/// (not after it, not in a loop around it). Empty for anything else, and
-/// when the enclosing function is larger than Limits.MaxFunctionElements.
-const CaptureFacts &
-capturedTensorFacts(const clang::CXXMethodDecl &CallOperator,
-                    clang::ASTContext &Ctx, const ApiIndex &Index,
-                    const AnalysisLimits &Limits);
+/// One walk of the enclosing function (LambdaCaptureMemo::lambdaExpr
+/// remembers it).
+const clang::LambdaExpr *findLambdaExpr(const clang::CXXRecordDecl &Closure);
 
 } // namespace analysis
 } // namespace meshguard

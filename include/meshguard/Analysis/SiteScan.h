@@ -41,7 +41,7 @@ public:
 AnalysisResult runCollectors(const clang::FunctionDecl &FD,
                              clang::ASTContext &Ctx, const ApiIndex &Index,
                              const AnalysisLimits &Limits,
-                             CalleeSummaries *Summaries,
+                             OtherFunctions Others,
                              llvm::ArrayRef<SiteCollector *> Collectors);
 
 /// A SiteCollector that keeps its sites in a vector it is given.

@@ -36,8 +36,9 @@
 
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/CallableTargets.h"
-#include "meshguard/Analysis/FunctionSummary.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/FunctionSummary.h"
+#include "meshguard/Analysis/LambdaCaptures.h"
 #include "meshguard/Analysis/Provenance.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
@@ -58,7 +59,8 @@ public:
   SummaryProvider(clang::ASTContext &Ctx, const ApiIndex &Index,
                   AnalysisLimits Limits, unsigned MaxDepth = 3)
       : Ctx(Ctx), Index(Index), Limits(Limits), MaxDepth(MaxDepth),
-        Callables(std::make_unique<CallableTargets>()) {}
+        Callables(std::make_unique<CallableTargets>()),
+        Captures(std::make_unique<LambdaCaptureMemo>()) {}
   ~SummaryProvider() override;
 
   /// The summary of \p FD; null when it has no body in this TU (and the
@@ -72,6 +74,8 @@ public:
   void setDatabase(SummaryLookup *DB) { Database = DB; }
   SummaryLookup *database() const { return Database; }
   const ApiIndex &index() const { return Index; }
+  /// What the TU's lambdas capture (every run of the engine asks it).
+  LambdaCaptureMemo &captures() { return *Captures; }
 
   /// Calls \p Fn with each argument of \p Call that the callee's summary
   /// names as a sink (none for operator calls and the API's sources).
@@ -164,6 +168,7 @@ private:
   SummaryLookup *Database = nullptr;
   /// The lambdas std::functions hold.
   std::unique_ptr<CallableTargets> Callables;
+  std::unique_ptr<LambdaCaptureMemo> Captures;
   /// The functions being summarised, innermost last, with the std::function
   /// parameters each is summarised for.
   struct Frame {

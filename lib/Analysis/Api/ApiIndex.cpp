@@ -1,7 +1,6 @@
 //===--- ApiIndex.cpp - Fast AST lookups into the ApiModel ----------------===//
 
 #include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/LambdaCaptures.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 
@@ -40,14 +39,6 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
 }
 
 ApiIndex::~ApiIndex() = default;
-
-LambdaCaptureMemo &ApiIndex::lambdaCaptures() const {
-  if (!Captures)
-    Captures = std::make_unique<LambdaCaptureMemo>();
-  return *Captures;
-}
-
-void ApiIndex::forgetLambdaCaptures() const { Captures.reset(); }
 
 /// The outermost named namespace \p DC lies in, or empty.
 static llvm::StringRef outermostNamespace(const DeclContext *DC) {

@@ -14,7 +14,7 @@ SiteCollector::~SiteCollector() = default;
 AnalysisResult runCollectors(const FunctionDecl &FD, ASTContext &Ctx,
                              const ApiIndex &Index,
                              const AnalysisLimits &Limits,
-                             CalleeSummaries *Summaries,
+                             OtherFunctions Others,
                              llvm::ArrayRef<SiteCollector *> Collectors) {
   llvm::DenseSet<const CallExpr *> Seen;
   auto Visit = [&](const CFGElement &Elt, const Environment &Env,
@@ -26,7 +26,7 @@ AnalysisResult runCollectors(const FunctionDecl &FD, ASTContext &Ctx,
         C->onCall(*Call, Env, Origins);
   };
   AnalysisResult Result =
-      analyzeFunction(FD, Ctx, Index, Limits, Visit, Summaries);
+      analyzeFunction(FD, Ctx, Index, Limits, Visit, Others);
   if (!Result.ok())
     for (SiteCollector *C : Collectors)
       C->discard();

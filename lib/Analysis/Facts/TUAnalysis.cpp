@@ -30,7 +30,8 @@ const FunctionFacts &TUAnalysis::facts(const FunctionDecl &FD) {
       collectProcessGroupCalls(*Index, &Summaries, F.ProcessGroupCalls)};
   SiteCollector *Watching[] = {Collectors[0].get(), Collectors[1].get(),
                                Collectors[2].get()};
-  F.Result = runCollectors(FD, Ctx, *Index, Limits, &Summaries, Watching);
+  F.Result = runCollectors(FD, Ctx, *Index, Limits,
+                           {&Summaries, &Summaries.captures()}, Watching);
   return F;
 }
 

@@ -87,7 +87,7 @@ AnalysisOutcome admitFunction(const FunctionDecl &FD,
 AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,
-                               ElementVisitor Visit, CalleeSummaries *Summaries,
+                               ElementVisitor Visit, OtherFunctions Others,
                                EntryVisitor OnEntry, ExitVisitor OnExit,
                                EntryRefiner Refine) {
   AnalysisResult Result;
@@ -109,13 +109,13 @@ AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
   DataflowAnalysisContext AnalysisCtx(*Solver);
   Environment Env(AnalysisCtx, FD);
   OriginTable Origins(Ctx.VoidTy);
-  ProvenanceModel Model(Ctx, Env, Index, Origins, Summaries);
+  ProvenanceModel Model(Ctx, Env, Index, Origins, Others.Summaries);
   DeadValues Dead(ACFG->getCFG(), *FD.getBody());
   Model.setDeadValues(&Dead);
   llvm::DenseMap<const VarDecl *, CapturedTensor> Captured;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
-      MD && MD->getParent() && MD->getParent()->isLambda())
-    Captured = capturedTensorFacts(*MD, Ctx, Index, Limits);
+      Others.Captures && MD && MD->getParent() && MD->getParent()->isLambda())
+    Captured = Others.Captures->facts(*MD, Ctx, Index, Limits);
   if (!Captured.empty() || Refine)
     Model.setEntryRefinement([&](Environment &E) {
       if (Refine)

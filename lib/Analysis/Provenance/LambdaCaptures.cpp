@@ -310,25 +310,22 @@ void LambdaCaptureMemo::computeFacts(Enclosing &E, ASTContext &Ctx,
     }
   };
   ++FunctionsAnalysed;
-  AnalysisResult Result = analyzeFunction(*E.FD, Ctx, Index, Limits, Visit);
+  // A lambda inside a lambda: the outer one's captures are asked of this
+  // memo too.
+  AnalysisResult Result =
+      analyzeFunction(*E.FD, Ctx, Index, Limits, Visit, {nullptr, this});
   if (Result.ok())
     E.Facts = std::move(Found);
 }
 
-const LambdaExpr *lambdaExprOf(const CXXRecordDecl &Closure,
-                               const ApiIndex &Index) {
-  return Index.lambdaCaptures().lambdaExpr(Closure);
-}
-
-bool capturedVariableChangedOnlyInPlace(const VarDecl &VD,
-                                        const ApiIndex &Index) {
-  return Index.lambdaCaptures().changedOnlyInPlace(VD);
-}
-
-const CaptureFacts &capturedTensorFacts(const CXXMethodDecl &CallOperator,
-                                        ASTContext &Ctx, const ApiIndex &Index,
-                                        const AnalysisLimits &Limits) {
-  return Index.lambdaCaptures().facts(CallOperator, Ctx, Index, Limits);
+const LambdaExpr *findLambdaExpr(const CXXRecordDecl &Closure) {
+  const auto *FD = dyn_cast<FunctionDecl>(Closure.getDeclContext());
+  if (!Closure.isLambda() || !FD || !FD->getBody())
+    return nullptr;
+  LambdaCaptureMemo::Enclosing E;
+  E.FD = FD;
+  LambdaScan(E).TraverseStmt(FD->getBody());
+  return E.Lambdas.lookup(&Closure);
 }
 
 } // namespace analysis

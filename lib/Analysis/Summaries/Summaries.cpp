@@ -112,11 +112,12 @@ const FunctionDecl *summarisedCallee(const CallExpr &Call,
 }
 
 /// The lambda expression of a lambda's call operator \p FD, or null.
-const LambdaExpr *lambdaOf(const FunctionDecl &FD, const ApiIndex &Index) {
+const LambdaExpr *lambdaOf(const FunctionDecl &FD,
+                           LambdaCaptureMemo &Captures) {
   const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
   if (!MD || !MD->getParent() || !MD->getParent()->isLambda())
     return nullptr;
-  return lambdaExprOf(*MD->getParent(), Index);
+  return Captures.lambdaExpr(*MD->getParent());
 }
 
 /// The `x` of a pointer argument `&x`, or of a local pointer variable
@@ -148,9 +149,10 @@ const Expr *addressTaken(const Expr *Arg, CallableTargets &Callables) {
 const Expr *argumentForParameter(const CallExpr &Call,
                                  const FunctionDecl &Callee, unsigned Param,
                                  const ApiIndex &Index,
-                                 CallableTargets &Callables) {
+                                 CallableTargets &Callables,
+                                 LambdaCaptureMemo &Captures) {
   if (Param >= Callee.getNumParams()) {
-    const LambdaExpr *Lambda = lambdaOf(Callee, Index);
+    const LambdaExpr *Lambda = lambdaOf(Callee, Captures);
     unsigned Capture = Param - Callee.getNumParams();
     if (!Lambda || Capture >= Lambda->capture_size())
       return nullptr;
@@ -237,12 +239,12 @@ SummaryProvider::compute(const FunctionDecl &FD) {
   llvm::SmallVector<Input, 4> Inputs;
   for (const ParmVarDecl *P : FD.parameters())
     Inputs.push_back({P, P->getFunctionScopeIndex()});
-  if (const LambdaExpr *Lambda = lambdaOf(FD, Index)) {
+  if (const LambdaExpr *Lambda = lambdaOf(FD, *Captures)) {
     unsigned I = FD.getNumParams();
     for (const LambdaCapture &C : Lambda->captures()) {
       if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
         if (const auto *VD = dyn_cast<VarDecl>(C.getCapturedVar());
-            VD && capturedVariableChangedOnlyInPlace(*VD, Index))
+            VD && Captures->changedOnlyInPlace(*VD))
           Inputs.push_back({VD, I});
       ++I;
     }
@@ -268,8 +270,8 @@ SummaryProvider::compute(const FunctionDecl &FD) {
                    const OriginTable &Origins) {
     Builder.visit(Elt, Env, Origins);
   };
-  AnalysisResult Result =
-      analyzeFunction(FD, Ctx, Index, Limits, Visit, this, OnEntry);
+  AnalysisResult Result = analyzeFunction(FD, Ctx, Index, Limits, Visit,
+                                          {this, Captures.get()}, OnEntry);
   if (!Result.ok())
     return nullptr;
   Builder.finish();
@@ -304,8 +306,8 @@ void SummaryProvider::forEachSummaryFactArgument(
   auto [Callee, Inner] = summaryAt(Call);
   if (Inner)
     for (const Fact &F : Inner->*Member)
-      if (const Expr *Arg =
-              argumentForParameter(Call, *Callee, F.Param, Index, *Callables))
+      if (const Expr *Arg = argumentForParameter(Call, *Callee, F.Param, Index,
+                                                 *Callables, *Captures))
         Fn(F, Arg);
 }
 
@@ -434,8 +436,8 @@ bool SummaryProvider::collectivesWithModule(
     if (Kept && L && classify(readModule(*L, Env), Env) == Provenance::Plain)
       *Kept = true;
   };
-  return analyzeFunction(FD, Ctx, Index, Limits, Visit, this, nullptr, OnExit,
-                         Assume)
+  return analyzeFunction(FD, Ctx, Index, Limits, Visit, {this, Captures.get()},
+                         nullptr, OnExit, Assume)
       .ok();
 }
 

@@ -189,7 +189,7 @@ const VarDecl *meshVariableAt(const FunctionDecl &FD, const Stmt &At,
           VD && VD->getIdentifier() && usable(VD->getType(), Index, Accepts))
         Captured = VD; // The last one listed, as the nearest.
   }
-  const LambdaExpr *Lambda = analysis::lambdaExprOf(*Closure, Index);
+  const LambdaExpr *Lambda = analysis::findLambdaExpr(*Closure);
   const CXXRecordDecl *OuterThis = nullptr;
   const VarDecl *Outer = nullptr;
   if (Lambda) {
