@@ -16,8 +16,6 @@ using namespace clang::tidy;
 namespace meshguard {
 namespace tidy {
 
-bool RepeatConfigProblemsInMainFile = false;
-
 void ConfigReporter::report(std::string Text,
                             clang::DiagnosticIDs::Level Level) {
   Check.configurationDiag("%0", Level) << Text;

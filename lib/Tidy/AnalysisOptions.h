@@ -24,8 +24,9 @@ namespace tidy {
 
 /// Where configuration problems go: clang-tidy prints them as
 /// [clang-tidy-config]. clangd drops diagnostics without a location, so
-/// where RepeatConfigProblemsInMainFile is set (meshguard-clangd) the checks
-/// repeat them at the top of the main file (DTensorCheckBase).
+/// where the host wants self-contained diagnostics (clangd sets that on its
+/// ClangTidyContext; the clang-tidy CLI does not) the checks repeat them at
+/// the top of the main file (DTensorCheckBase).
 class ConfigReporter {
 public:
   explicit ConfigReporter(clang::tidy::ClangTidyCheck &Check) : Check(Check) {}
@@ -41,9 +42,6 @@ public:
 private:
   clang::tidy::ClangTidyCheck &Check;
 };
-
-/// Set by meshguard-clangd (see ConfigReporter).
-extern bool RepeatConfigProblemsInMainFile;
 
 struct AnalysisOptions {
   analysis::AnalysisLimits Limits;

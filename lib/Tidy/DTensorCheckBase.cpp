@@ -292,7 +292,8 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
   DeclaredCtx = nullptr;
-  if (RepeatConfigProblemsInMainFile && Sources)
+  // clangd (self-contained diagnostics) drops those without a location.
+  if (areDiagsSelfContained() && Sources)
     for (const ConfigReporter::Problem &P : Config.Problems)
       diag(Sources->getLocForStartOfFile(Sources->getMainFileID()),
            msg::Configuration, P.Level)

@@ -17,13 +17,6 @@ namespace clang::clangd {
 int clangdMain(int argc, char *argv[]);
 } // namespace clang::clangd
 
-namespace meshguard::tidy {
-extern bool RepeatConfigProblemsInMainFile;
-} // namespace meshguard::tidy
-
 int main(int argc, char *argv[]) {
-  // clangd shows only diagnostics located in a file: the dtensor checks
-  // repeat their configuration problems at the top of the main file.
-  meshguard::tidy::RepeatConfigProblemsInMainFile = true;
   return clang::clangd::clangdMain(argc, argv);
 }
