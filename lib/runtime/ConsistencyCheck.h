@@ -20,6 +20,8 @@
 
 #include <meshguard/runtime/CallSite.h>
 
+#include "ops/Audit.h"
+
 namespace meshguard {
 namespace detail {
 
@@ -44,7 +46,9 @@ void set_current_user_call(const UserCallInfo* call);
 class UserCall {
  public:
   UserCall(const char* api, CallSite where) {
-    if (debug_collectives_on() && current_user_call() == nullptr) {
+    // The audit mode's errors name the caller too (ops/Audit.h).
+    if ((debug_collectives_on() || ops::audit_on()) &&
+        current_user_call() == nullptr) {
       info_.api = api;
       info_.where = where;
       set_current_user_call(&info_);

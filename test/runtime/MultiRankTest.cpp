@@ -139,6 +139,18 @@ DEBUG_COLLECTIVES_TEST(DifferentOps)
 DEBUG_COLLECTIVES_TEST(SkippedCollective)
 DEBUG_COLLECTIVES_TEST(DifferentShapes)
 
+// The audit mode (issue #27): a right rule passes, a sabotaged one is named;
+// with the audit on for another op only, the wrong number goes through.
+TEST(MultiRank2, Audit_RightRulesPass) {
+  expect_ranks_pass(2, "Audit.RightRulesPass", "MESHGUARD_AUDIT=1");
+}
+TEST(MultiRank4, Audit_WrongRuleIsNamed) {
+  expect_ranks_pass(4, "Audit.WrongRuleIsNamed", "MESHGUARD_AUDIT=1");
+}
+TEST(MultiRank2, Audit_WithoutItTheWrongRuleGoesThrough) {
+  expect_ranks_pass(2, "Audit.WithoutItTheWrongRuleGoesThrough", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_OPS=aten::sum");
+}
+
 // On 4 ranks (rank 0 against three): the mode's errors only.
 TEST(MultiRank4, Debug_DifferentOps_ModeOn) {
   expect_ranks_pass(4, "Debug.DifferentOps", "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");

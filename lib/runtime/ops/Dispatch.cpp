@@ -25,6 +25,7 @@
 
 #include "ConsistencyCheck.h"
 #include "Internal.h"
+#include "ops/Audit.h"
 #include "ops/CallPolicy.h"
 #include "ops/Dispatch.h"
 #include "ops/Propagator.h"
@@ -637,6 +638,12 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
   if (rule.entry->replicates_operands) {
     run_on_replicas(op, stack, args_begin);
+    return;
+  }
+  if (ops::audit_on()) {
+    ops::audited_run(op, stack, args_begin, [&] {
+      run_with_rule(op, rule.name, *rule.entry, stack, args_begin, scan);
+    });
     return;
   }
   run_with_rule(op, rule.name, *rule.entry, stack, args_begin, scan);
