@@ -9,6 +9,7 @@
 // redistribute, ...), where, and the placements.
 
 #include "ConsistencyCheck.h"
+#include "Internal.h"
 
 #include <cstdlib>
 #include <map>
@@ -25,12 +26,12 @@
 namespace meshguard {
 namespace detail {
 
-namespace {
-
 bool env_flag(const char* name) {
   const char* env = std::getenv(name);
   return env != nullptr && *env != '\0' && std::string(env) != "0";
 }
+
+namespace {
 
 thread_local const UserCallInfo* current_call = nullptr;
 

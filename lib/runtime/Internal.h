@@ -16,6 +16,10 @@
 namespace meshguard {
 namespace detail {
 
+// An environment switch: set, not empty and not "0" (MESHGUARD_DEBUG_*,
+// MESHGUARD_AUDIT).
+bool env_flag(const char* name);
+
 struct MeshState {
   std::string device_type;
   std::vector<int64_t> shape;

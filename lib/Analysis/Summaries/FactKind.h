@@ -165,6 +165,13 @@ const FactKind &mixedOpSinkFacts();
 const FactKind &keptModuleFacts();
 const FactKind &collectiveFacts();
 
+/// Reads \p V, an array of facts, with \p ReadOne for each (the fact and
+/// its path); false at the first problem (reported on its path).
+bool readFactArray(
+    const llvm::json::Value &V, llvm::json::Path P,
+    llvm::function_ref<bool(const llvm::json::Value &, llvm::json::Path)>
+        ReadOne);
+
 /// A parameter index ("p") of a fact: 0 to 65535.
 bool readParam(const llvm::json::Value *V, llvm::json::Path P, unsigned &Out);
 

@@ -36,6 +36,21 @@ bool PlaceReader::read(const llvm::json::Value *V, llvm::json::Path P,
   return true;
 }
 
+bool readFactArray(
+    const llvm::json::Value &V, llvm::json::Path P,
+    llvm::function_ref<bool(const llvm::json::Value &, llvm::json::Path)>
+        ReadOne) {
+  const llvm::json::Array *A = V.getAsArray();
+  if (!A) {
+    P.report("expected an array");
+    return false;
+  }
+  for (size_t I = 0; I < A->size(); ++I)
+    if (!ReadOne((*A)[I], P.index(I)))
+      return false;
+  return true;
+}
+
 bool readParam(const llvm::json::Value *V, llvm::json::Path P, unsigned &Out) {
   std::optional<int64_t> N = V ? V->getAsInteger() : std::nullopt;
   if (!N || *N < 0 || *N > 65535) {

@@ -15,16 +15,12 @@
 #include <meshguard/runtime/Placement.h>
 
 #include "ConsistencyCheck.h"
+#include "Internal.h"
 
 namespace meshguard {
 namespace ops {
 
 namespace {
-
-bool env_on(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' && std::string(v) != "0";
-}
 
 // MESHGUARD_AUDIT_EVERY: a positive count; anything else is an error (at
 // the first audited op, where it can be thrown as one).
@@ -64,9 +60,18 @@ std::string full_name(const c10::OperatorHandle& op) {
 // uninitialized memory. Comparing them would report noise.
 bool not_a_function(const std::string& name) {
   static const char* const kWords[] = {
-      "rand",        "dropout", "bernoulli", "normal",  "uniform",
-      "exponential", "cauchy",  "geometric", "random",  "multinomial",
-      "poisson",     "empty"};
+      "rand",
+      "dropout",
+      "bernoulli",
+      "normal",
+      "uniform",
+      "exponential",
+      "cauchy",
+      "geometric",
+      "random",
+      "multinomial",
+      "poisson",
+      "empty"};
   for (const char* w : kWords) {
     if (name.find(w) != std::string::npos) {
       return true;
@@ -213,7 +218,7 @@ std::string caller() {
 
 } // namespace
 
-const bool audit_enabled = env_on("MESHGUARD_AUDIT");
+const bool audit_enabled = detail::env_flag("MESHGUARD_AUDIT");
 
 int64_t audited_ops() {
   return compared.load(std::memory_order_relaxed);
@@ -248,8 +253,7 @@ void audited_run(
   std::string result_placements;
   for (auto& t : got) {
     if (t.defined() && is_dtensor(t)) {
-      result_placements +=
-          (result_placements.empty() ? "" : ", ") +
+      result_placements += (result_placements.empty() ? "" : ", ") +
           to_string(*placements_of(t));
       t = full_tensor(t);
     }

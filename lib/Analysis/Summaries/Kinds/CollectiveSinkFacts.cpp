@@ -146,25 +146,20 @@ public:
 
   bool read(const llvm::json::Value &V, llvm::json::Path P,
             const PlaceReader &Places, StoredSummary &Out) const override {
-    const llvm::json::Array *A = V.getAsArray();
-    if (!A) {
-      P.report("expected an array");
-      return false;
-    }
-    for (size_t I = 0; I < A->size(); ++I) {
-      llvm::json::Path FactPath = P.index(I);
-      llvm::json::ObjectMapper O((*A)[I], FactPath);
-      StoredSink S;
-      if (!O || !O.map("entry", S.Entry) ||
-          !O.mapOptional("module", S.IsModule))
-        return false;
-      const llvm::json::Object &Fields = *(*A)[I].getAsObject();
-      if (!readParam(Fields.get("p"), FactPath.field("p"), S.Param) ||
-          !Places.read(Fields.get("at"), FactPath.field("at"), S.At))
-        return false;
-      (Out.*Stored).push_back(std::move(S));
-    }
-    return true;
+    return readFactArray(
+        V, P, [&](const llvm::json::Value &Fact, llvm::json::Path FactPath) {
+          llvm::json::ObjectMapper O(Fact, FactPath);
+          StoredSink S;
+          if (!O || !O.map("entry", S.Entry) ||
+              !O.mapOptional("module", S.IsModule))
+            return false;
+          const llvm::json::Object &Fields = *Fact.getAsObject();
+          if (!readParam(Fields.get("p"), FactPath.field("p"), S.Param) ||
+              !Places.read(Fields.get("at"), FactPath.field("at"), S.At))
+            return false;
+          (Out.*Stored).push_back(std::move(S));
+          return true;
+        });
   }
 
   bool has(const StoredSummary &S) const override {
