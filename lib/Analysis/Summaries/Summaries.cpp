@@ -4,8 +4,6 @@
 #include "Summaries/ArgumentReadings.h"
 #include "Summaries/FactKind.h"
 #include "meshguard/Analysis/LambdaCaptures.h"
-#include "meshguard/Analysis/MixedOpSites.h"
-#include "meshguard/Analysis/OperandFacts.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
