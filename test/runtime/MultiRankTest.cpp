@@ -140,7 +140,8 @@ DEBUG_COLLECTIVES_TEST(SkippedCollective)
 DEBUG_COLLECTIVES_TEST(DifferentShapes)
 
 // The audit mode (issue #27): a right rule passes, a sabotaged one is named;
-// with the audit on for another op only, the wrong number goes through.
+// with the audit on for another op only, the wrong number goes through;
+// MESHGUARD_AUDIT_EVERY samples, and a bad value is an error.
 TEST(MultiRank2, Audit_RightRulesPass) {
   expect_ranks_pass(2, "Audit.RightRulesPass", "MESHGUARD_AUDIT=1");
 }
@@ -149,6 +150,12 @@ TEST(MultiRank4, Audit_WrongRuleIsNamed) {
 }
 TEST(MultiRank2, Audit_WithoutItTheWrongRuleGoesThrough) {
   expect_ranks_pass(2, "Audit.WithoutItTheWrongRuleGoesThrough", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_OPS=aten::sum");
+}
+TEST(MultiRank2, Audit_EveryOtherOp) {
+  expect_ranks_pass(2, "Audit.EveryOtherOp", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_EVERY=2");
+}
+TEST(MultiRank2, Audit_BadEveryIsAnError) {
+  expect_ranks_pass(2, "Audit.BadEveryIsAnError", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_EVERY=0");
 }
 
 // On 4 ranks (rank 0 against three): the mode's errors only.

@@ -120,3 +120,32 @@ TEST(Audit, WithoutItTheWrongRuleGoesThrough) {
   at::Tensor c = p.a.mm(p.b);
   EXPECT_FALSE(at::allclose(full_tensor(c), p.expected));
 }
+
+// MESHGUARD_AUDIT_EVERY=2: every other op on sharded operands is compared.
+TEST(Audit, EveryOtherOp) {
+  ASSERT_TRUE(ops::audit_on()) << "run with MESHGUARD_AUDIT=1";
+  auto mesh = world_mesh();
+  ShardedProduct p = sharded_product(mesh, 5);
+  const int64_t before = ops::audited_ops();
+  for (int i = 0; i < 4; ++i) {
+    at::Tensor c = p.a.mm(p.b);
+  }
+  EXPECT_EQ(ops::audited_ops(), before + 2);
+}
+
+// A sampling period that is not a positive number is an error at the first
+// op the audit would compare, not a silent "audit nothing".
+TEST(Audit, BadEveryIsAnError) {
+  ASSERT_TRUE(ops::audit_on()) << "run with MESHGUARD_AUDIT=1";
+  auto mesh = world_mesh();
+  ShardedProduct p = sharded_product(mesh, 6);
+  try {
+    at::Tensor c = p.a.mm(p.b);
+    FAIL() << "expected an error for MESHGUARD_AUDIT_EVERY";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr("MESHGUARD_AUDIT_EVERY='0': expected a positive number of "
+                  "ops (1 audits every op)"));
+  }
+}
