@@ -16,6 +16,7 @@
 
 #include "ConsistencyCheck.h"
 #include "Internal.h"
+#include "ops/IValueTensors.h"
 
 namespace meshguard {
 namespace ops {
@@ -112,21 +113,7 @@ struct AuditingScope {
 };
 
 void tensors_of(const c10::IValue& v, std::vector<at::Tensor>& out) {
-  if (v.isTensor()) {
-    out.push_back(v.toTensor());
-  } else if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList()) {
-      out.push_back(t);
-    }
-  } else if (v.isList()) {
-    for (const c10::IValue& e : v.toList()) {
-      tensors_of(e, out);
-    }
-  } else if (v.isTuple()) {
-    for (const c10::IValue& e : v.toTupleRef().elements()) {
-      tensors_of(e, out);
-    }
-  }
+  for_each_tensor(v, [&](const at::Tensor& t) { out.push_back(t); });
 }
 
 // A copy of an argument with each DTensor replaced by its full value (a

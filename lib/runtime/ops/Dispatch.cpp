@@ -28,12 +28,15 @@
 #include "ops/Audit.h"
 #include "ops/CallPolicy.h"
 #include "ops/Dispatch.h"
+#include "ops/IValueTensors.h"
 #include "ops/Propagator.h"
 #include "ops/RuleTable.h"
 
 namespace meshguard {
 
 namespace {
+
+using ops::for_each_tensor;
 
 std::string op_display_name(const c10::OperatorHandle& op) {
   const auto& schema = op.schema();
@@ -52,23 +55,6 @@ struct ArgScan {
   bool plain_not_scalar = false; // a plain operand that is not scalar-like
   const DTensorImpl* first = nullptr;
 };
-
-template <typename F>
-void for_each_tensor(const c10::IValue& v, F&& f) {
-  if (v.isTensor()) {
-    f(v.toTensor());
-  } else if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList()) {
-      f(t);
-    }
-  } else if (v.isList()) {
-    for (const c10::IValue& e : v.toListRef()) {
-      if (e.isTensor()) {
-        f(e.toTensor());
-      }
-    }
-  }
-}
 
 // Replaces the tensor, or each tensor of the list, that `v` holds by f(t);
 // false when `v` holds neither.
