@@ -2,6 +2,7 @@
 
 #include "CollectiveWithoutMeshCheck.h"
 #include "MixedTensorOpCheck.h"
+#include "PartialLocalUseCheck.h"
 #include "ProcessGroupMisuseCheck.h"
 #include "RankDivergentCollectiveCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -21,6 +22,8 @@ public:
     CheckFactories.registerCheck<MixedTensorOpCheck>("dtensor-mixed-tensor-op");
     CheckFactories.registerCheck<RankDivergentCollectiveCheck>(
         "dtensor-rank-divergent-collective");
+    CheckFactories.registerCheck<PartialLocalUseCheck>(
+        "dtensor-partial-local-use");
   }
 };
 

@@ -152,6 +152,19 @@ inline constexpr llvm::StringLiteral RankParameterDecidesNote =
 inline constexpr llvm::StringLiteral RankHelperPerformsNote =
     "'%0' performs the collective '%1' here";
 
+// dtensor-partial-local-use. %0: FullUseKind; %1: the op or helper.
+inline constexpr llvm::StringLiteral PartialLocalUsed =
+    "%select{item() reads|'%1' is applied to|this prints|this saves|'%1' "
+    "uses}0 one rank's share of a DTensor that may be Partial, as if it were "
+    "the whole value: each rank gets its own wrong number, with no error";
+inline constexpr llvm::StringLiteral PartialLocalUsedInHelper =
+    "inside '%0', the parameter is used as a full value here";
+inline constexpr llvm::StringLiteral PartialLocalTakenHere =
+    "to_local() gives each rank only its own partial contribution; "
+    "full_tensor() gives the reduced value";
+inline constexpr llvm::StringLiteral PartialOriginNote =
+    "the DTensor may become Partial here";
+
 } // namespace msg
 } // namespace tidy
 } // namespace meshguard

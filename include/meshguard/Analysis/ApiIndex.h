@@ -67,6 +67,8 @@ public:
   /// True for a free function in an op namespace (see ApiModel::OpNamespaces).
   bool isOpFunction(const clang::FunctionDecl *FD) const;
   bool isMeshOf(const clang::FunctionDecl *FD) const;
+  /// What a call of \p FD does to a DTensor's placements, if it is listed.
+  const PlacementCallEntry *placementCall(const clang::FunctionDecl *FD) const;
 
   /// True for a modelled tensor type (references and cv-qualifiers ignored).
   bool isTensorType(clang::QualType T) const;
@@ -114,6 +116,7 @@ private:
     bool IsGuarded = false;
     bool IsRankSource = false;
     const ImplicitCollectiveEntry *Implicit = nullptr;
+    const PlacementCallEntry *Placement = nullptr;
   };
   const DeclFacts &facts(const clang::FunctionDecl *FD) const;
   enum TypeKind : unsigned {
@@ -136,6 +139,7 @@ private:
   llvm::StringMap<const MeshCollectiveEntry *> CollectiveByName;
   llvm::StringMap<const ProcessGroupCollectiveEntry *> PGByName;
   llvm::StringMap<const ImplicitCollectiveEntry *> ImplicitByName;
+  llvm::StringMap<const PlacementCallEntry *> PlacementByName;
   llvm::StringSet<> GuardedNames, RankSourceNames, RankEnvNames, UniformOps;
   llvm::StringSet<> TensorNames, ContainerNames, MeshNames, OpNamespaces;
   mutable llvm::DenseMap<const clang::FunctionDecl *, DeclFacts> DeclCache;

@@ -71,6 +71,23 @@ struct ImplicitCollectiveEntry {
   int FlagArg = -1;
 };
 
+/// What a call does to the placements of a DTensor (the placement facts).
+enum class PlacementRole {
+  /// Gives its result the placements of argument PlacementsArg
+  /// (distribute_tensor, from_local, redistribute).
+  SetsPlacements,
+  /// The local tensor of a DTensor (to_local).
+  LocalTensor,
+  /// The global value of a DTensor, as a plain tensor (full_tensor).
+  FullTensor,
+};
+
+struct PlacementCallEntry {
+  std::string Function;
+  PlacementRole Role;
+  int PlacementsArg = -1;
+};
+
 /// The whole model. Every list extends the built-in defaults when a user file
 /// is loaded; names are fully qualified without leading "::".
 struct ApiModel {
@@ -99,6 +116,8 @@ struct ApiModel {
   /// which their tensors, and what they return, hold the same value on every
   /// rank of the group.
   std::vector<std::string> UniformOps;
+  /// Calls that set or read a DTensor's placements.
+  std::vector<PlacementCallEntry> PlacementCalls;
 
   /// The meshguard runtime, libtorch factories and c10d.
   static ApiModel builtin();

@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace meshguard {
@@ -100,6 +101,14 @@ AnalysisResult analyzeFunction(const clang::FunctionDecl &FD,
 /// function may be analysed, else why not.
 AnalysisOutcome admitFunction(const clang::FunctionDecl &FD,
                               const AnalysisLimits &Limits);
+
+/// The CFG of \p FD for the lighter analyses (rank divergence,
+/// placements), or null with \p Outcome saying why: admitFunction's guards,
+/// then the build and MaxFunctionElements.
+std::unique_ptr<clang::CFG> buildAdmittedCFG(const clang::FunctionDecl &FD,
+                                             clang::ASTContext &Ctx,
+                                             const AnalysisLimits &Limits,
+                                             AnalysisOutcome &Outcome);
 
 /// Whether \p G has more elements than MaxFunctionElements.
 bool exceedsElements(const clang::CFG &G, const AnalysisLimits &Limits);

@@ -2,8 +2,9 @@
 //
 // Every dtensor-* check of a translation unit asks the same engine: one API
 // index, one summary provider (functions of this TU, and the database's for
-// the others), one rank-divergence memo, and per function one provenance run
-// whose call walk feeds every site scanner at once. The checks only report.
+// the others), one rank-divergence memo, one placement memo, and per function
+// one provenance run whose call walk feeds every site scanner at once. The
+// checks only report.
 //
 // A check asks for a function its own matcher picked; the facts of the run
 // are kept, so the next check asking for the same function pays nothing.
@@ -18,6 +19,7 @@
 #include "meshguard/Analysis/CollectiveSites.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "meshguard/Analysis/MixedOpSites.h"
+#include "meshguard/Analysis/PartialLocalUses.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "llvm/ADT/DenseMap.h"
@@ -55,6 +57,8 @@ public:
   const FunctionFacts &facts(const clang::FunctionDecl &FD);
   /// The collectives of \p FD that not every rank reaches.
   DivergenceScan divergence(const clang::FunctionDecl &FD);
+  /// Where \p FD uses one rank's part of a Partial DTensor as the value.
+  PartialLocalScan partialLocalUses(const clang::FunctionDecl &FD);
 
   SummaryProvider &summaries() { return Summaries; }
   const ApiIndex &index() const { return *Index; }
@@ -69,6 +73,7 @@ private:
   AnalysisLimits Limits;
   SummaryProvider Summaries;
   DivergenceMemo Divergence;
+  PlacementMemo Placements;
   bool WantMaybe = false;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;

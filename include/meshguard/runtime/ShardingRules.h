@@ -16,6 +16,11 @@ std::vector<std::string> sharding_rule_ops();
 // docs/runtime/operator-table.md, generated from the table.
 std::string sharding_rules_markdown();
 
+// lib/Analysis/Placements/OperatorRules.def: per aten operator, the kernel's
+// policy and what its rules do with Shard and Partial operands, for the
+// static analysis.
+std::string sharding_rules_analysis_table();
+
 // What the DTensor kernel does with a call of the operator `name` that has
 // a sharded or Partial DTensor operand (all-Replicate operands run any op):
 // run it by its sharding rule; nothing, because the op decomposes into

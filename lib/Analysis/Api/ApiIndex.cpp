@@ -22,6 +22,8 @@ ApiIndex::ApiIndex(ApiModel M) : Model(std::move(M)) {
       GuardedNames.insert(E.Guarded);
   for (const ImplicitCollectiveEntry &E : Model.ImplicitCollectives)
     ImplicitByName[E.Function] = &E;
+  for (const PlacementCallEntry &E : Model.PlacementCalls)
+    PlacementByName[E.Function] = &E;
   for (const std::string &N : Model.RankSources)
     RankSourceNames.insert(N);
   for (const std::string &N : Model.RankEnvironment)
@@ -72,6 +74,8 @@ const ApiIndex::DeclFacts &ApiIndex::facts(const FunctionDecl *FD) const {
     F.IsRankSource |= RankSourceNames.contains(Name);
     if (!F.Implicit)
       F.Implicit = ImplicitByName.lookup(Name);
+    if (!F.Placement)
+      F.Placement = PlacementByName.lookup(Name);
   };
   const FunctionDecl *Pattern = FD;
   if (const FunctionDecl *T = FD->getTemplateInstantiationPattern())
@@ -93,6 +97,11 @@ const ApiIndex::DeclFacts &ApiIndex::facts(const FunctionDecl *FD) const {
     F.IsOp = !NS.empty() && OpNamespaces.contains(NS);
   }
   return DeclCache[FD] = F;
+}
+
+const PlacementCallEntry *
+ApiIndex::placementCall(const FunctionDecl *FD) const {
+  return FD ? facts(FD).Placement : nullptr;
 }
 
 const SourceEntry *ApiIndex::source(const FunctionDecl *FD) const {

@@ -24,6 +24,7 @@ void ApiModel::append(const ApiModel &Other) {
   appendAll(RankSources, Other.RankSources);
   appendAll(RankEnvironment, Other.RankEnvironment);
   appendAll(UniformOps, Other.UniformOps);
+  appendAll(PlacementCalls, Other.PlacementCalls);
 }
 
 } // namespace analysis

@@ -224,6 +224,14 @@ const char *const UniformOpNames[] = {
     "meshguard::full_tensor",
 };
 
+const PlacementCallEntry PlacementCallRows[] = {
+    {"meshguard::distribute_tensor", PlacementRole::SetsPlacements, 2},
+    {"meshguard::from_local", PlacementRole::SetsPlacements, 2},
+    {"meshguard::redistribute", PlacementRole::SetsPlacements, 1},
+    {"meshguard::to_local", PlacementRole::LocalTensor},
+    {"meshguard::full_tensor", PlacementRole::FullTensor},
+};
+
 } // namespace
 
 ApiModel ApiModel::builtin() {
@@ -248,6 +256,8 @@ ApiModel ApiModel::builtin() {
   M.RankEnvironment.assign(std::begin(RankEnvironmentNames),
                            std::end(RankEnvironmentNames));
   M.UniformOps.assign(std::begin(UniformOpNames), std::end(UniformOpNames));
+  M.PlacementCalls.assign(std::begin(PlacementCallRows),
+                          std::end(PlacementCallRows));
   return M;
 }
 

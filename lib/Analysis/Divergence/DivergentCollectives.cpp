@@ -227,23 +227,6 @@ compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
   return {Here, Other};
 }
 
-/// The function's CFG, or why there is none (the guards every analysis
-/// of a function passes: admitFunction).
-std::unique_ptr<CFG> buildCFG(const FunctionDecl &FD, ASTContext &Ctx,
-                              const AnalysisLimits &Limits,
-                              AnalysisOutcome &Outcome) {
-  Outcome = admitFunction(FD, Limits);
-  if (Outcome != AnalysisOutcome::Done)
-    return nullptr;
-  CFG::BuildOptions Opts;
-  std::unique_ptr<CFG> Cfg = CFG::buildCFG(&FD, FD.getBody(), &Ctx, Opts);
-  if (!Cfg)
-    Outcome = AnalysisOutcome::NoCFG;
-  else if (exceedsElements(*Cfg, Limits))
-    Outcome = AnalysisOutcome::TooLarge;
-  return Outcome == AnalysisOutcome::Done ? std::move(Cfg) : nullptr;
-}
-
 /// Each call of \p Cfg with its block, in CFG order.
 template <typename Fn> void forEachCall(CFG &Cfg, Fn &&Visit) {
   for (CFGBlock *B : Cfg)
@@ -292,7 +275,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
       SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
     return {};
   AnalysisOutcome Outcome = AnalysisOutcome::Done;
-  std::unique_ptr<CFG> Cfg = buildCFG(*Def, Ctx, Limits, Outcome);
+  std::unique_ptr<CFG> Cfg = buildAdmittedCFG(*Def, Ctx, Limits, Outcome);
   if (!Cfg)
     return {};
   // Each parameter stands for a value of its own.
@@ -460,7 +443,8 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
                                         const AnalysisLimits &Limits) {
   DivergenceScan Scan;
   ASTContext &Ctx = Memo.context();
-  std::unique_ptr<CFG> Cfg = buildCFG(FD, Ctx, Limits, Scan.Result.Outcome);
+  std::unique_ptr<CFG> Cfg =
+      buildAdmittedCFG(FD, Ctx, Limits, Scan.Result.Outcome);
   if (!Cfg)
     return Scan;
   // Where the collectives are, and the calls of helpers whose collective

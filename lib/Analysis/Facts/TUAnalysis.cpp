@@ -11,7 +11,8 @@ TUAnalysis::TUAnalysis(ASTContext &Ctx, std::shared_ptr<const ApiIndex> Index,
                        AnalysisLimits Limits, SummaryLookup *Database)
     : Ctx(Ctx), Index(std::move(Index)), Limits(Limits),
       Summaries(Ctx, *this->Index, Limits),
-      Divergence(Ctx, *this->Index, Limits) {
+      Divergence(Ctx, *this->Index, Limits),
+      Placements(Ctx, *this->Index, Limits) {
   Summaries.setDatabase(Database);
   Divergence.setDatabase(Database);
 }
@@ -37,6 +38,10 @@ const FunctionFacts &TUAnalysis::facts(const FunctionDecl &FD) {
 
 DivergenceScan TUAnalysis::divergence(const FunctionDecl &FD) {
   return findDivergentCollectives(FD, Divergence, *Index, Limits);
+}
+
+PartialLocalScan TUAnalysis::partialLocalUses(const FunctionDecl &FD) {
+  return findPartialLocalUses(FD, Placements);
 }
 
 } // namespace analysis

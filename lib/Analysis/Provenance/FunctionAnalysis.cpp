@@ -84,6 +84,21 @@ AnalysisOutcome admitFunction(const FunctionDecl &FD,
   return AnalysisOutcome::Done;
 }
 
+std::unique_ptr<CFG> buildAdmittedCFG(const FunctionDecl &FD, ASTContext &Ctx,
+                                      const AnalysisLimits &Limits,
+                                      AnalysisOutcome &Outcome) {
+  Outcome = admitFunction(FD, Limits);
+  if (Outcome != AnalysisOutcome::Done)
+    return nullptr;
+  CFG::BuildOptions Opts;
+  std::unique_ptr<CFG> Cfg = CFG::buildCFG(&FD, FD.getBody(), &Ctx, Opts);
+  if (!Cfg)
+    Outcome = AnalysisOutcome::NoCFG;
+  else if (exceedsElements(*Cfg, Limits))
+    Outcome = AnalysisOutcome::TooLarge;
+  return Outcome == AnalysisOutcome::Done ? std::move(Cfg) : nullptr;
+}
+
 AnalysisResult analyzeFunction(const FunctionDecl &FD, ASTContext &Ctx,
                                const ApiIndex &Index,
                                const AnalysisLimits &Limits,

@@ -61,6 +61,11 @@ public:
   Tensor add(const Tensor &Other) const;
   Tensor mul(const Tensor &Other) const;
   Tensor sum() const;
+  Tensor sum(IntArrayRef Dim, bool KeepDim = false) const;
+  Tensor mean() const;
+  Tensor pow(const Scalar &Exponent) const;
+  Tensor sqrt() const;
+  Tensor mm(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other);
   Tensor &mul_(const Scalar &Other);
   Tensor &mul_(const Tensor &Other);
@@ -83,6 +88,8 @@ Tensor operator+(const Tensor &A, const Tensor &B);
 Tensor operator-(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, const Scalar &B);
+Tensor operator/(const Tensor &A, const Scalar &B);
+Tensor operator>(const Tensor &A, const Scalar &B);
 
 Tensor add(const Tensor &A, const Tensor &B);
 Tensor matmul(const Tensor &A, const Tensor &B);
@@ -102,5 +109,7 @@ Tensor scalar_tensor(const Scalar &S, TensorOptions Options = {});
 Tensor mse_loss(const Tensor &Input, const Tensor &Target,
                 int64_t Reduction = 1);
 Tensor dot(const Tensor &A, const Tensor &B);
+Tensor sum(const Tensor &A);
+Tensor sqrt(const Tensor &A);
 Tensor from_blob(void *Data, IntArrayRef Size, TensorOptions Options = {});
 } // namespace at

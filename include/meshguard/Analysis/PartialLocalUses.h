@@ -1,0 +1,81 @@
+//===--- PartialLocalUses.h - Partial values used as full ones --*- C++ -*-===//
+//
+// `to_local()` of a DTensor that may be Partial gives each rank its own
+// partial contribution, not the value: printing it, comparing it, taking
+// its item() or applying a non-linear op to it gives a wrong number, with
+// no error. This analysis follows DTensor placements through a function
+// (Placements/PlacementFacts.h: from distribute_tensor, from_local,
+// redistribute and op results by the runtime's own rule table) and finds
+// where a partial local value is used as the full one, in the function or
+// inside a helper of the TU it is passed to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_ANALYSIS_PARTIALLOCALUSES_H
+#define MESHGUARD_ANALYSIS_PARTIALLOCALUSES_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "clang/AST/Expr.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+enum class FullUseKind {
+  /// `.item()`: the scalar of one rank's contribution.
+  Item,
+  /// An op whose rule does not keep Partial (pow, sqrt, a comparison).
+  NonLinearOp,
+  /// Written to a stream.
+  Printed,
+  /// Saved (torch::save).
+  Saved,
+  /// Passed to a helper that uses its parameter as a full value.
+  Helper,
+};
+
+struct PartialLocalUse {
+  /// The expression that uses the local value as the full one.
+  const clang::Expr *Use = nullptr;
+  FullUseKind Kind = FullUseKind::Item;
+  /// "aten::pow" (NonLinearOp), the helper's name (Helper).
+  std::string What;
+  /// The to_local call that gave the partial local value.
+  const clang::CallExpr *ToLocal = nullptr;
+  /// Where the DTensor may have become Partial (from_local with a Partial
+  /// placement, a reduction of a sharded value), when known.
+  const clang::Expr *PartialOrigin = nullptr;
+  /// Helper: the use inside it.
+  const clang::Expr *InnerUse = nullptr;
+};
+
+struct PartialLocalScan {
+  AnalysisResult Result;
+  std::vector<PartialLocalUse> Uses;
+};
+
+/// Per-TU memo of the helpers' placement facts (what a helper returns, and
+/// which parameters it uses as full values). Must not outlive the AST.
+class PlacementMemo {
+public:
+  PlacementMemo(clang::ASTContext &Ctx, const ApiIndex &Index,
+                AnalysisLimits Limits);
+  ~PlacementMemo();
+  struct Impl;
+  Impl &impl() { return *State; }
+
+private:
+  std::unique_ptr<Impl> State;
+};
+
+/// The uses of partial local values in \p FD, in source order.
+PartialLocalScan findPartialLocalUses(const clang::FunctionDecl &FD,
+                                      PlacementMemo &Memo);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_ANALYSIS_PARTIALLOCALUSES_H

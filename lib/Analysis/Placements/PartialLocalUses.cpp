@@ -1,0 +1,287 @@
+//===--- PartialLocalUses.cpp - Partial values used as full ones ----------===//
+//
+// Runs PlacementTransfer to a fixpoint over a function's CFG (a union at
+// joins: a may-analysis, as RankFlow), then visits each call with the facts
+// before it and reports the uses of partial local values. Helpers of the TU
+// are summarised once (PlacementMemo): what they return, and which
+// parameters they use as full values (each tensor parameter seeded as a
+// partial local value of its own).
+//
+//===----------------------------------------------------------------------===//
+
+#include "meshguard/Analysis/PartialLocalUses.h"
+#include "Placements/OperatorRules.h"
+#include "Placements/PlacementFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Analysis/Analyses/PostOrderCFGView.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+struct PlacementMemo::Impl {
+  ASTContext &Ctx;
+  const ApiIndex &Index;
+  AnalysisLimits Limits;
+  /// Null while being computed (recursion: unknown).
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<HelperPlacements>>
+      Helpers;
+
+  const HelperPlacements *helper(const FunctionDecl &FD);
+  PlacementTransfer transfer() {
+    return PlacementTransfer(Ctx, Index, [this](const FunctionDecl &FD) {
+      return helper(FD);
+    });
+  }
+};
+
+PlacementMemo::PlacementMemo(ASTContext &Ctx, const ApiIndex &Index,
+                             AnalysisLimits Limits)
+    : State(new Impl{Ctx, Index, Limits,
+                     llvm::DenseMap<const FunctionDecl *,
+                                    std::unique_ptr<HelperPlacements>>()}) {}
+PlacementMemo::~PlacementMemo() = default;
+
+namespace {
+
+/// The facts before each CFG element, after a fixpoint.
+class PlacementFlow {
+public:
+  PlacementFlow(const CFG &Cfg, const PlacementTransfer &Transfer,
+                PlacementVars Entry)
+      : Cfg(Cfg), Transfer(Transfer), Entry(std::move(Entry)),
+        In(Cfg.getNumBlockIDs()), Out(Cfg.getNumBlockIDs()),
+        Done(Cfg.getNumBlockIDs(), false) {}
+
+  bool solve(const AnalysisLimits &Limits) {
+    PostOrderCFGView Order(&Cfg);
+    std::int32_t Visits = 0;
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (const CFGBlock *B : Order) {
+        if (++Visits > Limits.MaxBlockVisits)
+          return false;
+        unsigned ID = B->getBlockID();
+        PlacementVars Vars = B == &Cfg.getEntry() ? Entry : PlacementVars();
+        for (const CFGBlock *P : B->preds())
+          if (P && Done[P->getBlockID()])
+            for (const auto &[V, S] : Out[P->getBlockID()]) {
+              auto [It, New] = Vars.try_emplace(V, S);
+              if (!New)
+                It->second.join(S);
+            }
+        In[ID] = Vars;
+        for (const CFGElement &E : *B)
+          if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
+            Transfer.transfer(S->getStmt(), Vars);
+        if (!Done[ID] || Vars != Out[ID]) {
+          Out[ID] = std::move(Vars);
+          Done[ID] = true;
+          Changed = true;
+        }
+      }
+    }
+    return true;
+  }
+
+  /// Calls \p Visit with each statement of the CFG and the facts before it.
+  void visit(llvm::function_ref<void(const Stmt *, const PlacementVars &)>
+                 Visit) const {
+    for (const CFGBlock *B : Cfg) {
+      if (!Done[B->getBlockID()])
+        continue;
+      PlacementVars Vars = In[B->getBlockID()];
+      for (const CFGElement &E : *B)
+        if (std::optional<CFGStmt> S = E.getAs<CFGStmt>()) {
+          Visit(S->getStmt(), Vars);
+          Transfer.transfer(S->getStmt(), Vars);
+        }
+    }
+  }
+
+private:
+  const CFG &Cfg;
+  const PlacementTransfer &Transfer;
+  PlacementVars Entry;
+  std::vector<PlacementVars> In, Out;
+  std::vector<bool> Done;
+};
+
+/// A use of a partial local value as the full one, with the value's facts.
+struct FoundUse {
+  PartialLocalUse Use;
+  PlacementState Value;
+};
+
+/// The uses \p S makes of partial local values under \p Vars.
+void usesAt(const Stmt *S, const PlacementVars &Vars,
+            const PlacementTransfer &T, llvm::SmallVectorImpl<FoundUse> &Out) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return;
+  auto PartialLocal = [&](const Expr *E) -> std::optional<PlacementState> {
+    std::optional<PlacementState> F = T.evaluate(E, Vars);
+    if (F && F->isPartialLocal())
+      return F;
+    return std::nullopt;
+  };
+  auto Add = [&](FullUseKind Kind, std::string What, const PlacementState &V,
+                 const Expr *Inner = nullptr) {
+    PartialLocalUse U;
+    U.Use = Call;
+    U.Kind = Kind;
+    U.What = std::move(What);
+    U.ToLocal = V.ToLocal;
+    U.PartialOrigin = V.PartialOrigin;
+    U.InnerUse = Inner;
+    Out.push_back({U, V});
+  };
+  const ApiIndex &Index = T.index();
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Object = MC->getImplicitObjectArgument();
+    if (MD && MD->getIdentifier() && MD->getName() == "item" && Object &&
+        Index.isTensorType(Object->getType()))
+      if (std::optional<PlacementState> V = PartialLocal(Object))
+        return Add(FullUseKind::Item, "item()", *V);
+  }
+  if (std::optional<TensorOpCall> Op = readTensorOp(*Call, Index)) {
+    const OperatorRule *Rule = findOperatorRule(Op->Name);
+    bool NonLinear = Rule && (Rule->Policy == ShardedPolicy::Refused ||
+                              (Rule->Policy == ShardedPolicy::Rule &&
+                               !Rule->KeepsPartial));
+    if (!NonLinear)
+      return;
+    std::optional<PlacementState> Local;
+    for (const Expr *Operand : Op->Operands) {
+      std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+      if (F && F->isDTensor())
+        return; // a DTensor op: the runtime sees the operands' placements
+      if (F && !Local)
+        Local = F;
+    }
+    if (Local)
+      Add(FullUseKind::NonLinearOp, "aten::" + Op->Name, *Local);
+    return;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
+      OC && OC->getOperator() == OO_LessLess && OC->getNumArgs() == 2 &&
+      !Index.isTensorType(OC->getArg(0)->getType())) {
+    if (std::optional<PlacementState> V = PartialLocal(OC->getArg(1)))
+      Add(FullUseKind::Printed, "", *V);
+    return;
+  }
+  if (!FD)
+    return;
+  if (FD->getQualifiedNameAsString() == "torch::save") {
+    for (const Expr *Arg : Call->arguments())
+      if (std::optional<PlacementState> V = PartialLocal(Arg))
+        return Add(FullUseKind::Saved, "", *V);
+    return;
+  }
+  const FunctionDecl *Def = FD->getDefinition();
+  const HelperPlacements *H = Def ? T.helper(*Def) : nullptr;
+  if (!H)
+    return;
+  // Through a helper: the argument of a parameter it uses as full.
+  unsigned Shift = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD);
+  for (unsigned I = 0; I < H->FullUseOfParam.size(); ++I)
+    if (H->FullUseOfParam[I] && I + Shift < Call->getNumArgs())
+      if (std::optional<PlacementState> V =
+              PartialLocal(Call->getArg(I + Shift)))
+        return Add(FullUseKind::Helper, Def->getNameAsString(), *V,
+                   H->FullUseOfParam[I]);
+}
+
+} // namespace
+
+const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
+  auto [It, New] = Helpers.try_emplace(&FD);
+  if (!New)
+    return It->second.get();
+  AnalysisOutcome Outcome;
+  std::unique_ptr<CFG> Cfg = buildAdmittedCFG(FD, Ctx, Limits, Outcome);
+  if (!Cfg)
+    return nullptr;
+  // Each tensor parameter stands for a partial local value of its own.
+  PlacementVars Entry;
+  for (const ParmVarDecl *P : FD.parameters())
+    if (Index.isTensorType(P->getType())) {
+      PlacementState S;
+      S.What = PlacementState::Kind::PartialLocal;
+      S.Param = P;
+      Entry[P] = S;
+    }
+  PlacementTransfer T = transfer();
+  PlacementFlow Flow(*Cfg, T, std::move(Entry));
+  if (!Flow.solve(Limits))
+    return nullptr;
+  auto Summary = std::make_unique<HelperPlacements>();
+  Summary->FullUseOfParam.assign(FD.getNumParams(), nullptr);
+  bool Any = false;
+  Flow.visit([&](const Stmt *S, const PlacementVars &Vars) {
+    if (const auto *Ret = dyn_cast<ReturnStmt>(S)) {
+      if (std::optional<PlacementState> R = T.evaluate(Ret->getRetValue(), Vars)) {
+        if (Summary->Returns)
+          Summary->Returns->join(*R);
+        else
+          Summary->Returns = R;
+        Any = true;
+      }
+      return;
+    }
+    llvm::SmallVector<FoundUse, 1> Uses;
+    usesAt(S, Vars, T, Uses);
+    for (const FoundUse &U : Uses)
+      if (const ParmVarDecl *P = U.Value.Param) {
+        const Expr *&Slot = Summary->FullUseOfParam[P->getFunctionScopeIndex()];
+        if (!Slot) {
+          Slot = U.Use.InnerUse ? U.Use.InnerUse : U.Use.Use;
+          Any = true;
+        }
+      }
+  });
+  if (!Any)
+    return nullptr;
+  Helpers[&FD] = std::move(Summary);
+  return Helpers[&FD].get();
+}
+
+PartialLocalScan findPartialLocalUses(const FunctionDecl &FD,
+                                      PlacementMemo &Memo) {
+  PartialLocalScan Scan;
+  PlacementMemo::Impl &M = Memo.impl();
+  std::unique_ptr<CFG> Cfg =
+      buildAdmittedCFG(FD, M.Ctx, M.Limits, Scan.Result.Outcome);
+  if (!Cfg)
+    return Scan;
+  PlacementTransfer T = M.transfer();
+  PlacementFlow Flow(*Cfg, T, PlacementVars());
+  if (!Flow.solve(M.Limits)) {
+    Scan.Result.Outcome = AnalysisOutcome::BlockVisitLimit;
+    return Scan;
+  }
+  llvm::DenseSet<const Expr *> Seen;
+  Flow.visit([&](const Stmt *S, const PlacementVars &Vars) {
+    llvm::SmallVector<FoundUse, 1> Uses;
+    usesAt(S, Vars, T, Uses);
+    for (FoundUse &U : Uses)
+      if (U.Value.ToLocal && Seen.insert(U.Use.Use).second)
+        Scan.Uses.push_back(std::move(U.Use));
+  });
+  const SourceManager &SM = M.Ctx.getSourceManager();
+  llvm::stable_sort(Scan.Uses, [&](const PartialLocalUse &A,
+                                   const PartialLocalUse &B) {
+    return SM.isBeforeInTranslationUnit(A.Use->getBeginLoc(),
+                                        B.Use->getBeginLoc());
+  });
+  return Scan;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,132 @@
+//===--- PlacementFacts.h - What a tensor's placements may be ---*- C++ -*-===//
+//
+// A may-analysis of DTensor placements over one function's local
+// variables, lighter than the provenance model (as the rank-dependence
+// analysis): per variable, the tensor dims it may be sharded on (over every
+// mesh dim together), whether it may be Partial, and, for the plain result
+// of to_local() of a maybe-Partial DTensor, that it holds one rank's partial
+// contribution. A variable without facts is unknown and never warns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_LIB_ANALYSIS_PLACEMENTFACTS_H
+#define MESHGUARD_LIB_ANALYSIS_PLACEMENTFACTS_H
+
+#include "meshguard/Analysis/ApiIndex.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace meshguard {
+namespace analysis {
+
+struct PlacementState {
+  enum class Kind : std::uint8_t {
+    /// A DTensor: ShardDims and MayPartial hold.
+    DTensor,
+    /// A plain tensor holding one rank's contribution to a Partial value.
+    PartialLocal,
+  };
+  /// Bit d (d < 7): may be Shard(d) on some mesh dim.
+  static constexpr std::uint8_t UnknownDim = 0x80;
+
+  Kind What = Kind::DTensor;
+  std::uint8_t ShardDims = 0;
+  bool MayPartial = false;
+  /// Where the value may have become Partial.
+  const clang::Expr *PartialOrigin = nullptr;
+  /// PartialLocal: the to_local call, or null for a helper's parameter.
+  const clang::CallExpr *ToLocal = nullptr;
+  /// PartialLocal in a helper's summary run: the parameter it stands for.
+  const clang::ParmVarDecl *Param = nullptr;
+
+  bool isPartialLocal() const { return What == Kind::PartialLocal; }
+  bool isDTensor() const { return What == Kind::DTensor; }
+  /// A partial local value wins over a DTensor fact (the uses are what is
+  /// reported); otherwise bits are joined.
+  void join(const PlacementState &O);
+  bool operator==(const PlacementState &O) const {
+    return What == O.What && ShardDims == O.ShardDims &&
+           MayPartial == O.MayPartial && PartialOrigin == O.PartialOrigin &&
+           ToLocal == O.ToLocal && Param == O.Param;
+  }
+  bool operator!=(const PlacementState &O) const { return !(*this == O); }
+};
+
+using PlacementVars = llvm::DenseMap<const clang::VarDecl *, PlacementState>;
+
+/// The summary of a helper the transfer asks for at its calls.
+struct HelperPlacements {
+  /// What it returns: a DTensor's placements, or a partial local value
+  /// (Param set: the argument given to that parameter, passed through).
+  std::optional<PlacementState> Returns;
+  /// Per parameter, where it is used as a full value (null: not).
+  llvm::SmallVector<const clang::Expr *, 4> FullUseOfParam;
+};
+using HelperLookup =
+    std::function<const HelperPlacements *(const clang::FunctionDecl &)>;
+
+/// A tensor op call read as the rule table names it: "sum" for x.sum(),
+/// at::sum(x) and torch::sum(x), "add" for `a + b`, "mul_" for `a *= b`;
+/// the operand expressions (the object of a method first).
+struct TensorOpCall {
+  std::string Name;
+  llvm::SmallVector<const clang::Expr *, 3> Operands;
+  /// The other arguments (a reduction's dims).
+  llvm::SmallVector<const clang::Expr *, 3> Others;
+};
+std::optional<TensorOpCall> readTensorOp(const clang::CallExpr &Call,
+                                         const ApiIndex &Index);
+
+class PlacementTransfer {
+public:
+  PlacementTransfer(clang::ASTContext &Ctx, const ApiIndex &Index,
+                    HelperLookup Helpers)
+      : Ctx(Ctx), Index(Index), Helpers(std::move(Helpers)) {}
+
+  /// The facts of \p E's value under \p Vars (none: unknown or plain).
+  std::optional<PlacementState> evaluate(const clang::Expr *E,
+                                         const PlacementVars &Vars) const;
+  /// Applies one CFG statement (declarations, assignments, in-place ops).
+  void transfer(const clang::Stmt *S, PlacementVars &Vars) const;
+  /// The result of the tensor op \p Op given its operands' facts.
+  std::optional<PlacementState> applyOp(const TensorOpCall &Op,
+                                        const clang::CallExpr &Call,
+                                        const PlacementVars &Vars) const;
+
+  const ApiIndex &index() const { return Index; }
+  const HelperPlacements *helper(const clang::FunctionDecl &FD) const {
+    return Helpers(FD);
+  }
+
+private:
+  std::optional<PlacementState> evaluateCall(const clang::CallExpr &Call,
+                                             const PlacementVars &Vars) const;
+  void assign(const clang::Expr *Target, std::optional<PlacementState> S,
+              PlacementVars &Vars) const;
+
+  /// The dims a reduction's arguments name: none when it has no dim
+  /// argument (every dim is reduced).
+  std::optional<std::uint8_t>
+  reducedDims(llvm::ArrayRef<const clang::Expr *> Others) const;
+
+  clang::ASTContext &Ctx;
+  const ApiIndex &Index;
+  HelperLookup Helpers;
+};
+
+/// The placements a `{Shard{0}, Replicate{}}` argument spells, folded over
+/// mesh dims; a DTensor with unknown dims when it is not a literal list.
+PlacementState readPlacements(const clang::Expr *Arg, clang::ASTContext &Ctx);
+
+/// The variable \p E names (through parens and casts), or null.
+const clang::VarDecl *namedVariable(const clang::Expr *E);
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_LIB_ANALYSIS_PLACEMENTFACTS_H

@@ -1,0 +1,79 @@
+//===--- PartialLocalUseCheck.cpp - dtensor-partial-local-use -------------===//
+
+#include "PartialLocalUseCheck.h"
+#include "DiagnosticMessages.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+std::vector<StringRef> PartialLocalUseCheck::interestingCallees() const {
+  std::vector<StringRef> Names;
+  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
+    if (E.Role == PlacementRole::LocalTensor)
+      Names.emplace_back(E.Function);
+  return Names;
+}
+
+void PartialLocalUseCheck::onEndOfTranslationUnit() {
+  ReportedAt.clear();
+  FixedToLocal.clear();
+  DTensorCheckBase::onEndOfTranslationUnit();
+}
+
+void PartialLocalUseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
+  PartialLocalScan Scan = engine(Ctx).partialLocalUses(FD);
+  if (!finished(FD, Scan.Result, "uses of Partial values' local tensors"))
+    return;
+  for (const PartialLocalUse &U : Scan.Uses)
+    report(U, Ctx);
+}
+
+/// full_tensor() in place of to_local(): the same tensor argument, the
+/// reduced value. Not for the overload with grad_placements.
+static std::optional<FixItHint> fullTensorFix(const CallExpr &ToLocal,
+                                              ASTContext &Ctx) {
+  unsigned Explicit = 0;
+  for (const Expr *Arg : ToLocal.arguments())
+    Explicit += !isa<CXXDefaultArgExpr>(Arg);
+  const auto *Ref = dyn_cast<DeclRefExpr>(ToLocal.getCallee()->IgnoreImpCasts());
+  SourceLocation Name = Ref ? Ref->getNameInfo().getLoc() : SourceLocation();
+  if (Explicit != 1 || Name.isInvalid() || Name.isMacroID())
+    return std::nullopt;
+  return FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(Name, Name), "full_tensor");
+}
+
+void PartialLocalUseCheck::report(const PartialLocalUse &U, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getExpansionLoc(U.Use->getBeginLoc());
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(U.Use))
+    Loc = SM.getExpansionLoc(OC->getOperatorLoc());
+  if (!ReportedAt.insert(Loc).second)
+    return;
+  {
+    auto Diag = diag(Loc, msg::PartialLocalUsed)
+                << static_cast<int>(U.Kind) << U.What;
+    // One fix per to_local(), on its first use (the same edit twice
+    // would be dropped as overlapping).
+    if (FixedToLocal.insert(U.ToLocal).second)
+      if (std::optional<FixItHint> Fix = fullTensorFix(*U.ToLocal, Ctx))
+        Diag << *Fix;
+  }
+  if (U.InnerUse)
+    diag(U.InnerUse->getBeginLoc(), msg::PartialLocalUsedInHelper,
+         DiagnosticIDs::Note)
+        << U.What;
+  diag(U.ToLocal->getBeginLoc(), msg::PartialLocalTakenHere,
+       DiagnosticIDs::Note);
+  if (U.PartialOrigin)
+    diag(U.PartialOrigin->getBeginLoc(), msg::PartialOriginNote,
+         DiagnosticIDs::Note);
+}
+
+} // namespace tidy
+} // namespace meshguard

@@ -1,0 +1,39 @@
+//===--- PartialLocalUseCheck.h - dtensor-partial-local-use -----*- C++ -*-===//
+
+#ifndef MESHGUARD_TIDY_PARTIALLOCALUSECHECK_H
+#define MESHGUARD_TIDY_PARTIALLOCALUSECHECK_H
+
+#include "DTensorCheckBase.h"
+#include "meshguard/Analysis/PartialLocalUses.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace meshguard {
+namespace tidy {
+
+/// Finds the local tensor of a DTensor that may be Partial (to_local())
+/// used as the full value: its item(), a non-linear op on it, printed or
+/// saved. Every rank then gets its own wrong number, silently. Offers
+/// full_tensor() in place of to_local().
+///
+/// For the user-facing documentation see:
+/// docs/checks/dtensor-partial-local-use.md
+class PartialLocalUseCheck : public DTensorCheckBase {
+public:
+  using DTensorCheckBase::DTensorCheckBase;
+  void onEndOfTranslationUnit() override;
+
+private:
+  std::vector<llvm::StringRef> interestingCallees() const override;
+  bool followWrappers() const override { return true; }
+  void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  void report(const analysis::PartialLocalUse &U, clang::ASTContext &Ctx);
+
+  /// Template instantiations share their source: one report per place.
+  llvm::DenseSet<clang::SourceLocation> ReportedAt;
+  llvm::DenseSet<const clang::CallExpr *> FixedToLocal;
+};
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_PARTIALLOCALUSECHECK_H

@@ -1,0 +1,8 @@
+#include <meshguard/meshguard.h>
+
+double meanLoss(const meshguard::DeviceMesh &Mesh, const at::Tensor &Rows) {
+  at::Tensor X = meshguard::from_local(Rows, Mesh, {meshguard::Shard{0}});
+  at::Tensor Loss = X.mean();
+  at::Tensor Local = meshguard::to_local(Loss);
+  return Local.item<double>();
+}
