@@ -13,7 +13,10 @@
 //   5. a model only partly distributed (the output head, added later, was
 //      never given to distribute_module: its gradients are plain);
 //   6. a rank-0-only checkpoint that gathers a sharded tensor inside
-//      `if (rank == 0)`: the other ranks never join the all-gather (a hang).
+//      `if (rank == 0)`: the other ranks never join the all-gather (a hang);
+//   7. the final error, summed over row shards (a Partial sum), read with
+//      to_local(): each rank prints its own part of the sum, a wrong number
+//      and no error.
 // `make demo` runs it, runs meshguard-tidy on it, applies the fix-its to a
 // copy, and trains with the fixed copy.
 
@@ -158,6 +161,18 @@ int main() {
   }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start).count() / kSteps;
+
+  // The final mean squared error over the whole batch: each rank's squared
+  // residuals are its rows of one Shard(0) DTensor, whose sum is Partial.
+  {
+    torch::NoGradGuard no_grad;
+    auto residual = meshguard::to_local(head->forward(model->forward(x)) - y);
+    auto squares = meshguard::from_local(residual.pow(2), mesh, {meshguard::Shard{0}});
+    auto sse = squares.sum();
+    auto mse = meshguard::to_local(sse) / static_cast<double>(kGlobalBatch);
+    if (rank == 0)
+      std::printf("final mse %.9f\n", mse.item<double>());
+  }
 
   // Before the checkpoint, every rank takes rank 0's first-layer weight.
   at::Tensor w1 = meshguard::redistribute(model->fc1->weight, {meshguard::Replicate{}});

@@ -5,17 +5,22 @@ Usage: compare-loss.py RUN_LOG REFERENCE_LOG [--rtol R]
 Both logs hold lines "... step N loss L" from rank 0. The runs must report
 the same steps, the loss must fall, and every loss must match the reference
 within the relative tolerance (default 1e-4: float32 sums in another order).
+A "final mse M" line, when either log has one, must be in both and match too.
 """
 import argparse
 import re
 import sys
 
 LINE = re.compile(r"step (\d+) loss ([-+0-9.eE]+)")
+FINAL = re.compile(r"final mse ([-+0-9.eE]+)")
 
 
 def losses(path):
     with open(path, errors="replace") as f:
-        return {int(m.group(1)): float(m.group(2)) for m in LINE.finditer(f.read())}
+        text = f.read()
+    steps = {int(m.group(1)): float(m.group(2)) for m in LINE.finditer(text)}
+    final = FINAL.search(text)
+    return steps, float(final.group(1)) if final else None
 
 
 def main():
@@ -24,7 +29,7 @@ def main():
     parser.add_argument("reference")
     parser.add_argument("--rtol", type=float, default=1e-4)
     args = parser.parse_args()
-    run, ref = losses(args.run), losses(args.reference)
+    (run, run_final), (ref, ref_final) = losses(args.run), losses(args.reference)
     if not run or sorted(run) != sorted(ref):
         print("steps differ: run %s, reference %s" % (sorted(run), sorted(ref)))
         return 1
@@ -37,7 +42,17 @@ def main():
     falls = run[last] < run[first]
     print("loss %.6f -> %.6f (%s); largest relative difference %.1e (tolerance %.0e)"
           % (run[first], run[last], "falls" if falls else "does NOT fall", worst, args.rtol))
-    return 0 if falls and worst <= args.rtol else 1
+    final_ok = True
+    if run_final is not None or ref_final is not None:
+        if run_final is None or ref_final is None:
+            print("final mse: in one log only (run %s, reference %s)" % (run_final, ref_final))
+            final_ok = False
+        else:
+            rel = abs(run_final - ref_final) / max(abs(ref_final), 1e-12)
+            final_ok = rel <= args.rtol
+            print("final mse  2 ranks %.6f  reference %.6f  rel. diff %.1e%s"
+                  % (run_final, ref_final, rel, "" if final_ok else " (too large)"))
+    return 0 if falls and worst <= args.rtol and final_ok else 1
 
 
 if __name__ == "__main__":

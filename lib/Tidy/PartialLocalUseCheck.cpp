@@ -40,7 +40,8 @@ static std::optional<FixItHint> fullTensorFix(const CallExpr &ToLocal,
   unsigned Explicit = 0;
   for (const Expr *Arg : ToLocal.arguments())
     Explicit += !isa<CXXDefaultArgExpr>(Arg);
-  const auto *Ref = dyn_cast<DeclRefExpr>(ToLocal.getCallee()->IgnoreImpCasts());
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(ToLocal.getCallee()->IgnoreImpCasts());
   SourceLocation Name = Ref ? Ref->getNameInfo().getLoc() : SourceLocation();
   if (Explicit != 1 || Name.isInvalid() || Name.isMacroID())
     return std::nullopt;

@@ -163,3 +163,32 @@ TEST(Factories, RandomValuesAreOneGlobalTensor) {
   // Different rows per shard: not the same draw repeated on every rank.
   EXPECT_FALSE(at::equal(whole.narrow(0, 0, 3), whole.narrow(0, 4, 3)));
 }
+
+// dtensor-partial-local-use's round trip at run time (docs/checks/
+// dtensor-partial-local-use.md): the sum of a row-sharded tensor is Partial;
+// its to_local() is this rank's part of the sum (the check's warning), its
+// full_tensor() the sum (the check's fix-it), on every rank.
+TEST(PartialLocal, ShareIsNotTheValue) {
+  auto mesh = world_mesh();
+  const int64_t rows = 2 * world_size();
+  at::Tensor full = full_of({rows, 3}, 1);
+  at::Tensor mine = full.narrow(0, 2 * rank(), 2);
+  at::Tensor squares = from_local(mine.pow(2), mesh, {Shard{0}});
+  at::Tensor sse = squares.sum();
+  ASSERT_TRUE(is_partial(placements_of(sse)->at(0)));
+  const double expected = full.pow(2).sum().item<double>();
+  // The unfixed program: each rank its own number, none of them the sum.
+  const double share = to_local(sse).item<double>();
+  EXPECT_DOUBLE_EQ(share, mine.pow(2).sum().item<double>());
+  EXPECT_NE(share, expected);
+  // The fixed one.
+  EXPECT_DOUBLE_EQ(full_tensor(sse).item<double>(), expected);
+  expect_same_on_all_ranks(full_tensor(sse), mesh);
+  // mm of Shard(1) x Shard(0): a Partial product, the same story.
+  at::Tensor a = full_of({rows, rows}, 1), b = full_of({rows, rows}, 2);
+  at::Tensor product = distribute_tensor(a, mesh, {Shard{1}})
+                           .mm(distribute_tensor(b, mesh, {Shard{0}}));
+  ASSERT_TRUE(is_partial(placements_of(product)->at(0)));
+  EXPECT_FALSE(at::allclose(to_local(product), a.mm(b)));
+  EXPECT_TRUE(at::allclose(full_tensor(product), a.mm(b)));
+}

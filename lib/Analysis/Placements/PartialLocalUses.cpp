@@ -14,8 +14,8 @@
 #include "Placements/PlacementFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
-#include "clang/Basic/SourceManager.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
@@ -33,9 +33,8 @@ struct PlacementMemo::Impl {
 
   const HelperPlacements *helper(const FunctionDecl &FD);
   PlacementTransfer transfer() {
-    return PlacementTransfer(Ctx, Index, [this](const FunctionDecl &FD) {
-      return helper(FD);
-    });
+    return PlacementTransfer(
+        Ctx, Index, [this](const FunctionDecl &FD) { return helper(FD); });
   }
 };
 
@@ -152,9 +151,9 @@ void usesAt(const Stmt *S, const PlacementVars &Vars,
   }
   if (std::optional<TensorOpCall> Op = readTensorOp(*Call, Index)) {
     const OperatorRule *Rule = findOperatorRule(Op->Name);
-    bool NonLinear = Rule && (Rule->Policy == ShardedPolicy::Refused ||
-                              (Rule->Policy == ShardedPolicy::Rule &&
-                               !Rule->KeepsPartial));
+    bool NonLinear =
+        Rule && (Rule->Policy == ShardedPolicy::Refused ||
+                 (Rule->Policy == ShardedPolicy::Rule && !Rule->KeepsPartial));
     if (!NonLinear)
       return;
     std::optional<PlacementState> Local;
@@ -226,7 +225,8 @@ const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
   bool Any = false;
   Flow.visit([&](const Stmt *S, const PlacementVars &Vars) {
     if (const auto *Ret = dyn_cast<ReturnStmt>(S)) {
-      if (std::optional<PlacementState> R = T.evaluate(Ret->getRetValue(), Vars)) {
+      if (std::optional<PlacementState> R =
+              T.evaluate(Ret->getRetValue(), Vars)) {
         if (Summary->Returns)
           Summary->Returns->join(*R);
         else
@@ -275,11 +275,11 @@ PartialLocalScan findPartialLocalUses(const FunctionDecl &FD,
         Scan.Uses.push_back(std::move(U.Use));
   });
   const SourceManager &SM = M.Ctx.getSourceManager();
-  llvm::stable_sort(Scan.Uses, [&](const PartialLocalUse &A,
-                                   const PartialLocalUse &B) {
-    return SM.isBeforeInTranslationUnit(A.Use->getBeginLoc(),
-                                        B.Use->getBeginLoc());
-  });
+  llvm::stable_sort(Scan.Uses,
+                    [&](const PartialLocalUse &A, const PartialLocalUse &B) {
+                      return SM.isBeforeInTranslationUnit(A.Use->getBeginLoc(),
+                                                          B.Use->getBeginLoc());
+                    });
   return Scan;
 }
 

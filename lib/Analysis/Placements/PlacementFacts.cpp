@@ -252,9 +252,8 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
     // A plain op on one rank's partial contribution: still one if the op
     // is linear (its rule keeps Partial) or decomposes (contiguous, to);
     // the non-linear ones are uses (PartialLocalUses.cpp).
-    if (FirstLocal &&
-        (!Rule || Rule->Policy == ShardedPolicy::Decomposes ||
-         Rule->KeepsPartial))
+    if (FirstLocal && (!Rule || Rule->Policy == ShardedPolicy::Decomposes ||
+                       Rule->KeepsPartial))
       return *FirstLocal;
     return std::nullopt;
   }
@@ -294,8 +293,9 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
   bool FromShard = Rule->PartialFromShard && ShardGivesPartial;
   bool Kept = Rule->KeepsPartial && FirstPartial;
   R.MayPartial = FromShard || Kept;
-  R.PartialOrigin = Kept ? FirstPartial->PartialOrigin
-                         : FromShard ? &Call : nullptr;
+  R.PartialOrigin = Kept        ? FirstPartial->PartialOrigin
+                    : FromShard ? &Call
+                                : nullptr;
   return R;
 }
 
@@ -397,7 +397,8 @@ void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
   }
   // In place: `x += y`, `x.mul_(2)`: x takes the op's result.
   std::optional<TensorOpCall> Op = readTensorOp(*Call, Index);
-  if (Op && StringRef(Op->Name).ends_with("_") && namedVariable(Op->Operands[0]))
+  if (Op && StringRef(Op->Name).ends_with("_") &&
+      namedVariable(Op->Operands[0]))
     assign(Op->Operands[0], applyOp(*Op, *Call, Vars), Vars);
 }
 

@@ -130,8 +130,9 @@ std::string sharding_rules_analysis_table() {
      << "//   keeps_partial: a Partial operand can stay Partial (a linear op).\n";
   for (const auto& kv : by_name) {
     const auto& f = kv.second;
-    const char* policy =
-        f.has_rule ? "Rule" : f.all_decompose ? "Decomposes" : "Refused";
+    const char* policy = f.has_rule ? "Rule"
+        : f.all_decompose           ? "Decomposes"
+                                    : "Refused";
     os << "MESHGUARD_OPERATOR(\"" << kv.first << "\", " << policy << ", \""
        << f.family << "\", " << (f.partial_from_shard ? "true" : "false")
        << ", " << (f.keeps_partial ? "true" : "false") << ")\n";
