@@ -2,6 +2,7 @@
 
 #include "CollectiveWithoutMeshCheck.h"
 #include "MixedTensorOpCheck.h"
+#include "OpWithoutShardingRuleCheck.h"
 #include "PartialLocalUseCheck.h"
 #include "ProcessGroupMisuseCheck.h"
 #include "RankDivergentCollectiveCheck.h"
@@ -24,6 +25,8 @@ public:
         "dtensor-rank-divergent-collective");
     CheckFactories.registerCheck<PartialLocalUseCheck>(
         "dtensor-partial-local-use");
+    CheckFactories.registerCheck<OpWithoutShardingRuleCheck>(
+        "dtensor-op-without-sharding-rule");
   }
 };
 

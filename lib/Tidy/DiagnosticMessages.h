@@ -165,6 +165,15 @@ inline constexpr llvm::StringLiteral PartialLocalTakenHere =
 inline constexpr llvm::StringLiteral PartialOriginNote =
     "the DTensor may become Partial here";
 
+// dtensor-op-without-sharding-rule. %0: "aten::dot"; %1: may be Partial.
+inline constexpr llvm::StringLiteral OpWithoutShardingRule =
+    "'%0' has no sharding rule in meshguard's runtime, and this call gives it "
+    "a DTensor that may be %select{sharded|sharded or Partial}1: the runtime "
+    "throws 'no sharding rule for DTensor operands' when the job gets here; "
+    "redistribute the operand to Replicate first";
+inline constexpr llvm::StringLiteral OpOperandPlacedNote =
+    "the DTensor gets its sharded placements here";
+
 } // namespace msg
 } // namespace tidy
 } // namespace meshguard

@@ -26,10 +26,10 @@ void PartialLocalUseCheck::onEndOfTranslationUnit() {
 }
 
 void PartialLocalUseCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
-  PartialLocalScan Scan = engine(Ctx).partialLocalUses(FD);
+  const PlacementScan &Scan = engine(Ctx).placements(FD);
   if (!finished(FD, Scan.Result, "uses of Partial values' local tensors"))
     return;
-  for (const PartialLocalUse &U : Scan.Uses)
+  for (const PartialLocalUse &U : Scan.PartialUses)
     report(U, Ctx);
 }
 

@@ -192,3 +192,15 @@ TEST(PartialLocal, ShareIsNotTheValue) {
   EXPECT_FALSE(at::allclose(to_local(product), a.mm(b)));
   EXPECT_TRUE(at::allclose(full_tensor(product), a.mm(b)));
 }
+
+// dtensor-op-without-sharding-rule's round trip at run time: median has no
+// rule; on a Shard(0) operand the runtime throws, naming the op; the
+// fix-it's redistribute to Replicate runs it on the full tensor.
+TEST(OpWithoutRule, ReplicateFirstRuns) {
+  auto mesh = world_mesh();
+  at::Tensor full = full_of({2 * world_size(), 3}, 1);
+  at::Tensor x = distribute_tensor(full, mesh, {Shard{0}});
+  MG_EXPECT_THROW_WITH(x.median(), c10::Error, "no sharding rule for DTensor operands");
+  at::Tensor fixed = redistribute(x, {Replicate{}}).median();
+  EXPECT_TRUE(at::equal(to_local(fixed), full.median()));
+}

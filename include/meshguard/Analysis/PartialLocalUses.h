@@ -17,6 +17,7 @@
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallVector.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,9 +53,27 @@ struct PartialLocalUse {
   const clang::Expr *InnerUse = nullptr;
 };
 
-struct PartialLocalScan {
+/// A tensor op the runtime's rule table refuses on sharded or Partial
+/// operands (no sharding rule), given a DTensor that may be either.
+struct UnruledOp {
+  const clang::CallExpr *Call = nullptr;
+  /// "aten::dot".
+  std::string Name;
+  /// The operands that may be sharded or Partial.
+  llvm::SmallVector<const clang::Expr *, 2> Operands;
+  /// Where the first of them got its placements.
+  const clang::Expr *PlacedAt = nullptr;
+  bool MayPartial = false;
+  /// The mesh's number of dims, when every such operand's placements were
+  /// spelled with the same count; 0 when unknown.
+  unsigned MeshDims = 0;
+};
+
+/// What the placement analysis found in one function.
+struct PlacementScan {
   AnalysisResult Result;
-  std::vector<PartialLocalUse> Uses;
+  std::vector<PartialLocalUse> PartialUses;
+  std::vector<UnruledOp> UnruledOps;
 };
 
 /// Per-TU memo of the helpers' placement facts (what a helper returns, and
@@ -71,9 +90,10 @@ private:
   std::unique_ptr<Impl> State;
 };
 
-/// The uses of partial local values in \p FD, in source order.
-PartialLocalScan findPartialLocalUses(const clang::FunctionDecl &FD,
-                                      PlacementMemo &Memo);
+/// The uses of partial local values in \p FD and its ops without a
+/// sharding rule on maybe-sharded DTensors, each in source order.
+PlacementScan scanPlacements(const clang::FunctionDecl &FD,
+                             PlacementMemo &Memo);
 
 } // namespace analysis
 } // namespace meshguard

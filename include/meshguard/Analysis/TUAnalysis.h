@@ -57,8 +57,10 @@ public:
   const FunctionFacts &facts(const clang::FunctionDecl &FD);
   /// The collectives of \p FD that not every rank reaches.
   DivergenceScan divergence(const clang::FunctionDecl &FD);
-  /// Where \p FD uses one rank's part of a Partial DTensor as the value.
-  PartialLocalScan partialLocalUses(const clang::FunctionDecl &FD);
+  /// What the placement analysis finds in \p FD (one run for the checks
+  /// that read it): where one rank's part of a Partial DTensor is used as
+  /// the value, and ops without a sharding rule on maybe-sharded DTensors.
+  const PlacementScan &placements(const clang::FunctionDecl &FD);
 
   SummaryProvider &summaries() { return Summaries; }
   const ApiIndex &index() const { return *Index; }
@@ -77,6 +79,8 @@ private:
   bool WantMaybe = false;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionFacts>>
       Facts;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<PlacementScan>>
+      PlacementScans;
 };
 
 } // namespace analysis

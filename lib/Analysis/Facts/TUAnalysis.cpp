@@ -40,8 +40,11 @@ DivergenceScan TUAnalysis::divergence(const FunctionDecl &FD) {
   return findDivergentCollectives(FD, Divergence, *Index, Limits);
 }
 
-PartialLocalScan TUAnalysis::partialLocalUses(const FunctionDecl &FD) {
-  return findPartialLocalUses(FD, Placements);
+const PlacementScan &TUAnalysis::placements(const FunctionDecl &FD) {
+  std::unique_ptr<PlacementScan> &Slot = PlacementScans[&FD];
+  if (!Slot)
+    Slot = std::make_unique<PlacementScan>(scanPlacements(FD, Placements));
+  return *Slot;
 }
 
 } // namespace analysis

@@ -252,9 +252,39 @@ const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
   return Helpers[&FD].get();
 }
 
-PartialLocalScan findPartialLocalUses(const FunctionDecl &FD,
-                                      PlacementMemo &Memo) {
-  PartialLocalScan Scan;
+/// An op without a sharding rule given a DTensor that may be sharded or
+/// Partial, at \p S.
+static std::optional<UnruledOp> unruledOpAt(const Stmt *S,
+                                            const PlacementVars &Vars,
+                                            const PlacementTransfer &T) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  std::optional<TensorOpCall> Op =
+      Call ? readTensorOp(*Call, T.index()) : std::nullopt;
+  const OperatorRule *Rule = Op ? findOperatorRule(Op->Name) : nullptr;
+  if (!Rule || Rule->Policy != ShardedPolicy::Refused)
+    return std::nullopt;
+  UnruledOp U;
+  U.Call = Call;
+  U.Name = "aten::" + Op->Name;
+  bool First = true;
+  for (const Expr *Operand : Op->Operands) {
+    std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+    if (!F || !F->maySplit())
+      continue;
+    U.Operands.push_back(Operand);
+    U.MayPartial |= F->MayPartial;
+    if (!U.PlacedAt)
+      U.PlacedAt = F->PlacedAt;
+    U.MeshDims = First || U.MeshDims == F->MeshDims ? F->MeshDims : 0;
+    First = false;
+  }
+  if (U.Operands.empty())
+    return std::nullopt;
+  return U;
+}
+
+PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
+  PlacementScan Scan;
   PlacementMemo::Impl &M = Memo.impl();
   std::unique_ptr<CFG> Cfg =
       buildAdmittedCFG(FD, M.Ctx, M.Limits, Scan.Result.Outcome);
@@ -272,13 +302,22 @@ PartialLocalScan findPartialLocalUses(const FunctionDecl &FD,
     usesAt(S, Vars, T, Uses);
     for (FoundUse &U : Uses)
       if (U.Value.ToLocal && Seen.insert(U.Use.Use).second)
-        Scan.Uses.push_back(std::move(U.Use));
+        Scan.PartialUses.push_back(std::move(U.Use));
+    if (std::optional<UnruledOp> U = unruledOpAt(S, Vars, T))
+      if (Seen.insert(U->Call).second)
+        Scan.UnruledOps.push_back(std::move(*U));
   });
   const SourceManager &SM = M.Ctx.getSourceManager();
-  llvm::stable_sort(Scan.Uses,
+  auto Before = [&](const Expr *A, const Expr *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  };
+  llvm::stable_sort(Scan.PartialUses,
                     [&](const PartialLocalUse &A, const PartialLocalUse &B) {
-                      return SM.isBeforeInTranslationUnit(A.Use->getBeginLoc(),
-                                                          B.Use->getBeginLoc());
+                      return Before(A.Use, B.Use);
+                    });
+  llvm::stable_sort(Scan.UnruledOps,
+                    [&](const UnruledOp &A, const UnruledOp &B) {
+                      return Before(A.Call, B.Call);
                     });
   return Scan;
 }

@@ -21,6 +21,10 @@ void PlacementState::join(const PlacementState &O) {
   MayPartial |= O.MayPartial;
   if (!PartialOrigin)
     PartialOrigin = O.PartialOrigin;
+  if (!PlacedAt)
+    PlacedAt = O.PlacedAt;
+  if (MeshDims != O.MeshDims)
+    MeshDims = 0;
   if (!ToLocal)
     ToLocal = O.ToLocal;
   if (!Param)
@@ -99,6 +103,7 @@ PlacementState readPlacements(const Expr *Arg, ASTContext &Ctx) {
   const InitListExpr *List = bracedList(Arg);
   if (!List)
     return S; // not spelled here: unknown, never Partial or sharded
+  S.MeshDims = List->getNumInits() < 8 ? List->getNumInits() : 0;
   for (const Expr *Element : List->inits()) {
     const Expr *Typed = findExpr(Element, [](const Expr *E) {
       return placementType(E->getType()) != PlacementType::None;
@@ -231,6 +236,14 @@ PlacementTransfer::reducedDims(llvm::ArrayRef<const Expr *> Others) const {
   return std::nullopt;
 }
 
+/// Where the first sharded or Partial operand got its placements.
+static const Expr *firstPlacedAt(llvm::ArrayRef<PlacementState> Operands) {
+  for (const PlacementState &S : Operands)
+    if (S.maySplit() && S.PlacedAt)
+      return S.PlacedAt;
+  return nullptr;
+}
+
 std::optional<PlacementState>
 PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
                            const PlacementVars &Vars) const {
@@ -258,6 +271,7 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
     return std::nullopt;
   }
   PlacementState R;
+  R.MeshDims = DTensors.front().MeshDims;
   std::uint8_t Union = 0;
   unsigned Sharded = 0;
   for (const PlacementState &S : DTensors) {
@@ -265,10 +279,13 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
     Sharded += S.ShardDims != 0;
     if (S.MayPartial && !FirstPartial)
       FirstPartial = &S;
+    if (S.MeshDims != R.MeshDims)
+      R.MeshDims = 0;
   }
   if (!Rule || Rule->Policy != ShardedPolicy::Rule) {
     // Decomposed or refused: the pieces' placements are not followed.
     R.ShardDims = Union ? PlacementState::UnknownDim : 0;
+    R.PlacedAt = R.ShardDims ? firstPlacedAt(DTensors) : nullptr;
     return R;
   }
   bool ShardGivesPartial = false;
@@ -296,6 +313,7 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
   R.PartialOrigin = Kept        ? FirstPartial->PartialOrigin
                     : FromShard ? &Call
                                 : nullptr;
+  R.PlacedAt = FromShard ? &Call : firstPlacedAt(DTensors);
   return R;
 }
 
@@ -313,6 +331,7 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
         return std::nullopt;
       PlacementState S = readPlacements(Call.getArg(P->PlacementsArg), Ctx);
       S.PartialOrigin = S.MayPartial ? &Call : nullptr;
+      S.PlacedAt = S.maySplit() ? &Call : nullptr;
       return S;
     }
     case PlacementRole::LocalTensor: {

@@ -39,6 +39,10 @@ struct PlacementState {
   bool MayPartial = false;
   /// Where the value may have become Partial.
   const clang::Expr *PartialOrigin = nullptr;
+  /// Where a DTensor got the placements that make it sharded or Partial.
+  const clang::Expr *PlacedAt = nullptr;
+  /// The number of mesh dims its placements were spelled with (0: unknown).
+  std::uint8_t MeshDims = 0;
   /// PartialLocal: the to_local call, or null for a helper's parameter.
   const clang::CallExpr *ToLocal = nullptr;
   /// PartialLocal in a helper's summary run: the parameter it stands for.
@@ -46,13 +50,15 @@ struct PlacementState {
 
   bool isPartialLocal() const { return What == Kind::PartialLocal; }
   bool isDTensor() const { return What == Kind::DTensor; }
+  bool maySplit() const { return isDTensor() && (ShardDims || MayPartial); }
   /// A partial local value wins over a DTensor fact (the uses are what is
   /// reported); otherwise bits are joined.
   void join(const PlacementState &O);
   bool operator==(const PlacementState &O) const {
     return What == O.What && ShardDims == O.ShardDims &&
            MayPartial == O.MayPartial && PartialOrigin == O.PartialOrigin &&
-           ToLocal == O.ToLocal && Param == O.Param;
+           ToLocal == O.ToLocal && Param == O.Param && PlacedAt == O.PlacedAt &&
+           MeshDims == O.MeshDims;
   }
   bool operator!=(const PlacementState &O) const { return !(*this == O); }
 };

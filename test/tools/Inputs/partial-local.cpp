@@ -6,3 +6,7 @@ double meanLoss(const meshguard::DeviceMesh &Mesh, const at::Tensor &Rows) {
   at::Tensor Local = meshguard::to_local(Loss);
   return Local.item<double>();
 }
+
+at::Tensor medianOfRows(const meshguard::DeviceMesh &Mesh, const at::Tensor &Rows) {
+  return meshguard::from_local(Rows, Mesh, {meshguard::Shard{0}}).median();
+}

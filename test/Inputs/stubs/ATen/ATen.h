@@ -66,6 +66,9 @@ public:
   Tensor pow(const Scalar &Exponent) const;
   Tensor sqrt() const;
   Tensor mm(const Tensor &Other) const;
+  Tensor dot(const Tensor &Other) const;
+  Tensor median() const;
+  Tensor trace() const;
   Tensor &add_(const Tensor &Other);
   Tensor &mul_(const Scalar &Other);
   Tensor &mul_(const Tensor &Other);

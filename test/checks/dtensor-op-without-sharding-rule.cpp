@@ -1,0 +1,61 @@
+// RUN: %check_meshguard %s dtensor-op-without-sharding-rule %t -- -- -I%stubs
+
+// An op outside the runtime's sharding-rule table, on a DTensor that may be
+// sharded or Partial, throws when the job reaches it. Fix: redistribute the
+// operand to Replicate first (any op runs on all-Replicate operands).
+
+#include <meshguard/meshguard.h>
+
+using meshguard::DeviceMesh;
+using meshguard::Partial;
+using meshguard::Replicate;
+using meshguard::Shard;
+
+at::Tensor medianOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
+  at::Tensor x = meshguard::from_local(rows, mesh, {Shard{0}});
+  return x.median();
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::median' has no sharding rule in meshguard's runtime, and this call gives it a DTensor that may be sharded: the runtime throws 'no sharding rule for DTensor operands' when the job gets here; redistribute the operand to Replicate first [dtensor-op-without-sharding-rule]
+  // CHECK-NOTES: :[[@LINE-3]]:18: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return meshguard::redistribute(x, {meshguard::Replicate{}}).median();
+}
+
+// Twin: Replicate operands run any op.
+at::Tensor medianReplicated(const DeviceMesh &mesh, const at::Tensor &t) {
+  at::Tensor x = meshguard::distribute_tensor(t, mesh, {Replicate{}});
+  return x.median();
+}
+
+// Twin: an op with a rule (sum) on the same sharded value.
+at::Tensor sumOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
+  return meshguard::from_local(rows, mesh, {Shard{0}}).sum();
+}
+
+// Two operands on a 2-D mesh, one Partial: both wrapped.
+at::Tensor dotPartial(const DeviceMesh &mesh2d, const at::Tensor &a,
+                      const at::Tensor &b) {
+  at::Tensor u = meshguard::from_local(a, mesh2d, {Replicate{}, Partial{}});
+  at::Tensor v = meshguard::from_local(b, mesh2d, {Shard{0}, Replicate{}});
+  return at::dot(u, v);
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'aten::dot' has no sharding rule in meshguard's runtime, and this call gives it a DTensor that may be sharded or Partial
+  // CHECK-NOTES: :[[@LINE-4]]:18: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return at::dot(meshguard::redistribute(u, {meshguard::Replicate{}, meshguard::Replicate{}}), meshguard::redistribute(v, {meshguard::Replicate{}, meshguard::Replicate{}}));
+}
+
+// Through a sharded op result and a helper that returns it.
+at::Tensor shardedProduct(const DeviceMesh &mesh, const at::Tensor &a) {
+  return meshguard::from_local(a, mesh, {Shard{0}}) * 2;
+}
+
+at::Tensor traceOfHelper(const DeviceMesh &mesh, const at::Tensor &a) {
+  at::Tensor p = shardedProduct(mesh, a);
+  return p.trace();
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::trace' has no sharding rule
+  // CHECK-NOTES: :[[@LINE-7]]:10: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return meshguard::redistribute(p, {meshguard::Replicate{}}).trace();
+}
+
+// Twin: placements not spelled at the call are unknown: no warning.
+at::Tensor unknownPlacements(const DeviceMesh &mesh, const at::Tensor &a,
+                             const meshguard::Placements &placements) {
+  return meshguard::from_local(a, mesh, placements).median();
+}
