@@ -6,6 +6,7 @@
 #include "PartialLocalUseCheck.h"
 #include "ProcessGroupMisuseCheck.h"
 #include "RankDivergentCollectiveCheck.h"
+#include "UnverifiedReplicateCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -27,6 +28,8 @@ public:
         "dtensor-partial-local-use");
     CheckFactories.registerCheck<OpWithoutShardingRuleCheck>(
         "dtensor-op-without-sharding-rule");
+    CheckFactories.registerCheck<UnverifiedReplicateCheck>(
+        "dtensor-unverified-replicate");
   }
 };
 

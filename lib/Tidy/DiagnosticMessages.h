@@ -174,6 +174,16 @@ inline constexpr llvm::StringLiteral OpWithoutShardingRule =
 inline constexpr llvm::StringLiteral OpOperandPlacedNote =
     "the DTensor gets its sharded placements here";
 
+// dtensor-unverified-replicate.
+inline constexpr llvm::StringLiteral UnverifiedReplicate =
+    "from_local() calls this rank's tensor a replica (every placement "
+    "Replicate) without run_check, but the tensor differs per rank: every "
+    "rank takes its own tensor for the value, and what is computed from it "
+    "is wrong with no error; give the placement it has (Shard), or pass "
+    "run_check=true to have the runtime verify it";
+inline constexpr llvm::StringLiteral UnverifiedReplicateLocalNote =
+    "this local tensor differs per rank";
+
 } // namespace msg
 } // namespace tidy
 } // namespace meshguard

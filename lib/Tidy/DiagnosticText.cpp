@@ -244,5 +244,16 @@ void noteOperand(clang::tidy::ClangTidyCheck &Check, const OperandFact &Op,
       << Name;
 }
 
+std::string quotedText(const Expr &E, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E.getSourceRange()), SM,
+      Ctx.getLangOpts());
+  std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+  if (Text.empty() || Text.size() > 48)
+    return "this expression";
+  return "'" + Text + "'";
+}
+
 } // namespace tidy
 } // namespace meshguard

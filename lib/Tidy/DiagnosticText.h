@@ -30,6 +30,10 @@ bool givenByCapture(const clang::CallExpr &Call, const clang::Expr &Arg,
 /// How a note names the call an origin is: "to_local()", "torch::randn()".
 std::string originName(const clang::Expr &Origin);
 
+/// The source text of \p E quoted ("'mesh.get_rank()'"), or "this
+/// expression" when it is long or not in one file.
+std::string quotedText(const clang::Expr &E, clang::ASTContext &Ctx);
+
 /// The local module variable of `m.parameters()`, `m->named_parameters()`,
 /// `(*m).parameters()`, or of a local vector made only from them (`ps =
 /// m->parameters()`, or push_back of `p.grad()` in a loop over them), or

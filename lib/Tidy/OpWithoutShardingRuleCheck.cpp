@@ -57,8 +57,8 @@ static std::vector<FixItHint> replicateFirst(const UnruledOp &Op,
       return {};
     StringRef Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts());
     Fixes.push_back(FixItHint::CreateReplacement(
-        Range, ("meshguard::redistribute(" + Text + ", {" + Placements + "})")
-                   .str()));
+        Range,
+        ("meshguard::redistribute(" + Text + ", {" + Placements + "})").str()));
   }
   return Fixes;
 }
@@ -69,8 +69,8 @@ void OpWithoutShardingRuleCheck::report(const UnruledOp &Op, ASTContext &Ctx) {
   if (!ReportedAt.insert(Loc).second)
     return;
   {
-    auto Diag = diag(Loc, msg::OpWithoutShardingRule) << Op.Name
-                                                      << Op.MayPartial;
+    auto Diag = diag(Loc, msg::OpWithoutShardingRule)
+                << Op.Name << Op.MayPartial;
     for (const FixItHint &Fix : replicateFirst(Op, Ctx))
       Diag << Fix;
   }

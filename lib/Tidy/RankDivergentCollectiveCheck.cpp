@@ -4,6 +4,7 @@
 #include "RankDivergentCollectiveCheck.h"
 #include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
+#include "DiagnosticText.h"
 #include "Fixes/HoistGatherFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -32,19 +33,6 @@ void RankDivergentCollectiveCheck::analyse(const FunctionDecl &FD,
     return;
   for (const DivergentCollective &D : Scan.Sites)
     report(D, FD, Ctx);
-}
-
-/// The source text of \p E, shortened for a message.
-static std::string shortText(const Expr &E, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  CharSourceRange Range = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(E.getSourceRange()), SM,
-      Ctx.getLangOpts());
-  StringRef Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts());
-  std::string Out = Text.str();
-  if (Out.empty() || Out.size() > 48)
-    return "this expression";
-  return "'" + Out + "'";
 }
 
 static StringRef exitName(const Stmt *Exit) {
@@ -106,7 +94,7 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
          DiagnosticIDs::Note);
   if (D.RankOrigin)
     diag(D.RankOrigin->getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
-        << shortText(*D.RankOrigin, Ctx);
+        << quotedText(*D.RankOrigin, Ctx);
   if (D.Exit)
     diag(D.Exit->getBeginLoc(), msg::RankExitNote, DiagnosticIDs::Note);
   if (D.ParamCondition)

@@ -204,3 +204,18 @@ TEST(OpWithoutRule, ReplicateFirstRuns) {
   at::Tensor fixed = redistribute(x, {Replicate{}}).median();
   EXPECT_TRUE(at::equal(to_local(fixed), full.median()));
 }
+
+// dtensor-unverified-replicate's round trip at run time: a tensor that
+// differs per rank called Replicate gives each rank its own "global" value
+// (full_tensor is a no-op on Replicate), silently; with the fix-it's
+// run_check=true, from_local throws naming the ranks that differ.
+TEST(UnverifiedReplicate, RunCheckCatchesIt) {
+  auto mesh = world_mesh();
+  at::Tensor mine = full_of({4}, 1) * (rank() + 1);
+  at::Tensor claimed = from_local(mine, mesh, {Replicate{}});
+  EXPECT_TRUE(at::equal(full_tensor(claimed), mine)); // each rank its own
+  MG_EXPECT_THROW_WITH(
+      from_local(mine, mesh, {Replicate{}}, /*run_check=*/true),
+      ReplicaMismatchError,
+      "hold(s) different values than rank");
+}

@@ -86,6 +86,10 @@ struct PlacementCallEntry {
   std::string Function;
   PlacementRole Role;
   int PlacementsArg = -1;
+  /// SetsPlacements from this rank's local tensor: the argument that asks
+  /// the call to verify that Replicate values agree (from_local's
+  /// run_check), or -1.
+  int VerifyArg = -1;
 };
 
 /// The whole model. Every list extends the built-in defaults when a user file

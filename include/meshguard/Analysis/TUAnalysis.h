@@ -22,6 +22,7 @@
 #include "meshguard/Analysis/PartialLocalUses.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
 #include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/UnverifiedReplicas.h"
 #include "llvm/ADT/DenseMap.h"
 #include <memory>
 #include <vector>
@@ -57,6 +58,9 @@ public:
   const FunctionFacts &facts(const clang::FunctionDecl &FD);
   /// The collectives of \p FD that not every rank reaches.
   DivergenceScan divergence(const clang::FunctionDecl &FD);
+  /// The from_local calls of \p FD that call a rank-dependent tensor a
+  /// replica without verifying it.
+  UnverifiedReplicaScan unverifiedReplicas(const clang::FunctionDecl &FD);
   /// What the placement analysis finds in \p FD (one run for the checks
   /// that read it): where one rank's part of a Partial DTensor is used as
   /// the value, and ops without a sharding rule on maybe-sharded DTensors.

@@ -226,7 +226,8 @@ const char *const UniformOpNames[] = {
 
 const PlacementCallEntry PlacementCallRows[] = {
     {"meshguard::distribute_tensor", PlacementRole::SetsPlacements, 2},
-    {"meshguard::from_local", PlacementRole::SetsPlacements, 2},
+    {"meshguard::from_local", PlacementRole::SetsPlacements, 2,
+     /*run_check*/ 3},
     {"meshguard::redistribute", PlacementRole::SetsPlacements, 1},
     {"meshguard::to_local", PlacementRole::LocalTensor},
     {"meshguard::full_tensor", PlacementRole::FullTensor},

@@ -40,6 +40,10 @@ DivergenceScan TUAnalysis::divergence(const FunctionDecl &FD) {
   return findDivergentCollectives(FD, Divergence, *Index, Limits);
 }
 
+UnverifiedReplicaScan TUAnalysis::unverifiedReplicas(const FunctionDecl &FD) {
+  return findUnverifiedReplicas(FD, Divergence, *Index, Limits);
+}
+
 const PlacementScan &TUAnalysis::placements(const FunctionDecl &FD) {
   std::unique_ptr<PlacementScan> &Slot = PlacementScans[&FD];
   if (!Slot)

@@ -132,6 +132,18 @@ PlacementState readPlacements(const Expr *Arg, ASTContext &Ctx) {
   return S;
 }
 
+bool spellsOnlyReplicate(const Expr *Arg) {
+  const InitListExpr *List = bracedList(Arg);
+  return List && List->getNumInits() > 0 &&
+         llvm::all_of(List->inits(), [](const Expr *Element) {
+           const Expr *Typed = findExpr(Element, [](const Expr *E) {
+             return placementType(E->getType()) != PlacementType::None;
+           });
+           return Typed &&
+                  placementType(Typed->getType()) == PlacementType::Replicate;
+         });
+}
+
 static StringRef operatorName(OverloadedOperatorKind K, unsigned Args) {
   switch (K) {
   case OO_Plus:

@@ -129,6 +129,9 @@ private:
 /// mesh dims; a DTensor with unknown dims when it is not a literal list.
 PlacementState readPlacements(const clang::Expr *Arg, clang::ASTContext &Ctx);
 
+/// Whether \p Arg is a braced placement list of Replicate{} only.
+bool spellsOnlyReplicate(const clang::Expr *Arg);
+
 /// The variable \p E names (through parens and casts), or null.
 const clang::VarDecl *namedVariable(const clang::Expr *E);
 

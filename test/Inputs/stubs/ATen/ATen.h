@@ -25,6 +25,7 @@ private:
 using IntArrayRef = ArrayRef<int64_t>;
 struct Scalar {
   Scalar(int) {}
+  Scalar(int64_t) {}
   Scalar(double) {}
 };
 struct TensorImpl;

@@ -1,0 +1,81 @@
+//===--- UnverifiedReplicateCheck.cpp - dtensor-unverified-replicate ------===//
+
+#include "UnverifiedReplicateCheck.h"
+#include "DiagnosticMessages.h"
+#include "DiagnosticText.h"
+#include "Fixes/EditableSource.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+std::vector<StringRef> UnverifiedReplicateCheck::interestingCallees() const {
+  std::vector<StringRef> Names;
+  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
+    if (E.VerifyArg >= 0)
+      Names.emplace_back(E.Function);
+  return Names;
+}
+
+void UnverifiedReplicateCheck::onEndOfTranslationUnit() {
+  ReportedAt.clear();
+  DTensorCheckBase::onEndOfTranslationUnit();
+}
+
+void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
+                                       ASTContext &Ctx) {
+  UnverifiedReplicaScan Scan = engine(Ctx).unverifiedReplicas(FD);
+  if (!finished(FD, Scan.Result, "unverified Replicate claims"))
+    return;
+  for (const UnverifiedReplica &R : Scan.Sites)
+    report(R, Ctx);
+}
+
+/// run_check=true: `false` replaced, or the argument added after the one
+/// before it (when that one is written).
+static std::optional<FixItHint> verifyFix(const UnverifiedReplica &R,
+                                          ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (R.VerifyArg) {
+    if (!isEditable({R.VerifyArg->getBeginLoc(), R.VerifyArg->getEndLoc()},
+                    SM))
+      return std::nullopt;
+    return FixItHint::CreateReplacement(R.VerifyArg->getSourceRange(), "true");
+  }
+  if (R.VerifyIndex == 0 || R.VerifyIndex > R.Call->getNumArgs())
+    return std::nullopt;
+  const Expr *Before = R.Call->getArg(R.VerifyIndex - 1);
+  if (isa<CXXDefaultArgExpr>(Before) || !isEditable({Before->getEndLoc()}, SM))
+    return std::nullopt;
+  SourceLocation End =
+      Lexer::getLocForEndOfToken(Before->getEndLoc(), 0, SM, Ctx.getLangOpts());
+  if (End.isInvalid())
+    return std::nullopt;
+  return FixItHint::CreateInsertion(End, ", /*run_check=*/true");
+}
+
+
+void UnverifiedReplicateCheck::report(const UnverifiedReplica &R,
+                                      ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getExpansionLoc(R.Call->getBeginLoc());
+  if (!ReportedAt.insert(Loc).second)
+    return;
+  {
+    auto Diag = diag(Loc, msg::UnverifiedReplicate);
+    if (std::optional<FixItHint> Fix = verifyFix(R, Ctx))
+      Diag << *Fix;
+  }
+  diag(R.Local->getBeginLoc(), msg::UnverifiedReplicateLocalNote,
+       DiagnosticIDs::Note);
+  diag(R.RankOrigin->getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
+      << quotedText(*R.RankOrigin, Ctx);
+}
+
+} // namespace tidy
+} // namespace meshguard

@@ -1,0 +1,37 @@
+//===--- UnverifiedReplicateCheck.h - dtensor-unverified-replicate -------===//
+
+#ifndef MESHGUARD_TIDY_UNVERIFIEDREPLICATECHECK_H
+#define MESHGUARD_TIDY_UNVERIFIEDREPLICATECHECK_H
+
+#include "DTensorCheckBase.h"
+#include "meshguard/Analysis/UnverifiedReplicas.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace meshguard {
+namespace tidy {
+
+/// Finds from_local(x, mesh, {Replicate{}}) of a tensor that differs per
+/// rank, with run_check off: every rank takes its own tensor for the
+/// replica, and what is computed from it is wrong, silently. Offers
+/// run_check=true (the runtime then verifies the replicas and throws).
+///
+/// For the user-facing documentation see:
+/// docs/checks/dtensor-unverified-replicate.md
+class UnverifiedReplicateCheck : public DTensorCheckBase {
+public:
+  using DTensorCheckBase::DTensorCheckBase;
+  void onEndOfTranslationUnit() override;
+
+private:
+  std::vector<llvm::StringRef> interestingCallees() const override;
+  void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);
+
+  /// Template instantiations share their source: one report per place.
+  llvm::DenseSet<clang::SourceLocation> ReportedAt;
+};
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_UNVERIFIEDREPLICATECHECK_H
