@@ -76,7 +76,9 @@ void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
 /// The dtensor-* checks, for option names set on a check that does not exist.
 inline constexpr llvm::StringLiteral DTensorCheckNames[] = {
     "dtensor-collective-without-mesh", "dtensor-process-group-misuse",
-    "dtensor-mixed-tensor-op", "dtensor-rank-divergent-collective"};
+    "dtensor-mixed-tensor-op",         "dtensor-rank-divergent-collective",
+    "dtensor-partial-local-use",       "dtensor-op-without-sharding-rule",
+    "dtensor-unverified-replicate",    "dtensor-mixed-meshes"};
 
 /// Warns, through \p Check, about every option of the configuration that
 /// names \p CheckName but none of its options (\p Known, as storeOptions

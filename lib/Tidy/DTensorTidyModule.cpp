@@ -1,6 +1,7 @@
 //===--- DTensorTidyModule.cpp - The dtensor-* clang-tidy checks ----------===//
 
 #include "CollectiveWithoutMeshCheck.h"
+#include "MixedMeshesCheck.h"
 #include "MixedTensorOpCheck.h"
 #include "OpWithoutShardingRuleCheck.h"
 #include "PartialLocalUseCheck.h"
@@ -30,6 +31,7 @@ public:
         "dtensor-op-without-sharding-rule");
     CheckFactories.registerCheck<UnverifiedReplicateCheck>(
         "dtensor-unverified-replicate");
+    CheckFactories.registerCheck<MixedMeshesCheck>("dtensor-mixed-meshes");
   }
 };
 

@@ -184,6 +184,15 @@ inline constexpr llvm::StringLiteral UnverifiedReplicate =
 inline constexpr llvm::StringLiteral UnverifiedReplicateLocalNote =
     "this local tensor differs per rank";
 
+// dtensor-mixed-meshes. %0: in a list; %1: the op or function; %2, %4: the
+// tensors; %3, %5: their meshes.
+inline constexpr llvm::StringLiteral MixedMeshes =
+    "%select{tensor op '%1' combines|'%1' is given a list that holds}0 "
+    "DTensors on different meshes: %2 on %3 and %4 on %5; the runtime throws "
+    "'DTensor operands live on different meshes' when the job gets here";
+inline constexpr llvm::StringLiteral MixedMeshesPlacedNote =
+    "%0 is put on %1 here";
+
 } // namespace msg
 } // namespace tidy
 } // namespace meshguard

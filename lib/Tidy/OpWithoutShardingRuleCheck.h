@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_OPWITHOUTSHARDINGRULECHECK_H
 
 #include "DTensorCheckBase.h"
-#include "meshguard/Analysis/PartialLocalUses.h"
+#include "meshguard/Analysis/PlacementScan.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {

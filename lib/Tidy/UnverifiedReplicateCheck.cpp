@@ -42,8 +42,7 @@ static std::optional<FixItHint> verifyFix(const UnverifiedReplica &R,
                                           ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   if (R.VerifyArg) {
-    if (!isEditable({R.VerifyArg->getBeginLoc(), R.VerifyArg->getEndLoc()},
-                    SM))
+    if (!isEditable({R.VerifyArg->getBeginLoc(), R.VerifyArg->getEndLoc()}, SM))
       return std::nullopt;
     return FixItHint::CreateReplacement(R.VerifyArg->getSourceRange(), "true");
   }
@@ -58,7 +57,6 @@ static std::optional<FixItHint> verifyFix(const UnverifiedReplica &R,
     return std::nullopt;
   return FixItHint::CreateInsertion(End, ", /*run_check=*/true");
 }
-
 
 void UnverifiedReplicateCheck::report(const UnverifiedReplica &R,
                                       ASTContext &Ctx) {

@@ -219,3 +219,19 @@ TEST(UnverifiedReplicate, RunCheckCatchesIt) {
       ReplicaMismatchError,
       "hold(s) different values than rank");
 }
+
+// dtensor-mixed-meshes at run time: a DTensor of the 1-D world mesh and one
+// of a 2-D mesh meet in one op; the runtime throws, naming both meshes.
+// (Two meshes of the same shape are equal, as in PyTorch: no error.)
+TEST(MixedMeshes, OpThrowsNamingBoth) {
+  ASSERT_EQ(world_size(), 4);
+  auto dense = world_mesh();
+  auto expert = init_device_mesh("cpu", {2, 2});
+  at::Tensor w = distribute_tensor(full_of({4, 4}, 1), dense, {Shard{0}});
+  at::Tensor e =
+      distribute_tensor(full_of({4, 4}, 2), expert, {Replicate{}, Shard{0}});
+  MG_EXPECT_THROW_WITH(w + e, c10::Error, "live on different meshes");
+  auto same = init_device_mesh("cpu", {4});
+  at::Tensor v = distribute_tensor(full_of({4, 4}, 3), same, {Shard{0}});
+  EXPECT_TRUE(at::allclose(full_tensor(w + v), full_of({4, 4}, 1) + full_of({4, 4}, 3)));
+}

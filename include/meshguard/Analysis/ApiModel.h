@@ -80,16 +80,23 @@ enum class PlacementRole {
   LocalTensor,
   /// The global value of a DTensor, as a plain tensor (full_tensor).
   FullTensor,
+  /// Makes a DeviceMesh whose shape is argument PlacementsArg
+  /// (init_device_mesh).
+  MakesMesh,
 };
 
 struct PlacementCallEntry {
   std::string Function;
   PlacementRole Role;
+  /// SetsPlacements: the placements; MakesMesh: the mesh's shape.
   int PlacementsArg = -1;
   /// SetsPlacements from this rank's local tensor: the argument that asks
   /// the call to verify that Replicate values agree (from_local's
   /// run_check), or -1.
   int VerifyArg = -1;
+  /// SetsPlacements: the DeviceMesh argument, or -1 (redistribute keeps
+  /// its operand's mesh).
+  int MeshArg = -1;
 };
 
 /// The whole model. Every list extends the built-in defaults when a user file

@@ -19,7 +19,7 @@
 #include "meshguard/Analysis/CollectiveSites.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "meshguard/Analysis/MixedOpSites.h"
-#include "meshguard/Analysis/PartialLocalUses.h"
+#include "meshguard/Analysis/PlacementScan.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/UnverifiedReplicas.h"

@@ -225,12 +225,13 @@ const char *const UniformOpNames[] = {
 };
 
 const PlacementCallEntry PlacementCallRows[] = {
-    {"meshguard::distribute_tensor", PlacementRole::SetsPlacements, 2},
-    {"meshguard::from_local", PlacementRole::SetsPlacements, 2,
-     /*run_check*/ 3},
+    // Function, role, placements (or shape) argument, run_check, mesh.
+    {"meshguard::distribute_tensor", PlacementRole::SetsPlacements, 2, -1, 1},
+    {"meshguard::from_local", PlacementRole::SetsPlacements, 2, 3, 1},
     {"meshguard::redistribute", PlacementRole::SetsPlacements, 1},
     {"meshguard::to_local", PlacementRole::LocalTensor},
     {"meshguard::full_tensor", PlacementRole::FullTensor},
+    {"meshguard::init_device_mesh", PlacementRole::MakesMesh, 1},
 };
 
 } // namespace

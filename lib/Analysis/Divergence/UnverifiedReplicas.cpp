@@ -80,11 +80,11 @@ UnverifiedReplicaScan findUnverifiedReplicas(const FunctionDecl &FD,
                             unsigned(C.Entry->VerifyArg)});
   }
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::stable_sort(Scan.Sites, [&](const UnverifiedReplica &A,
-                                    const UnverifiedReplica &B) {
-    return SM.isBeforeInTranslationUnit(A.Call->getBeginLoc(),
-                                        B.Call->getBeginLoc());
-  });
+  llvm::stable_sort(
+      Scan.Sites, [&](const UnverifiedReplica &A, const UnverifiedReplica &B) {
+        return SM.isBeforeInTranslationUnit(A.Call->getBeginLoc(),
+                                            B.Call->getBeginLoc());
+      });
   return Scan;
 }
 

@@ -25,6 +25,10 @@ void PlacementState::join(const PlacementState &O) {
     PlacedAt = O.PlacedAt;
   if (MeshDims != O.MeshDims)
     MeshDims = 0;
+  if (MeshMadeBy != O.MeshMadeBy)
+    MeshMadeBy = nullptr;
+  if (!MeshAt)
+    MeshAt = O.MeshAt;
   if (!ToLocal)
     ToLocal = O.ToLocal;
   if (!Param)
@@ -130,6 +134,92 @@ PlacementState readPlacements(const Expr *Arg, ASTContext &Ctx) {
     }
   }
   return S;
+}
+
+/// The init_device_mesh call a DeviceMesh expression's value comes from: a
+/// variable initialised with one, or with a copy of such a variable.
+static const CallExpr *meshMadeBy(const Expr *Mesh, const ApiIndex &Index) {
+  for (unsigned Depth = 0; Mesh && Depth < 4; ++Depth) {
+    Mesh = strip(Mesh);
+    if (const auto *Call = dyn_cast<CallExpr>(Mesh)) {
+      const PlacementCallEntry *P =
+          Index.placementCall(Call->getDirectCallee());
+      return P && P->Role == PlacementRole::MakesMesh ? Call : nullptr;
+    }
+    const VarDecl *V = namedVariable(Mesh);
+    Mesh = V ? V->getInit() : nullptr;
+  }
+  return nullptr;
+}
+
+/// The argument of a MakesMesh call that holds the mesh's shape.
+static const Expr *shapeArg(const CallExpr &Made, const ApiIndex &Index) {
+  const PlacementCallEntry *P = Index.placementCall(Made.getDirectCallee());
+  return P && P->PlacementsArg >= 0 &&
+                 unsigned(P->PlacementsArg) < Made.getNumArgs()
+             ? Made.getArg(P->PlacementsArg)
+             : nullptr;
+}
+
+/// A literal mesh shape ({2, 2}), or none.
+static std::optional<std::vector<std::int64_t>>
+literalShape(const CallExpr &Made, const ApiIndex &Index, ASTContext &Ctx) {
+  const InitListExpr *List = bracedList(shapeArg(Made, Index));
+  if (!List)
+    return std::nullopt;
+  std::vector<std::int64_t> Shape;
+  for (const Expr *Element : List->inits()) {
+    std::optional<llvm::APSInt> D = Element->getIntegerConstantExpr(Ctx);
+    if (!D)
+      return std::nullopt;
+    Shape.push_back(D->getExtValue());
+  }
+  return Shape;
+}
+
+/// The device type string literal of a MakesMesh call ("cpu"), or empty.
+static StringRef literalDeviceType(const CallExpr &Made) {
+  const auto *S =
+      Made.getNumArgs()
+          ? dyn_cast_or_null<StringLiteral>(
+                findExpr(Made.getArg(0),
+                         [](const Expr *E) { return isa<StringLiteral>(E); }))
+          : nullptr;
+  return S ? S->getString() : StringRef();
+}
+
+bool surelyDifferentMeshes(const PlacementState &A, const PlacementState &B,
+                           const ApiIndex &Index, ASTContext &Ctx) {
+  if (!A.isDTensor() || !B.isDTensor())
+    return false;
+  if (A.MeshDims && B.MeshDims && A.MeshDims != B.MeshDims)
+    return true;
+  if (!A.MeshMadeBy || !B.MeshMadeBy || A.MeshMadeBy == B.MeshMadeBy)
+    return false;
+  StringRef DA = literalDeviceType(*A.MeshMadeBy),
+            DB = literalDeviceType(*B.MeshMadeBy);
+  if (!DA.empty() && !DB.empty() && DA != DB)
+    return true;
+  std::optional<std::vector<std::int64_t>> SA =
+      literalShape(*A.MeshMadeBy, Index, Ctx);
+  std::optional<std::vector<std::int64_t>> SB =
+      literalShape(*B.MeshMadeBy, Index, Ctx);
+  return SA && SB && *SA != *SB;
+}
+
+std::string describeMesh(const PlacementState &S, const ApiIndex &Index,
+                         ASTContext &Ctx) {
+  if (S.MeshMadeBy)
+    if (std::optional<std::vector<std::int64_t>> Shape =
+            literalShape(*S.MeshMadeBy, Index, Ctx)) {
+      std::string Text = "mesh [";
+      for (size_t I = 0; I < Shape->size(); ++I)
+        Text += (I ? ", " : "") + std::to_string((*Shape)[I]);
+      return Text + "]";
+    }
+  if (S.MeshDims)
+    return "a " + std::to_string(S.MeshDims) + "-D mesh";
+  return "another mesh";
 }
 
 bool spellsOnlyReplicate(const Expr *Arg) {
@@ -276,7 +366,7 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
   if (DTensors.empty()) {
     // A plain op on one rank's partial contribution: still one if the op
     // is linear (its rule keeps Partial) or decomposes (contiguous, to);
-    // the non-linear ones are uses (PartialLocalUses.cpp).
+    // the non-linear ones are uses (PlacementScan.cpp).
     if (FirstLocal && (!Rule || Rule->Policy == ShardedPolicy::Decomposes ||
                        Rule->KeepsPartial))
       return *FirstLocal;
@@ -284,6 +374,8 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
   }
   PlacementState R;
   R.MeshDims = DTensors.front().MeshDims;
+  R.MeshMadeBy = DTensors.front().MeshMadeBy;
+  R.MeshAt = DTensors.front().MeshAt;
   std::uint8_t Union = 0;
   unsigned Sharded = 0;
   for (const PlacementState &S : DTensors) {
@@ -344,6 +436,16 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
       PlacementState S = readPlacements(Call.getArg(P->PlacementsArg), Ctx);
       S.PartialOrigin = S.MayPartial ? &Call : nullptr;
       S.PlacedAt = S.maySplit() ? &Call : nullptr;
+      if (P->MeshArg >= 0 && unsigned(P->MeshArg) < Call.getNumArgs()) {
+        S.MeshMadeBy = meshMadeBy(Call.getArg(P->MeshArg), Index);
+        S.MeshAt = &Call;
+      } else if (std::optional<PlacementState> Operand =
+                     Call.getNumArgs() ? evaluate(Call.getArg(0), Vars)
+                                       : std::nullopt;
+                 Operand && Operand->isDTensor()) {
+        S.MeshMadeBy = Operand->MeshMadeBy; // redistribute: the same mesh
+        S.MeshAt = Operand->MeshAt;
+      }
       return S;
     }
     case PlacementRole::LocalTensor: {
@@ -358,6 +460,7 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
       return L;
     }
     case PlacementRole::FullTensor:
+    case PlacementRole::MakesMesh:
       return std::nullopt;
     }
   }

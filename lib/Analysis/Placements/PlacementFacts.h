@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace meshguard {
 namespace analysis {
@@ -43,6 +44,10 @@ struct PlacementState {
   const clang::Expr *PlacedAt = nullptr;
   /// The number of mesh dims its placements were spelled with (0: unknown).
   std::uint8_t MeshDims = 0;
+  /// The init_device_mesh call its mesh was made by, when one is known.
+  const clang::CallExpr *MeshMadeBy = nullptr;
+  /// The call that put it on its mesh (from_local, distribute_tensor).
+  const clang::CallExpr *MeshAt = nullptr;
   /// PartialLocal: the to_local call, or null for a helper's parameter.
   const clang::CallExpr *ToLocal = nullptr;
   /// PartialLocal in a helper's summary run: the parameter it stands for.
@@ -128,6 +133,18 @@ private:
 /// The placements a `{Shard{0}, Replicate{}}` argument spells, folded over
 /// mesh dims; a DTensor with unknown dims when it is not a literal list.
 PlacementState readPlacements(const clang::Expr *Arg, clang::ASTContext &Ctx);
+
+/// Whether DTensors \p A and \p B surely live on different meshes: their
+/// placements were spelled for different numbers of mesh dims, or their
+/// meshes come from init_device_mesh calls with different literal shapes
+/// or device types. (Meshes compare by device type, shape and ranks, as in
+/// PyTorch: two calls with the same shape make equal meshes.)
+bool surelyDifferentMeshes(const PlacementState &A, const PlacementState &B,
+                           const ApiIndex &Index, clang::ASTContext &Ctx);
+
+/// "a 2-D mesh", or "mesh [2, 2]" when its shape is a literal.
+std::string describeMesh(const PlacementState &S, const ApiIndex &Index,
+                         clang::ASTContext &Ctx);
 
 /// Whether \p Arg is a braced placement list of Replicate{} only.
 bool spellsOnlyReplicate(const clang::Expr *Arg);

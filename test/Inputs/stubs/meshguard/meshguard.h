@@ -19,6 +19,8 @@ public:
   int64_t get_local_rank(int64_t Dim) const;
   const c10::intrusive_ptr<c10d::ProcessGroup> &get_group(int64_t Dim) const;
 };
+DeviceMesh init_device_mesh(const std::string &device_type,
+                            std::vector<int64_t> shape);
 struct Shard {
   int64_t dim;
 };

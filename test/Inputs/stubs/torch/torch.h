@@ -113,5 +113,10 @@ public:
   using ModuleHolder<LinearImpl>::ModuleHolder;
   Linear(int In, int Out);
 };
+namespace utils {
+double clip_grad_norm_(const std::vector<Tensor> &parameters, double max_norm,
+                       double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
+} // namespace utils
 } // namespace nn
 } // namespace torch

@@ -1,19 +1,21 @@
-//===--- PartialLocalUses.cpp - Partial values used as full ones ----------===//
+//===--- PlacementScan.cpp - What DTensor placements lead to --------------===//
 //
 // Runs PlacementTransfer to a fixpoint over a function's CFG (a union at
 // joins: a may-analysis, as RankFlow), then visits each call with the facts
-// before it and reports the uses of partial local values. Helpers of the TU
+// before it: uses of partial local values, ops without a sharding rule,
+// DTensors of different meshes combined. Helpers of the TU
 // are summarised once (PlacementMemo): what they return, and which
 // parameters they use as full values (each tensor parameter seeded as a
 // partial local value of its own).
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/PartialLocalUses.h"
+#include "meshguard/Analysis/PlacementScan.h"
 #include "Placements/OperatorRules.h"
 #include "Placements/PlacementFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
@@ -283,6 +285,94 @@ static std::optional<UnruledOp> unruledOpAt(const Stmt *S,
   return U;
 }
 
+/// The tensors of a braced list argument (`{a, b}`, as a std::vector or an
+/// ArrayRef), or none.
+static llvm::SmallVector<const Expr *, 4> listedTensors(const Expr *Arg,
+                                                        const ApiIndex &Index) {
+  llvm::SmallVector<const Expr *, 4> Out;
+  const Expr *E = Arg->IgnoreImplicit();
+  for (unsigned Depth = 0; E && Depth < 6 && !isa<InitListExpr>(E); ++Depth) {
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E))
+      E = C->getNumArgs() ? C->getArg(0)->IgnoreImplicit() : nullptr;
+    else if (const auto *L = dyn_cast<CXXStdInitializerListExpr>(E))
+      E = L->getSubExpr()->IgnoreImplicit();
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr()->IgnoreImplicit();
+    else
+      E = nullptr;
+  }
+  if (const auto *List = dyn_cast_or_null<InitListExpr>(E))
+    for (const Expr *Element : List->inits())
+      if (Index.isTensorType(Element->getType()))
+        Out.push_back(Element);
+  return Out;
+}
+
+/// The first two of \p Operands whose meshes surely differ.
+static std::optional<MixedMeshSite>
+differentMeshes(llvm::ArrayRef<const Expr *> Operands,
+                const PlacementVars &Vars, const PlacementTransfer &T,
+                ASTContext &Ctx) {
+  llvm::SmallVector<std::pair<const Expr *, PlacementState>, 4> Facts;
+  for (const Expr *Operand : Operands)
+    if (std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+        F && F->isDTensor())
+      Facts.push_back({Operand, *F});
+  for (unsigned I = 0; I < Facts.size(); ++I)
+    for (unsigned J = I + 1; J < Facts.size(); ++J)
+      if (surelyDifferentMeshes(Facts[I].second, Facts[J].second, T.index(),
+                                Ctx)) {
+        MixedMeshSite Site;
+        Site.First = Facts[I].first;
+        Site.Second = Facts[J].first;
+        Site.FirstMesh = describeMesh(Facts[I].second, T.index(), Ctx);
+        Site.SecondMesh = describeMesh(Facts[J].second, T.index(), Ctx);
+        Site.FirstAt = Facts[I].second.MeshAt;
+        Site.SecondAt = Facts[J].second.MeshAt;
+        return Site;
+      }
+  return std::nullopt;
+}
+
+/// DTensors of different meshes in one op at \p S, or in one braced list
+/// given to a libtorch function (constructors excluded: libtorch's
+/// optimizers step each parameter alone).
+static std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
+                                                  const PlacementVars &Vars,
+                                                  const PlacementTransfer &T,
+                                                  ASTContext &Ctx) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return std::nullopt;
+  if (std::optional<TensorOpCall> Op = readTensorOp(*Call, T.index())) {
+    std::optional<MixedMeshSite> Site =
+        differentMeshes(Op->Operands, Vars, T, Ctx);
+    if (Site) {
+      Site->Call = Call;
+      Site->Name = "aten::" + Op->Name;
+    }
+    return Site;
+  }
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || isa<CXXMethodDecl>(FD))
+    return std::nullopt;
+  std::string Name = FD->getQualifiedNameAsString();
+  if (!StringRef(Name).starts_with("at::") &&
+      !StringRef(Name).starts_with("torch::"))
+    return std::nullopt;
+  for (const Expr *Arg : Call->arguments()) {
+    llvm::SmallVector<const Expr *, 4> Listed = listedTensors(Arg, T.index());
+    if (std::optional<MixedMeshSite> Site =
+            differentMeshes(Listed, Vars, T, Ctx)) {
+      Site->Call = Call;
+      Site->Name = Name;
+      Site->InList = true;
+      return Site;
+    }
+  }
+  return std::nullopt;
+}
+
 PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
   PlacementScan Scan;
   PlacementMemo::Impl &M = Memo.impl();
@@ -306,6 +396,8 @@ PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
     if (std::optional<UnruledOp> U = unruledOpAt(S, Vars, T))
       if (Seen.insert(U->Call).second)
         Scan.UnruledOps.push_back(std::move(*U));
+    if (std::optional<MixedMeshSite> Site = mixedMeshesAt(S, Vars, T, M.Ctx))
+      Scan.MixedMeshes.push_back(std::move(*Site));
   });
   const SourceManager &SM = M.Ctx.getSourceManager();
   auto Before = [&](const Expr *A, const Expr *B) {
@@ -317,6 +409,10 @@ PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
                     });
   llvm::stable_sort(Scan.UnruledOps,
                     [&](const UnruledOp &A, const UnruledOp &B) {
+                      return Before(A.Call, B.Call);
+                    });
+  llvm::stable_sort(Scan.MixedMeshes,
+                    [&](const MixedMeshSite &A, const MixedMeshSite &B) {
                       return Before(A.Call, B.Call);
                     });
   return Scan;

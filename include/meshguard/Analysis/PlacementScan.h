@@ -1,18 +1,20 @@
-//===--- PartialLocalUses.h - Partial values used as full ones --*- C++ -*-===//
+//===--- PlacementScan.h - What DTensor placements lead to ------*- C++ -*-===//
 //
-// `to_local()` of a DTensor that may be Partial gives each rank its own
-// partial contribution, not the value: printing it, comparing it, taking
-// its item() or applying a non-linear op to it gives a wrong number, with
-// no error. This analysis follows DTensor placements through a function
+// One may-analysis of DTensor placements and meshes per function
 // (Placements/PlacementFacts.h: from distribute_tensor, from_local,
-// redistribute and op results by the runtime's own rule table) and finds
-// where a partial local value is used as the full one, in the function or
-// inside a helper of the TU it is passed to.
+// redistribute, and op results by the runtime's own rule table), and what
+// three checks read of it:
+// - where one rank's share of a Partial value (to_local() of a DTensor that
+//   may be Partial) is used as the full value: item(), a non-linear op,
+//   printed, saved, in the function or inside a helper of the TU;
+// - ops the rule table refuses, given a DTensor that may be sharded or
+//   Partial;
+// - DTensors on surely different meshes combined in one op or one list.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MESHGUARD_ANALYSIS_PARTIALLOCALUSES_H
-#define MESHGUARD_ANALYSIS_PARTIALLOCALUSES_H
+#ifndef MESHGUARD_ANALYSIS_PLACEMENTSCAN_H
+#define MESHGUARD_ANALYSIS_PLACEMENTSCAN_H
 
 #include "meshguard/Analysis/ApiIndex.h"
 #include "meshguard/Analysis/FunctionAnalysis.h"
@@ -69,11 +71,27 @@ struct UnruledOp {
   unsigned MeshDims = 0;
 };
 
+/// Two DTensors on surely different meshes in one op, or in one braced
+/// list given to a libtorch function (cat, stack, clip_grad_norm_, the
+/// foreach ops).
+struct MixedMeshSite {
+  const clang::CallExpr *Call = nullptr;
+  /// The op ("aten::add") or the function ("torch::stack").
+  std::string Name;
+  bool InList = false;
+  const clang::Expr *First = nullptr, *Second = nullptr;
+  /// "mesh [4]", "a 2-D mesh".
+  std::string FirstMesh, SecondMesh;
+  /// Where each was put on its mesh.
+  const clang::Expr *FirstAt = nullptr, *SecondAt = nullptr;
+};
+
 /// What the placement analysis found in one function.
 struct PlacementScan {
   AnalysisResult Result;
   std::vector<PartialLocalUse> PartialUses;
   std::vector<UnruledOp> UnruledOps;
+  std::vector<MixedMeshSite> MixedMeshes;
 };
 
 /// Per-TU memo of the helpers' placement facts (what a helper returns, and
@@ -90,12 +108,11 @@ private:
   std::unique_ptr<Impl> State;
 };
 
-/// The uses of partial local values in \p FD and its ops without a
-/// sharding rule on maybe-sharded DTensors, each in source order.
+/// What the placement analysis finds in \p FD, each list in source order.
 PlacementScan scanPlacements(const clang::FunctionDecl &FD,
                              PlacementMemo &Memo);
 
 } // namespace analysis
 } // namespace meshguard
 
-#endif // MESHGUARD_ANALYSIS_PARTIALLOCALUSES_H
+#endif // MESHGUARD_ANALYSIS_PLACEMENTSCAN_H

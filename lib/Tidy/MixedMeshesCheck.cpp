@@ -1,0 +1,58 @@
+//===--- MixedMeshesCheck.cpp - dtensor-mixed-meshes ----------------------===//
+
+#include "MixedMeshesCheck.h"
+#include "DiagnosticMessages.h"
+#include "DiagnosticText.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+using namespace meshguard::analysis;
+
+namespace meshguard {
+namespace tidy {
+
+std::vector<StringRef> MixedMeshesCheck::interestingCallees() const {
+  std::vector<StringRef> Names;
+  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
+    if (E.Role == PlacementRole::SetsPlacements && E.MeshArg >= 0)
+      Names.emplace_back(E.Function);
+  return Names;
+}
+
+void MixedMeshesCheck::onEndOfTranslationUnit() {
+  ReportedAt.clear();
+  DTensorCheckBase::onEndOfTranslationUnit();
+}
+
+void MixedMeshesCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
+  const PlacementScan &Scan = engine(Ctx).placements(FD);
+  if (!finished(FD, Scan.Result, "DTensors of different meshes"))
+    return;
+  for (const MixedMeshSite &Site : Scan.MixedMeshes)
+    report(Site, Ctx);
+}
+
+void MixedMeshesCheck::report(const MixedMeshSite &Site, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getExpansionLoc(
+      isa<CXXOperatorCallExpr>(Site.Call) ? Site.Call->getExprLoc()
+                                          : Site.Call->getBeginLoc());
+  if (!ReportedAt.insert(Loc).second)
+    return;
+  diag(Loc, msg::MixedMeshes) << Site.InList << Site.Name
+                              << quotedText(*Site.First, Ctx)
+                              << Site.FirstMesh << quotedText(*Site.Second, Ctx)
+                              << Site.SecondMesh;
+  if (Site.FirstAt)
+    diag(Site.FirstAt->getBeginLoc(), msg::MixedMeshesPlacedNote,
+         DiagnosticIDs::Note)
+        << quotedText(*Site.First, Ctx) << Site.FirstMesh;
+  if (Site.SecondAt)
+    diag(Site.SecondAt->getBeginLoc(), msg::MixedMeshesPlacedNote,
+         DiagnosticIDs::Note)
+        << quotedText(*Site.Second, Ctx) << Site.SecondMesh;
+}
+
+} // namespace tidy
+} // namespace meshguard
