@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Precision and recall of dtensor-rank-divergent-collective on a corpus.
+"""Precision and recall of dtensor-* checks on a corpus.
 
-    bench/divergence_corpus.py BUILD_DIR [--corpus DIR] [--verbose]
+    bench/divergence_corpus.py BUILD_DIR [--corpus DIR] [--checks A,B]
+                               [--verbose]
                                [--min-precision P] [--min-recall R]
 
 DIR (bench/divergence-corpus by default; bench/divergence-corpus-ported is
@@ -15,6 +16,10 @@ is a true positive, a warning anywhere else a false positive, an expected
 line without a warning a false negative. Prints the counts, precision and
 recall (per line and per file); with --min-precision / --min-recall, exits
 1 when a figure falls below (the quick test in `make test` pins them).
+
+With --checks (bench/placements-corpus: the checks of placements and
+meshes), the listed checks run, and a line ends with `EXPECT: <check>[,
+<check>]` instead: a warning counts when its line expects its check.
 """
 import argparse
 import concurrent.futures
@@ -31,27 +36,38 @@ STUBS = os.path.join(ROOT, "test", "Inputs", "stubs")
 CHECK = "dtensor-rank-divergent-collective"
 
 
-def warned_lines(tidy, path):
+def warned_lines(tidy, path, checks):
+    """{(line, check)} of the warnings on PATH."""
     proc = subprocess.run(
-        [tidy, "--config={}", "-checks=-*," + CHECK, path, "--",
+        [tidy, "--config={}", "-checks=-*," + ",".join(checks), path, "--",
          "-std=c++17", "-I" + STUBS],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if "error:" in proc.stdout:
         sys.exit("%s does not compile:\n%s" % (path, proc.stdout))
-    pattern = re.compile(r"^%s:(\d+):\d+: warning: .*\[%s\]$" %
-                         (re.escape(path), CHECK), re.M)
-    return {int(m.group(1)) for m in pattern.finditer(proc.stdout)}
+    pattern = re.compile(r"^%s:(\d+):\d+: warning: .*\[(%s)\]$" %
+                         (re.escape(path), "|".join(map(re.escape, checks))), re.M)
+    return {(int(m.group(1)), m.group(2)) for m in pattern.finditer(proc.stdout)}
 
 
 def expected_lines(path):
+    """{(line, check)} the comments of PATH expect."""
+    want = set()
     with open(path) as f:
-        return {i for i, line in enumerate(f, 1) if "EXPECT-DIVERGENCE" in line}
+        for i, line in enumerate(f, 1):
+            if "EXPECT-DIVERGENCE" in line:
+                want.add((i, CHECK))
+            m = re.search(r"EXPECT: ([\w, -]+)$", line.rstrip())
+            if m:
+                want.update((i, c.strip()) for c in m.group(1).split(","))
+    return want
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--corpus", default=CORPUS)
+    ap.add_argument("--checks", default=CHECK,
+                    help="comma-separated checks to run (default: %(default)s)")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--min-precision", type=float, default=0.0)
     ap.add_argument("--min-recall", type=float, default=0.0)
@@ -68,11 +84,12 @@ def main():
              for path in sorted(glob.glob(os.path.join(corpus, kind, "*.cpp")))]
     # One meshguard-tidy per file, as many at once as there are cores.
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        reported = list(pool.map(lambda kp: warned_lines(tidy, kp[1]), paths))
+        checks = args.checks.split(",")
+        reported = list(pool.map(lambda kp: warned_lines(tidy, kp[1], checks), paths))
     for (kind, path), got in zip(paths, reported):
         want = expected_lines(path)
         if kind == "bad" and not want:
-            sys.exit("%s marks no EXPECT-DIVERGENCE line" % path)
+            sys.exit("%s marks no expected line" % path)
         tp += len(want & got)
         fp += len(got - want)
         fn += len(want - got)

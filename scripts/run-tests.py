@@ -75,11 +75,15 @@ def ctest_step(name, build, jobs):
 
 
 # Precision and recall of dtensor-rank-divergent-collective on its corpora,
-# printed in every run; each corpus is one test that fails below its
-# recorded figures (docs/checks/dtensor-rank-divergent-collective.md).
+# and of the placement and mesh checks on theirs, printed in every run; each
+# corpus is one test that fails below its recorded figures
+# (docs/checks/dtensor-rank-divergent-collective.md, docs/checks/placements-corpus.md).
+PLACEMENT_CHECKS = ("dtensor-partial-local-use,dtensor-op-without-sharding-rule,"
+                    "dtensor-unverified-replicate,dtensor-mixed-meshes")
 CORPORA = [
-    ("bench/divergence-corpus", "1.0", "1.0"),
-    ("bench/divergence-corpus-ported", MIN_PORTED_PRECISION, MIN_PORTED_RECALL),
+    ("bench/divergence-corpus", "1.0", "1.0", None),
+    ("bench/divergence-corpus-ported", MIN_PORTED_PRECISION, MIN_PORTED_RECALL, None),
+    ("bench/placements-corpus", "0.94", "0.84", PLACEMENT_CHECKS),
 ]
 
 
@@ -88,9 +92,11 @@ def corpus_steps(build):
         return (0, 0, 0)
     script = os.path.join(ROOT, "bench", "divergence_corpus.py")
     passed = failed = 0
-    for corpus, precision, recall in CORPORA:
+    for corpus, precision, recall, checks in CORPORA:
         command = [sys.executable, script, build, "--corpus", os.path.join(ROOT, corpus),
                    "--min-precision", precision, "--min-recall", recall]
+        if checks:
+            command += ["--checks", checks]
         print("==> corpus %s" % corpus, flush=True)
         if subprocess.call(command) == 0:
             passed += 1

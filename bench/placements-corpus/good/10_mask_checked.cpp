@@ -1,0 +1,11 @@
+#include <meshguard/meshguard.h>
+#include <ostream>
+
+using namespace meshguard;
+std::ostream &operator<<(std::ostream &OS, const at::Tensor &T);
+
+at::Tensor shared_mask(const DeviceMesh &mesh, const at::Tensor &base) {
+  int64_t r = mesh.get_rank();
+  at::Tensor mask = base * (r + 1);
+  return from_local(mask, mesh, {Replicate{}}, /*run_check=*/true);
+}
