@@ -35,15 +35,14 @@ void MixedMeshesCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
 
 void MixedMeshesCheck::report(const MixedMeshSite &Site, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Loc = SM.getExpansionLoc(
-      isa<CXXOperatorCallExpr>(Site.Call) ? Site.Call->getExprLoc()
-                                          : Site.Call->getBeginLoc());
+  SourceLocation Loc = SM.getExpansionLoc(isa<CXXOperatorCallExpr>(Site.Call)
+                                              ? Site.Call->getExprLoc()
+                                              : Site.Call->getBeginLoc());
   if (!ReportedAt.insert(Loc).second)
     return;
-  diag(Loc, msg::MixedMeshes) << Site.InList << Site.Name
-                              << quotedText(*Site.First, Ctx)
-                              << Site.FirstMesh << quotedText(*Site.Second, Ctx)
-                              << Site.SecondMesh;
+  diag(Loc, msg::MixedMeshes)
+      << Site.InList << Site.Name << quotedText(*Site.First, Ctx)
+      << Site.FirstMesh << quotedText(*Site.Second, Ctx) << Site.SecondMesh;
   if (Site.FirstAt)
     diag(Site.FirstAt->getBeginLoc(), msg::MixedMeshesPlacedNote,
          DiagnosticIDs::Note)

@@ -62,7 +62,7 @@ at::Tensor explicitPartialReduced(const DeviceMesh &mesh, const at::Tensor &t) {
   at::Tensor grad = meshguard::from_local(t, mesh, {Partial{}});
   at::Tensor scaled = meshguard::to_local(grad) * 0.5;
   meshguard::guarded::all_reduce_({scaled}, mesh);
-  return scaled;
+  return scaled.pow(2);
 }
 
 // Printed and compared.

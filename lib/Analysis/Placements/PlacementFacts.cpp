@@ -523,6 +523,19 @@ void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
   const auto *Call = dyn_cast<CallExpr>(S);
   if (!Call)
     return;
+  // An all-reduce (or broadcast) makes its tensors the same on every rank:
+  // a share it reduced is the value now.
+  if (Index.makesUniform(Call->getDirectCallee())) {
+    for (const Expr *Arg : Call->arguments()) {
+      if (const VarDecl *V = namedVariable(Arg))
+        Vars.erase(V);
+      if (const InitListExpr *List = bracedList(Arg))
+        for (const Expr *Element : List->inits())
+          if (const VarDecl *V = namedVariable(Element))
+            Vars.erase(V);
+    }
+    return;
+  }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
       OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
       Index.isTensorType(OC->getArg(0)->getType())) {
