@@ -289,6 +289,7 @@ void DTensorCheckBase::onEndOfTranslationUnit() {
       !TUShared->ExportDir.empty())
     exportSummaries();
   TUContext = nullptr;
+  ReportedAt.clear();
   MeshCache = MeshLocals(); // Its declarations die with the AST.
   CalleeCache.clear();
   DeclaredCtx = nullptr;

@@ -15,6 +15,7 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 #include <optional>
@@ -71,6 +72,11 @@ protected:
   /// The analysis every dtensor-* check of this TU shares (one per API
   /// model and limits).
   analysis::TUAnalysis &engine(clang::ASTContext &Ctx);
+  /// False when this check already reported at \p Loc in this TU:
+  /// template instantiations share their source, one report per place.
+  bool firstReportAt(clang::SourceLocation Loc) {
+    return ReportedAt.insert(Loc).second;
+  }
   /// Counts \p Result in the statistics and reports a function the analysis
   /// gave up on (under ReportSkipped). False when its findings are void.
   bool finished(const clang::FunctionDecl &FD,
@@ -93,6 +99,7 @@ private:
   /// The TU's sources, for configuration problems shown in the main file.
   const clang::SourceManager *Sources = nullptr;
   llvm::StringSet<> CalleeNames;
+  llvm::DenseSet<clang::SourceLocation> ReportedAt;
   /// The global options MeshguardSummaryDatabase and MeshguardSummaryExport
   /// (directories).
   std::string SummaryDatabaseOption;

@@ -20,11 +20,6 @@ std::vector<StringRef> MixedMeshesCheck::interestingCallees() const {
   return Names;
 }
 
-void MixedMeshesCheck::onEndOfTranslationUnit() {
-  ReportedAt.clear();
-  DTensorCheckBase::onEndOfTranslationUnit();
-}
-
 void MixedMeshesCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   const PlacementScan &Scan = engine(Ctx).placements(FD);
   if (!finished(FD, Scan.Result, "DTensors of different meshes"))
@@ -38,7 +33,7 @@ void MixedMeshesCheck::report(const MixedMeshSite &Site, ASTContext &Ctx) {
   SourceLocation Loc = SM.getExpansionLoc(isa<CXXOperatorCallExpr>(Site.Call)
                                               ? Site.Call->getExprLoc()
                                               : Site.Call->getBeginLoc());
-  if (!ReportedAt.insert(Loc).second)
+  if (!firstReportAt(Loc))
     return;
   diag(Loc, msg::MixedMeshes)
       << Site.InList << Site.Name << quotedText(*Site.First, Ctx)

@@ -21,11 +21,6 @@ std::vector<StringRef> OpWithoutShardingRuleCheck::interestingCallees() const {
   return Names;
 }
 
-void OpWithoutShardingRuleCheck::onEndOfTranslationUnit() {
-  ReportedAt.clear();
-  DTensorCheckBase::onEndOfTranslationUnit();
-}
-
 void OpWithoutShardingRuleCheck::analyse(const FunctionDecl &FD,
                                          ASTContext &Ctx) {
   const PlacementScan &Scan = engine(Ctx).placements(FD);
@@ -66,7 +61,7 @@ static std::vector<FixItHint> replicateFirst(const UnruledOp &Op,
 void OpWithoutShardingRuleCheck::report(const UnruledOp &Op, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Loc = SM.getExpansionLoc(Op.Call->getExprLoc());
-  if (!ReportedAt.insert(Loc).second)
+  if (!firstReportAt(Loc))
     return;
   {
     auto Diag = diag(Loc, msg::OpWithoutShardingRule)

@@ -5,7 +5,6 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/PlacementScan.h"
-#include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {
 namespace tidy {
@@ -20,16 +19,12 @@ namespace tidy {
 class OpWithoutShardingRuleCheck : public DTensorCheckBase {
 public:
   using DTensorCheckBase::DTensorCheckBase;
-  void onEndOfTranslationUnit() override;
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
   bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnruledOp &Op, clang::ASTContext &Ctx);
-
-  /// Template instantiations share their source: one report per place.
-  llvm::DenseSet<clang::SourceLocation> ReportedAt;
 };
 
 } // namespace tidy

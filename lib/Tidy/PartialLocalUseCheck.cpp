@@ -20,7 +20,6 @@ std::vector<StringRef> PartialLocalUseCheck::interestingCallees() const {
 }
 
 void PartialLocalUseCheck::onEndOfTranslationUnit() {
-  ReportedAt.clear();
   FixedToLocal.clear();
   DTensorCheckBase::onEndOfTranslationUnit();
 }
@@ -54,7 +53,7 @@ void PartialLocalUseCheck::report(const PartialLocalUse &U, ASTContext &Ctx) {
   SourceLocation Loc = SM.getExpansionLoc(U.Use->getBeginLoc());
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(U.Use))
     Loc = SM.getExpansionLoc(OC->getOperatorLoc());
-  if (!ReportedAt.insert(Loc).second)
+  if (!firstReportAt(Loc))
     return;
   {
     auto Diag = diag(Loc, msg::PartialLocalUsed)

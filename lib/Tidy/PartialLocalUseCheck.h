@@ -28,8 +28,7 @@ private:
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::PartialLocalUse &U, clang::ASTContext &Ctx);
 
-  /// Template instantiations share their source: one report per place.
-  llvm::DenseSet<clang::SourceLocation> ReportedAt;
+  /// The to_local calls given a fix-it in this TU (one each).
   llvm::DenseSet<const clang::CallExpr *> FixedToLocal;
 };
 

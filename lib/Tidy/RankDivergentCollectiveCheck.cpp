@@ -21,11 +21,6 @@ RankDivergentCollectiveCheck::interestingCallees() const {
   return Index->allCollectiveNames();
 }
 
-void RankDivergentCollectiveCheck::onEndOfTranslationUnit() {
-  ReportedAt.clear();
-  DTensorCheckBase::onEndOfTranslationUnit();
-}
-
 void RankDivergentCollectiveCheck::analyse(const FunctionDecl &FD,
                                            ASTContext &Ctx) {
   DivergenceScan Scan = engine(Ctx).divergence(FD);
@@ -55,7 +50,7 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
   const SourceManager &SM = Ctx.getSourceManager();
   const CollectiveCall &C = D.Collective;
   SourceLocation Loc = SM.getExpansionLoc(C.Call->getBeginLoc());
-  if (!ReportedAt.insert(Loc).second)
+  if (!firstReportAt(Loc))
     return;
   // "collective 'x'" or "'helper' (it performs the collective 'x')".
   std::string What = C.Helper

@@ -6,7 +6,6 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
-#include "llvm/ADT/DenseSet.h"
 #include <memory>
 
 namespace meshguard {
@@ -23,7 +22,6 @@ namespace tidy {
 class RankDivergentCollectiveCheck : public DTensorCheckBase {
 public:
   using DTensorCheckBase::DTensorCheckBase;
-  void onEndOfTranslationUnit() override;
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
@@ -35,9 +33,6 @@ private:
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::DivergentCollective &D,
               const clang::FunctionDecl &FD, clang::ASTContext &Ctx);
-
-  /// Template instantiations share their source: one report per place.
-  llvm::DenseSet<clang::SourceLocation> ReportedAt;
 };
 
 } // namespace tidy

@@ -22,11 +22,6 @@ std::vector<StringRef> UnverifiedReplicateCheck::interestingCallees() const {
   return Names;
 }
 
-void UnverifiedReplicateCheck::onEndOfTranslationUnit() {
-  ReportedAt.clear();
-  DTensorCheckBase::onEndOfTranslationUnit();
-}
-
 void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
                                        ASTContext &Ctx) {
   UnverifiedReplicaScan Scan = engine(Ctx).unverifiedReplicas(FD);
@@ -62,7 +57,7 @@ void UnverifiedReplicateCheck::report(const UnverifiedReplica &R,
                                       ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Loc = SM.getExpansionLoc(R.Call->getBeginLoc());
-  if (!ReportedAt.insert(Loc).second)
+  if (!firstReportAt(Loc))
     return;
   {
     auto Diag = diag(Loc, msg::UnverifiedReplicate);

@@ -5,7 +5,6 @@
 
 #include "DTensorCheckBase.h"
 #include "meshguard/Analysis/UnverifiedReplicas.h"
-#include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {
 namespace tidy {
@@ -20,15 +19,11 @@ namespace tidy {
 class UnverifiedReplicateCheck : public DTensorCheckBase {
 public:
   using DTensorCheckBase::DTensorCheckBase;
-  void onEndOfTranslationUnit() override;
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);
-
-  /// Template instantiations share their source: one report per place.
-  llvm::DenseSet<clang::SourceLocation> ReportedAt;
 };
 
 } // namespace tidy

@@ -1,8 +1,8 @@
 //===--- PlacementFactsTest.cpp - Placements, meshes, the rule table ------===//
 
+#include "Placements/PlacementFacts.h"
 #include "ModelTesting.h"
 #include "Placements/OperatorRules.h"
-#include "Placements/PlacementFacts.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "gtest/gtest.h"

@@ -16,6 +16,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace meshguard {
@@ -109,6 +110,15 @@ std::unique_ptr<clang::CFG> buildAdmittedCFG(const clang::FunctionDecl &FD,
                                              clang::ASTContext &Ctx,
                                              const AnalysisLimits &Limits,
                                              AnalysisOutcome &Outcome);
+
+/// Each call of \p Cfg with its block, in CFG order.
+template <typename Fn> void forEachCall(clang::CFG &Cfg, Fn &&Visit) {
+  for (clang::CFGBlock *B : Cfg)
+    for (const clang::CFGElement &E : *B)
+      if (std::optional<clang::CFGStmt> S = E.getAs<clang::CFGStmt>())
+        if (const auto *Call = llvm::dyn_cast<clang::CallExpr>(S->getStmt()))
+          Visit(B, *Call);
+}
 
 /// Whether \p G has more elements than MaxFunctionElements.
 bool exceedsElements(const clang::CFG &G, const AnalysisLimits &Limits);

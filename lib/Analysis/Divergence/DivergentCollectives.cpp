@@ -227,15 +227,6 @@ compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
   return {Here, Other};
 }
 
-/// Each call of \p Cfg with its block, in CFG order.
-template <typename Fn> void forEachCall(CFG &Cfg, Fn &&Visit) {
-  for (CFGBlock *B : Cfg)
-    for (const CFGElement &E : *B)
-      if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
-        if (const auto *Call = dyn_cast<CallExpr>(S->getStmt()))
-          Visit(B, *Call);
-}
-
 } // namespace
 
 const Expr *DivergenceMemo::argumentFor(const CallExpr &Call,

@@ -56,14 +56,12 @@ UnverifiedReplicaScan findUnverifiedReplicas(const FunctionDecl &FD,
   if (!Cfg)
     return Scan;
   std::vector<Candidate> Candidates;
-  for (const CFGBlock *B : *Cfg)
-    for (const CFGElement &E : *B)
-      if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
-        if (const auto *Call = dyn_cast<CallExpr>(S->getStmt()))
-          if (const PlacementCallEntry *P =
-                  Index.placementCall(Call->getDirectCallee());
-              P && Call->getNumArgs() && unverifiedReplicate(*Call, *P, Ctx))
-            Candidates.push_back({B, Call, P});
+  forEachCall(*Cfg, [&](const CFGBlock *B, const CallExpr &Call) {
+    if (const PlacementCallEntry *P =
+            Index.placementCall(Call.getDirectCallee());
+        P && Call.getNumArgs() && unverifiedReplicate(Call, *P, Ctx))
+      Candidates.push_back({B, &Call, P});
+  });
   if (Candidates.empty())
     return Scan;
   // Parameters start uniform: a rank-dependent argument is the caller's.

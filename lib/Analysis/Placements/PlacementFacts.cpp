@@ -1,10 +1,13 @@
 //===--- PlacementFacts.cpp - What a tensor's placements may be -----------===//
+//
+// The lattice's join, and reading placement lists as the source spells
+// them (`{Shard{0}, Replicate{}}`).
+//
+//===----------------------------------------------------------------------===//
 
 #include "Placements/PlacementFacts.h"
-#include "Placements/OperatorRules.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
@@ -35,8 +38,7 @@ void PlacementState::join(const PlacementState &O) {
     Param = O.Param;
 }
 
-/// Through parentheses, casts, temporaries and copies.
-static const Expr *strip(const Expr *E) {
+const Expr *stripCopies(const Expr *E) {
   while (E) {
     E = E->IgnoreParenImpCasts();
     if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
@@ -58,7 +60,7 @@ static const Expr *strip(const Expr *E) {
 }
 
 const VarDecl *namedVariable(const Expr *E) {
-  if (const auto *D = dyn_cast_or_null<DeclRefExpr>(strip(E)))
+  if (const auto *D = dyn_cast_or_null<DeclRefExpr>(stripCopies(E)))
     return dyn_cast<VarDecl>(D->getDecl());
   return nullptr;
 }
@@ -80,23 +82,8 @@ static PlacementType placementType(QualType T) {
   return PlacementType::None;
 }
 
-/// The first subexpression of \p E (itself included) that \p Pred accepts.
-template <typename Predicate>
-static const Expr *findExpr(const Expr *E, Predicate Pred) {
-  if (!E)
-    return nullptr;
-  if (Pred(E))
-    return E;
-  for (const Stmt *Child : E->children())
-    if (const Expr *Found = findExpr(dyn_cast_or_null<Expr>(Child), Pred))
-      return Found;
-  return nullptr;
-}
-
-/// The elements of a braced list argument (`{Shard{0}, Replicate{}}`), or
-/// null when the argument is not one.
-static const InitListExpr *bracedList(const Expr *Arg) {
-  return dyn_cast_or_null<InitListExpr>(findExpr(Arg, [](const Expr *E) {
+const InitListExpr *bracedList(const Expr *Arg) {
+  return dyn_cast_or_null<InitListExpr>(findSubExpr(Arg, [](const Expr *E) {
     return isa<InitListExpr>(E) &&
            !cast<InitListExpr>(E)->getType()->isRecordType();
   }));
@@ -109,12 +96,12 @@ PlacementState readPlacements(const Expr *Arg, ASTContext &Ctx) {
     return S; // not spelled here: unknown, never Partial or sharded
   S.MeshDims = List->getNumInits() < 8 ? List->getNumInits() : 0;
   for (const Expr *Element : List->inits()) {
-    const Expr *Typed = findExpr(Element, [](const Expr *E) {
+    const Expr *Typed = findSubExpr(Element, [](const Expr *E) {
       return placementType(E->getType()) != PlacementType::None;
     });
     switch (Typed ? placementType(Typed->getType()) : PlacementType::None) {
     case PlacementType::Shard: {
-      const Expr *Dim = findExpr(Typed, [&](const Expr *E) {
+      const Expr *Dim = findSubExpr(Typed, [&](const Expr *E) {
         return E->getType()->isIntegerType() && !E->isValueDependent() &&
                E->getIntegerConstantExpr(Ctx);
       });
@@ -136,417 +123,16 @@ PlacementState readPlacements(const Expr *Arg, ASTContext &Ctx) {
   return S;
 }
 
-/// The init_device_mesh call a DeviceMesh expression's value comes from: a
-/// variable initialised with one, or with a copy of such a variable.
-static const CallExpr *meshMadeBy(const Expr *Mesh, const ApiIndex &Index) {
-  for (unsigned Depth = 0; Mesh && Depth < 4; ++Depth) {
-    Mesh = strip(Mesh);
-    if (const auto *Call = dyn_cast<CallExpr>(Mesh)) {
-      const PlacementCallEntry *P =
-          Index.placementCall(Call->getDirectCallee());
-      return P && P->Role == PlacementRole::MakesMesh ? Call : nullptr;
-    }
-    const VarDecl *V = namedVariable(Mesh);
-    Mesh = V ? V->getInit() : nullptr;
-  }
-  return nullptr;
-}
-
-/// The argument of a MakesMesh call that holds the mesh's shape.
-static const Expr *shapeArg(const CallExpr &Made, const ApiIndex &Index) {
-  const PlacementCallEntry *P = Index.placementCall(Made.getDirectCallee());
-  return P && P->PlacementsArg >= 0 &&
-                 unsigned(P->PlacementsArg) < Made.getNumArgs()
-             ? Made.getArg(P->PlacementsArg)
-             : nullptr;
-}
-
-/// A literal mesh shape ({2, 2}), or none.
-static std::optional<std::vector<std::int64_t>>
-literalShape(const CallExpr &Made, const ApiIndex &Index, ASTContext &Ctx) {
-  const InitListExpr *List = bracedList(shapeArg(Made, Index));
-  if (!List)
-    return std::nullopt;
-  std::vector<std::int64_t> Shape;
-  for (const Expr *Element : List->inits()) {
-    std::optional<llvm::APSInt> D = Element->getIntegerConstantExpr(Ctx);
-    if (!D)
-      return std::nullopt;
-    Shape.push_back(D->getExtValue());
-  }
-  return Shape;
-}
-
-/// The device type string literal of a MakesMesh call ("cpu"), or empty.
-static StringRef literalDeviceType(const CallExpr &Made) {
-  const auto *S =
-      Made.getNumArgs()
-          ? dyn_cast_or_null<StringLiteral>(
-                findExpr(Made.getArg(0),
-                         [](const Expr *E) { return isa<StringLiteral>(E); }))
-          : nullptr;
-  return S ? S->getString() : StringRef();
-}
-
-bool surelyDifferentMeshes(const PlacementState &A, const PlacementState &B,
-                           const ApiIndex &Index, ASTContext &Ctx) {
-  if (!A.isDTensor() || !B.isDTensor())
-    return false;
-  if (A.MeshDims && B.MeshDims && A.MeshDims != B.MeshDims)
-    return true;
-  if (!A.MeshMadeBy || !B.MeshMadeBy || A.MeshMadeBy == B.MeshMadeBy)
-    return false;
-  StringRef DA = literalDeviceType(*A.MeshMadeBy),
-            DB = literalDeviceType(*B.MeshMadeBy);
-  if (!DA.empty() && !DB.empty() && DA != DB)
-    return true;
-  std::optional<std::vector<std::int64_t>> SA =
-      literalShape(*A.MeshMadeBy, Index, Ctx);
-  std::optional<std::vector<std::int64_t>> SB =
-      literalShape(*B.MeshMadeBy, Index, Ctx);
-  return SA && SB && *SA != *SB;
-}
-
-std::string describeMesh(const PlacementState &S, const ApiIndex &Index,
-                         ASTContext &Ctx) {
-  if (S.MeshMadeBy)
-    if (std::optional<std::vector<std::int64_t>> Shape =
-            literalShape(*S.MeshMadeBy, Index, Ctx)) {
-      std::string Text = "mesh [";
-      for (size_t I = 0; I < Shape->size(); ++I)
-        Text += (I ? ", " : "") + std::to_string((*Shape)[I]);
-      return Text + "]";
-    }
-  if (S.MeshDims)
-    return "a " + std::to_string(S.MeshDims) + "-D mesh";
-  return "another mesh";
-}
-
 bool spellsOnlyReplicate(const Expr *Arg) {
   const InitListExpr *List = bracedList(Arg);
   return List && List->getNumInits() > 0 &&
          llvm::all_of(List->inits(), [](const Expr *Element) {
-           const Expr *Typed = findExpr(Element, [](const Expr *E) {
+           const Expr *Typed = findSubExpr(Element, [](const Expr *E) {
              return placementType(E->getType()) != PlacementType::None;
            });
            return Typed &&
                   placementType(Typed->getType()) == PlacementType::Replicate;
          });
-}
-
-static StringRef operatorName(OverloadedOperatorKind K, unsigned Args) {
-  switch (K) {
-  case OO_Plus:
-    return Args == 1 ? "" : "add";
-  case OO_Minus:
-    return Args == 1 ? "neg" : "sub";
-  case OO_Star:
-    return "mul";
-  case OO_Slash:
-    return "div";
-  case OO_PlusEqual:
-    return "add_";
-  case OO_MinusEqual:
-    return "sub_";
-  case OO_StarEqual:
-    return "mul_";
-  case OO_SlashEqual:
-    return "div_";
-  case OO_Less:
-    return "lt";
-  case OO_Greater:
-    return "gt";
-  case OO_LessEqual:
-    return "le";
-  case OO_GreaterEqual:
-    return "ge";
-  case OO_EqualEqual:
-    return "eq";
-  case OO_ExclaimEqual:
-    return "ne";
-  default:
-    return "";
-  }
-}
-
-std::optional<TensorOpCall> readTensorOp(const CallExpr &Call,
-                                         const ApiIndex &Index) {
-  TensorOpCall Op;
-  auto AddArgs = [&](llvm::ArrayRef<const Expr *> Args) {
-    for (const Expr *A : Args)
-      (Index.isTensorType(A->getType()) ? Op.Operands : Op.Others).push_back(A);
-  };
-  llvm::SmallVector<const Expr *, 4> Args(Call.arguments());
-  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(&Call)) {
-    Op.Name = operatorName(OC->getOperator(), OC->getNumArgs()).str();
-    AddArgs(Args);
-  } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call)) {
-    const Expr *Object = MC->getImplicitObjectArgument();
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!Object || !MD || !MD->getIdentifier() ||
-        !Index.isTensorType(Object->getType()) ||
-        !Index.isTensorType(MD->getReturnType()))
-      return std::nullopt;
-    Op.Name = MD->getName().str();
-    Op.Operands.push_back(Object);
-    AddArgs(Args);
-  } else if (const FunctionDecl *FD = Call.getDirectCallee();
-             FD && FD->getIdentifier() && Index.isOpFunction(FD)) {
-    Op.Name = FD->getName().str();
-    AddArgs(Args);
-  }
-  if (Op.Name.empty() || Op.Operands.empty())
-    return std::nullopt;
-  return Op;
-}
-
-std::optional<std::uint8_t>
-PlacementTransfer::reducedDims(llvm::ArrayRef<const Expr *> Others) const {
-  constexpr std::uint8_t AnyDim = 0x7f | PlacementState::UnknownDim;
-  for (const Expr *Arg : Others) {
-    QualType T = Arg->getType().getNonReferenceType();
-    if (T->isBooleanType() || T->isEnumeralType() || T->isFloatingType())
-      continue; // keepdim, a dtype, a scalar
-    if (T->isIntegerType()) {
-      std::optional<llvm::APSInt> D = Arg->getIntegerConstantExpr(Ctx);
-      return D && *D >= 0 && *D < 7 ? std::uint8_t(1u << D->getExtValue())
-                                    : AnyDim;
-    }
-    // A dim list: {0, 1}, read when every element is a constant; or one
-    // dim made into a list (IntArrayRef from `1`).
-    const InitListExpr *List = bracedList(Arg);
-    if (!List) {
-      const Expr *One = findExpr(Arg, [&](const Expr *E) {
-        return E->getType()->isIntegerType() &&
-               !E->getType()->isBooleanType() && !E->isValueDependent() &&
-               E->getIntegerConstantExpr(Ctx);
-      });
-      std::optional<llvm::APSInt> D =
-          One ? One->getIntegerConstantExpr(Ctx) : std::nullopt;
-      return D && *D >= 0 && *D < 7 ? std::uint8_t(1u << D->getExtValue())
-                                    : AnyDim;
-    }
-    std::uint8_t Mask = 0;
-    for (const Expr *Element : List->inits()) {
-      std::optional<llvm::APSInt> D = Element->getIntegerConstantExpr(Ctx);
-      if (!D || *D < 0 || *D >= 7)
-        return AnyDim;
-      Mask |= std::uint8_t(1u << D->getExtValue());
-    }
-    return Mask;
-  }
-  return std::nullopt;
-}
-
-/// Where the first sharded or Partial operand got its placements.
-static const Expr *firstPlacedAt(llvm::ArrayRef<PlacementState> Operands) {
-  for (const PlacementState &S : Operands)
-    if (S.maySplit() && S.PlacedAt)
-      return S.PlacedAt;
-  return nullptr;
-}
-
-std::optional<PlacementState>
-PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
-                           const PlacementVars &Vars) const {
-  const PlacementState *FirstLocal = nullptr, *FirstPartial = nullptr;
-  llvm::SmallVector<PlacementState, 3> DTensors;
-  llvm::SmallVector<PlacementState, 3> Facts;
-  for (const Expr *Operand : Op.Operands)
-    if (std::optional<PlacementState> S = evaluate(Operand, Vars))
-      Facts.push_back(*S);
-  for (const PlacementState &S : Facts) {
-    if (S.isPartialLocal()) {
-      FirstLocal = FirstLocal ? FirstLocal : &S;
-      continue;
-    }
-    DTensors.push_back(S);
-  }
-  const OperatorRule *Rule = findOperatorRule(Op.Name);
-  if (DTensors.empty()) {
-    // A plain op on one rank's partial contribution: still one if the op
-    // is linear (its rule keeps Partial) or decomposes (contiguous, to);
-    // the non-linear ones are uses (PlacementScan.cpp).
-    if (FirstLocal && (!Rule || Rule->Policy == ShardedPolicy::Decomposes ||
-                       Rule->KeepsPartial))
-      return *FirstLocal;
-    return std::nullopt;
-  }
-  PlacementState R;
-  R.MeshDims = DTensors.front().MeshDims;
-  R.MeshMadeBy = DTensors.front().MeshMadeBy;
-  R.MeshAt = DTensors.front().MeshAt;
-  std::uint8_t Union = 0;
-  unsigned Sharded = 0;
-  for (const PlacementState &S : DTensors) {
-    Union |= S.ShardDims;
-    Sharded += S.ShardDims != 0;
-    if (S.MayPartial && !FirstPartial)
-      FirstPartial = &S;
-    if (S.MeshDims != R.MeshDims)
-      R.MeshDims = 0;
-  }
-  if (!Rule || Rule->Policy != ShardedPolicy::Rule) {
-    // Decomposed or refused: the pieces' placements are not followed.
-    R.ShardDims = Union ? PlacementState::UnknownDim : 0;
-    R.PlacedAt = R.ShardDims ? firstPlacedAt(DTensors) : nullptr;
-    return R;
-  }
-  bool ShardGivesPartial = false;
-  if (Rule->Family == "pointwise") {
-    R.ShardDims = Union;
-  } else if (Rule->Family == "reduction") {
-    std::optional<std::uint8_t> Reduced = reducedDims(Op.Others);
-    if (!Reduced) { // every dim: a scalar
-      ShardGivesPartial = Union != 0;
-    } else {
-      ShardGivesPartial = Union & (*Reduced | PlacementState::UnknownDim);
-      std::uint8_t Kept = Union & ~*Reduced;
-      // Dims after a reduced one are renumbered (unless keepdim).
-      R.ShardDims = Kept ? PlacementState::UnknownDim : 0;
-    }
-  } else {
-    R.ShardDims = Union ? PlacementState::UnknownDim : 0;
-    // mm: S(1) x S(0); the other families (nn: a row-wise embedding, a loss
-    // over a sharded batch): one sharded operand.
-    ShardGivesPartial = Rule->Family == "matrix" ? Sharded >= 2 : Sharded >= 1;
-  }
-  bool FromShard = Rule->PartialFromShard && ShardGivesPartial;
-  bool Kept = Rule->KeepsPartial && FirstPartial;
-  R.MayPartial = FromShard || Kept;
-  R.PartialOrigin = Kept        ? FirstPartial->PartialOrigin
-                    : FromShard ? &Call
-                                : nullptr;
-  R.PlacedAt = FromShard ? &Call : firstPlacedAt(DTensors);
-  return R;
-}
-
-std::optional<PlacementState>
-PlacementTransfer::evaluateCall(const CallExpr &Call,
-                                const PlacementVars &Vars) const {
-  const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD)
-    return std::nullopt;
-  if (const PlacementCallEntry *P = Index.placementCall(FD)) {
-    switch (P->Role) {
-    case PlacementRole::SetsPlacements: {
-      if (P->PlacementsArg < 0 ||
-          unsigned(P->PlacementsArg) >= Call.getNumArgs())
-        return std::nullopt;
-      PlacementState S = readPlacements(Call.getArg(P->PlacementsArg), Ctx);
-      S.PartialOrigin = S.MayPartial ? &Call : nullptr;
-      S.PlacedAt = S.maySplit() ? &Call : nullptr;
-      if (P->MeshArg >= 0 && unsigned(P->MeshArg) < Call.getNumArgs()) {
-        S.MeshMadeBy = meshMadeBy(Call.getArg(P->MeshArg), Index);
-        S.MeshAt = &Call;
-      } else if (std::optional<PlacementState> Operand =
-                     Call.getNumArgs() ? evaluate(Call.getArg(0), Vars)
-                                       : std::nullopt;
-                 Operand && Operand->isDTensor()) {
-        S.MeshMadeBy = Operand->MeshMadeBy; // redistribute: the same mesh
-        S.MeshAt = Operand->MeshAt;
-      }
-      return S;
-    }
-    case PlacementRole::LocalTensor: {
-      std::optional<PlacementState> D =
-          Call.getNumArgs() ? evaluate(Call.getArg(0), Vars) : std::nullopt;
-      if (!D || !D->isDTensor() || !D->MayPartial)
-        return std::nullopt;
-      PlacementState L;
-      L.What = PlacementState::Kind::PartialLocal;
-      L.ToLocal = &Call;
-      L.PartialOrigin = D->PartialOrigin;
-      return L;
-    }
-    case PlacementRole::FullTensor:
-    case PlacementRole::MakesMesh:
-      return std::nullopt;
-    }
-  }
-  if (std::optional<TensorOpCall> Op = readTensorOp(Call, Index))
-    return applyOp(*Op, Call, Vars);
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def || !Index.isTensorType(FD->getReturnType()))
-    return std::nullopt;
-  const HelperPlacements *H = Helpers(*Def);
-  if (!H || !H->Returns)
-    return std::nullopt;
-  if (const ParmVarDecl *P = H->Returns->Param) {
-    unsigned I = P->getFunctionScopeIndex();
-    // The argument's own facts, passed through.
-    return I < Call.getNumArgs() ? evaluate(Call.getArg(I), Vars)
-                                 : std::nullopt;
-  }
-  return H->Returns;
-}
-
-std::optional<PlacementState>
-PlacementTransfer::evaluate(const Expr *E, const PlacementVars &Vars) const {
-  E = strip(E);
-  if (!E)
-    return std::nullopt;
-  if (const VarDecl *V = namedVariable(E)) {
-    auto It = Vars.find(V);
-    return It == Vars.end() ? std::nullopt
-                            : std::optional<PlacementState>(It->second);
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(E))
-    return evaluateCall(*Call, Vars);
-  return std::nullopt;
-}
-
-void PlacementTransfer::assign(const Expr *Target,
-                               std::optional<PlacementState> S,
-                               PlacementVars &Vars) const {
-  const VarDecl *V = namedVariable(Target);
-  if (!V)
-    return;
-  if (S)
-    Vars[V] = *S;
-  else
-    Vars.erase(V);
-}
-
-void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
-  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-    for (const Decl *D : DS->decls())
-      if (const auto *V = dyn_cast<VarDecl>(D);
-          V && V->hasInit() && Index.isTensorType(V->getType())) {
-        if (std::optional<PlacementState> F = evaluate(V->getInit(), Vars))
-          Vars[V] = *F;
-        else
-          Vars.erase(V);
-      }
-    return;
-  }
-  const auto *Call = dyn_cast<CallExpr>(S);
-  if (!Call)
-    return;
-  // An all-reduce (or broadcast) makes its tensors the same on every rank:
-  // a share it reduced is the value now.
-  if (Index.makesUniform(Call->getDirectCallee())) {
-    for (const Expr *Arg : Call->arguments()) {
-      if (const VarDecl *V = namedVariable(Arg))
-        Vars.erase(V);
-      if (const InitListExpr *List = bracedList(Arg))
-        for (const Expr *Element : List->inits())
-          if (const VarDecl *V = namedVariable(Element))
-            Vars.erase(V);
-    }
-    return;
-  }
-  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
-      OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
-      Index.isTensorType(OC->getArg(0)->getType())) {
-    assign(OC->getArg(0), evaluate(OC->getArg(1), Vars), Vars);
-    return;
-  }
-  // In place: `x += y`, `x.mul_(2)`: x takes the op's result.
-  std::optional<TensorOpCall> Op = readTensorOp(*Call, Index);
-  if (Op && StringRef(Op->Name).ends_with("_") &&
-      namedVariable(Op->Operands[0]))
-    assign(Op->Operands[0], applyOp(*Op, *Call, Vars), Vars);
 }
 
 } // namespace analysis

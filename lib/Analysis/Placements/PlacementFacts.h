@@ -134,6 +134,32 @@ private:
 /// mesh dims; a DTensor with unknown dims when it is not a literal list.
 PlacementState readPlacements(const clang::Expr *Arg, clang::ASTContext &Ctx);
 
+/// \p E without parentheses, casts, temporaries and copies.
+const clang::Expr *stripCopies(const clang::Expr *E);
+
+/// The first subexpression of \p E (itself included) that \p Pred accepts.
+template <typename Predicate>
+const clang::Expr *findSubExpr(const clang::Expr *E, Predicate Pred) {
+  if (!E)
+    return nullptr;
+  if (Pred(E))
+    return E;
+  for (const clang::Stmt *Child : E->children())
+    if (const clang::Expr *Found =
+            findSubExpr(llvm::dyn_cast_or_null<clang::Expr>(Child), Pred))
+      return Found;
+  return nullptr;
+}
+
+/// The elements of a braced list argument (`{Shard{0}, Replicate{}}`, as a
+/// std::vector or an ArrayRef), or null when the argument is not one.
+const clang::InitListExpr *bracedList(const clang::Expr *Arg);
+
+/// The init_device_mesh call a DeviceMesh expression's value comes from: a
+/// variable initialised with one, or with a copy of such a variable.
+const clang::CallExpr *meshMadeBy(const clang::Expr *Mesh,
+                                  const ApiIndex &Index);
+
 /// Whether DTensors \p A and \p B surely live on different meshes: their
 /// placements were spelled for different numbers of mesh dims, or their
 /// meshes come from init_device_mesh calls with different literal shapes

@@ -1,0 +1,205 @@
+//===--- PlacementSites.cpp - What the checks find at a call --------------===//
+//
+// Given the placement facts before a call: a share of a Partial value used
+// as the value, an op without a sharding rule on a maybe-sharded DTensor,
+// DTensors of different meshes in one op or list.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Placements/PlacementSites.h"
+#include "Placements/OperatorRules.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
+            const PlacementTransfer &T, llvm::SmallVectorImpl<FoundUse> &Out) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return;
+  auto PartialLocal = [&](const Expr *E) -> std::optional<PlacementState> {
+    std::optional<PlacementState> F = T.evaluate(E, Vars);
+    if (F && F->isPartialLocal())
+      return F;
+    return std::nullopt;
+  };
+  auto Add = [&](FullUseKind Kind, std::string What, const PlacementState &V,
+                 const Expr *Inner = nullptr) {
+    PartialLocalUse U;
+    U.Use = Call;
+    U.Kind = Kind;
+    U.What = std::move(What);
+    U.ToLocal = V.ToLocal;
+    U.PartialOrigin = V.PartialOrigin;
+    U.InnerUse = Inner;
+    Out.push_back({U, V});
+  };
+  const ApiIndex &Index = T.index();
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Object = MC->getImplicitObjectArgument();
+    if (MD && MD->getIdentifier() && MD->getName() == "item" && Object &&
+        Index.isTensorType(Object->getType()))
+      if (std::optional<PlacementState> V = PartialLocal(Object))
+        return Add(FullUseKind::Item, "item()", *V);
+  }
+  if (std::optional<TensorOpCall> Op = readTensorOp(*Call, Index)) {
+    const OperatorRule *Rule = findOperatorRule(Op->Name);
+    bool NonLinear =
+        Rule && (Rule->Policy == ShardedPolicy::Refused ||
+                 (Rule->Policy == ShardedPolicy::Rule && !Rule->KeepsPartial));
+    if (!NonLinear)
+      return;
+    std::optional<PlacementState> Local;
+    for (const Expr *Operand : Op->Operands) {
+      std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+      if (F && F->isDTensor())
+        return; // a DTensor op: the runtime sees the operands' placements
+      if (F && !Local)
+        Local = F;
+    }
+    if (Local)
+      Add(FullUseKind::NonLinearOp, "aten::" + Op->Name, *Local);
+    return;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
+      OC && OC->getOperator() == OO_LessLess && OC->getNumArgs() == 2 &&
+      !Index.isTensorType(OC->getArg(0)->getType())) {
+    if (std::optional<PlacementState> V = PartialLocal(OC->getArg(1)))
+      Add(FullUseKind::Printed, "", *V);
+    return;
+  }
+  if (!FD)
+    return;
+  if (FD->getQualifiedNameAsString() == "torch::save") {
+    for (const Expr *Arg : Call->arguments())
+      if (std::optional<PlacementState> V = PartialLocal(Arg))
+        return Add(FullUseKind::Saved, "", *V);
+    return;
+  }
+  const FunctionDecl *Def = FD->getDefinition();
+  const HelperPlacements *H = Def ? T.helper(*Def) : nullptr;
+  if (!H)
+    return;
+  // Through a helper: the argument of a parameter it uses as full.
+  unsigned Shift = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD);
+  for (unsigned I = 0; I < H->FullUseOfParam.size(); ++I)
+    if (H->FullUseOfParam[I] && I + Shift < Call->getNumArgs())
+      if (std::optional<PlacementState> V =
+              PartialLocal(Call->getArg(I + Shift)))
+        return Add(FullUseKind::Helper, Def->getNameAsString(), *V,
+                   H->FullUseOfParam[I]);
+}
+
+std::optional<UnruledOp> unruledOpAt(const Stmt *S,
+                                            const PlacementVars &Vars,
+                                            const PlacementTransfer &T) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  std::optional<TensorOpCall> Op =
+      Call ? readTensorOp(*Call, T.index()) : std::nullopt;
+  const OperatorRule *Rule = Op ? findOperatorRule(Op->Name) : nullptr;
+  if (!Rule || Rule->Policy != ShardedPolicy::Refused)
+    return std::nullopt;
+  UnruledOp U;
+  U.Call = Call;
+  U.Name = "aten::" + Op->Name;
+  bool First = true;
+  for (const Expr *Operand : Op->Operands) {
+    std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+    if (!F || !F->maySplit())
+      continue;
+    U.Operands.push_back(Operand);
+    U.MayPartial |= F->MayPartial;
+    if (!U.PlacedAt)
+      U.PlacedAt = F->PlacedAt;
+    U.MeshDims = First || U.MeshDims == F->MeshDims ? F->MeshDims : 0;
+    First = false;
+  }
+  if (U.Operands.empty())
+    return std::nullopt;
+  return U;
+}
+
+/// The tensors of a braced list argument (`{a, b}`, as a std::vector or an
+/// ArrayRef), or none.
+static llvm::SmallVector<const Expr *, 4> listedTensors(const Expr *Arg,
+                                                        const ApiIndex &Index) {
+  llvm::SmallVector<const Expr *, 4> Out;
+  if (const InitListExpr *List = bracedList(Arg))
+    for (const Expr *Element : List->inits())
+      if (Index.isTensorType(Element->getType()))
+        Out.push_back(Element);
+  return Out;
+}
+
+/// The first two of \p Operands whose meshes surely differ.
+static std::optional<MixedMeshSite>
+differentMeshes(llvm::ArrayRef<const Expr *> Operands,
+                const PlacementVars &Vars, const PlacementTransfer &T,
+                ASTContext &Ctx) {
+  llvm::SmallVector<std::pair<const Expr *, PlacementState>, 4> Facts;
+  for (const Expr *Operand : Operands)
+    if (std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+        F && F->isDTensor())
+      Facts.push_back({Operand, *F});
+  for (unsigned I = 0; I < Facts.size(); ++I)
+    for (unsigned J = I + 1; J < Facts.size(); ++J)
+      if (surelyDifferentMeshes(Facts[I].second, Facts[J].second, T.index(),
+                                Ctx)) {
+        MixedMeshSite Site;
+        Site.First = Facts[I].first;
+        Site.Second = Facts[J].first;
+        Site.FirstMesh = describeMesh(Facts[I].second, T.index(), Ctx);
+        Site.SecondMesh = describeMesh(Facts[J].second, T.index(), Ctx);
+        Site.FirstAt = Facts[I].second.MeshAt;
+        Site.SecondAt = Facts[J].second.MeshAt;
+        return Site;
+      }
+  return std::nullopt;
+}
+
+// Constructors are left out: libtorch's optimizers step each parameter
+// alone.
+std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
+                                                  const PlacementVars &Vars,
+                                                  const PlacementTransfer &T,
+                                                  ASTContext &Ctx) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return std::nullopt;
+  if (std::optional<TensorOpCall> Op = readTensorOp(*Call, T.index())) {
+    std::optional<MixedMeshSite> Site =
+        differentMeshes(Op->Operands, Vars, T, Ctx);
+    if (Site) {
+      Site->Call = Call;
+      Site->Name = "aten::" + Op->Name;
+    }
+    return Site;
+  }
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || isa<CXXMethodDecl>(FD))
+    return std::nullopt;
+  std::string Name = FD->getQualifiedNameAsString();
+  if (!StringRef(Name).starts_with("at::") &&
+      !StringRef(Name).starts_with("torch::"))
+    return std::nullopt;
+  for (const Expr *Arg : Call->arguments()) {
+    llvm::SmallVector<const Expr *, 4> Listed = listedTensors(Arg, T.index());
+    if (std::optional<MixedMeshSite> Site =
+            differentMeshes(Listed, Vars, T, Ctx)) {
+      Site->Call = Call;
+      Site->Name = Name;
+      Site->InList = true;
+      return Site;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace analysis
+} // namespace meshguard

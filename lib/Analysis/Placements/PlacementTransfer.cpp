@@ -1,0 +1,337 @@
+//===--- PlacementTransfer.cpp - Placements through one statement ---------===//
+//
+// What a statement does to the placement facts of the function's local
+// variables: the calls that set placements (from_local, distribute_tensor,
+// redistribute), to_local of a maybe-Partial DTensor, op results by the
+// runtime's rule table (OperatorRules.def), helpers' summaries, and
+// assignments and in-place ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Placements/OperatorRules.h"
+#include "Placements/PlacementFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+static StringRef operatorName(OverloadedOperatorKind K, unsigned Args) {
+  switch (K) {
+  case OO_Plus:
+    return Args == 1 ? "" : "add";
+  case OO_Minus:
+    return Args == 1 ? "neg" : "sub";
+  case OO_Star:
+    return "mul";
+  case OO_Slash:
+    return "div";
+  case OO_PlusEqual:
+    return "add_";
+  case OO_MinusEqual:
+    return "sub_";
+  case OO_StarEqual:
+    return "mul_";
+  case OO_SlashEqual:
+    return "div_";
+  case OO_Less:
+    return "lt";
+  case OO_Greater:
+    return "gt";
+  case OO_LessEqual:
+    return "le";
+  case OO_GreaterEqual:
+    return "ge";
+  case OO_EqualEqual:
+    return "eq";
+  case OO_ExclaimEqual:
+    return "ne";
+  default:
+    return "";
+  }
+}
+
+std::optional<TensorOpCall> readTensorOp(const CallExpr &Call,
+                                         const ApiIndex &Index) {
+  TensorOpCall Op;
+  auto AddArgs = [&](llvm::ArrayRef<const Expr *> Args) {
+    for (const Expr *A : Args)
+      (Index.isTensorType(A->getType()) ? Op.Operands : Op.Others).push_back(A);
+  };
+  llvm::SmallVector<const Expr *, 4> Args(Call.arguments());
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    Op.Name = operatorName(OC->getOperator(), OC->getNumArgs()).str();
+    AddArgs(Args);
+  } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const Expr *Object = MC->getImplicitObjectArgument();
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!Object || !MD || !MD->getIdentifier() ||
+        !Index.isTensorType(Object->getType()) ||
+        !Index.isTensorType(MD->getReturnType()))
+      return std::nullopt;
+    Op.Name = MD->getName().str();
+    Op.Operands.push_back(Object);
+    AddArgs(Args);
+  } else if (const FunctionDecl *FD = Call.getDirectCallee();
+             FD && FD->getIdentifier() && Index.isOpFunction(FD)) {
+    Op.Name = FD->getName().str();
+    AddArgs(Args);
+  }
+  if (Op.Name.empty() || Op.Operands.empty())
+    return std::nullopt;
+  return Op;
+}
+
+std::optional<std::uint8_t>
+PlacementTransfer::reducedDims(llvm::ArrayRef<const Expr *> Others) const {
+  constexpr std::uint8_t AnyDim = 0x7f | PlacementState::UnknownDim;
+  for (const Expr *Arg : Others) {
+    QualType T = Arg->getType().getNonReferenceType();
+    if (T->isBooleanType() || T->isEnumeralType() || T->isFloatingType())
+      continue; // keepdim, a dtype, a scalar
+    if (T->isIntegerType()) {
+      std::optional<llvm::APSInt> D = Arg->getIntegerConstantExpr(Ctx);
+      return D && *D >= 0 && *D < 7 ? std::uint8_t(1u << D->getExtValue())
+                                    : AnyDim;
+    }
+    // A dim list: {0, 1}, read when every element is a constant; or one
+    // dim made into a list (IntArrayRef from `1`).
+    const InitListExpr *List = bracedList(Arg);
+    if (!List) {
+      const Expr *One = findSubExpr(Arg, [&](const Expr *E) {
+        return E->getType()->isIntegerType() &&
+               !E->getType()->isBooleanType() && !E->isValueDependent() &&
+               E->getIntegerConstantExpr(Ctx);
+      });
+      std::optional<llvm::APSInt> D =
+          One ? One->getIntegerConstantExpr(Ctx) : std::nullopt;
+      return D && *D >= 0 && *D < 7 ? std::uint8_t(1u << D->getExtValue())
+                                    : AnyDim;
+    }
+    std::uint8_t Mask = 0;
+    for (const Expr *Element : List->inits()) {
+      std::optional<llvm::APSInt> D = Element->getIntegerConstantExpr(Ctx);
+      if (!D || *D < 0 || *D >= 7)
+        return AnyDim;
+      Mask |= std::uint8_t(1u << D->getExtValue());
+    }
+    return Mask;
+  }
+  return std::nullopt;
+}
+
+/// Where the first sharded or Partial operand got its placements.
+static const Expr *firstPlacedAt(llvm::ArrayRef<PlacementState> Operands) {
+  for (const PlacementState &S : Operands)
+    if (S.maySplit() && S.PlacedAt)
+      return S.PlacedAt;
+  return nullptr;
+}
+
+std::optional<PlacementState>
+PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
+                           const PlacementVars &Vars) const {
+  const PlacementState *FirstLocal = nullptr, *FirstPartial = nullptr;
+  llvm::SmallVector<PlacementState, 3> DTensors;
+  llvm::SmallVector<PlacementState, 3> Facts;
+  for (const Expr *Operand : Op.Operands)
+    if (std::optional<PlacementState> S = evaluate(Operand, Vars))
+      Facts.push_back(*S);
+  for (const PlacementState &S : Facts) {
+    if (S.isPartialLocal()) {
+      FirstLocal = FirstLocal ? FirstLocal : &S;
+      continue;
+    }
+    DTensors.push_back(S);
+  }
+  const OperatorRule *Rule = findOperatorRule(Op.Name);
+  if (DTensors.empty()) {
+    // A plain op on one rank's partial contribution: still one if the op
+    // is linear (its rule keeps Partial) or decomposes (contiguous, to);
+    // the non-linear ones are uses (PlacementScan.cpp).
+    if (FirstLocal && (!Rule || Rule->Policy == ShardedPolicy::Decomposes ||
+                       Rule->KeepsPartial))
+      return *FirstLocal;
+    return std::nullopt;
+  }
+  PlacementState R;
+  R.MeshDims = DTensors.front().MeshDims;
+  R.MeshMadeBy = DTensors.front().MeshMadeBy;
+  R.MeshAt = DTensors.front().MeshAt;
+  std::uint8_t Union = 0;
+  unsigned Sharded = 0;
+  for (const PlacementState &S : DTensors) {
+    Union |= S.ShardDims;
+    Sharded += S.ShardDims != 0;
+    if (S.MayPartial && !FirstPartial)
+      FirstPartial = &S;
+    if (S.MeshDims != R.MeshDims)
+      R.MeshDims = 0;
+  }
+  if (!Rule || Rule->Policy != ShardedPolicy::Rule) {
+    // Decomposed or refused: the pieces' placements are not followed.
+    R.ShardDims = Union ? PlacementState::UnknownDim : 0;
+    R.PlacedAt = R.ShardDims ? firstPlacedAt(DTensors) : nullptr;
+    return R;
+  }
+  bool ShardGivesPartial = false;
+  if (Rule->Family == "pointwise") {
+    R.ShardDims = Union;
+  } else if (Rule->Family == "reduction") {
+    std::optional<std::uint8_t> Reduced = reducedDims(Op.Others);
+    if (!Reduced) { // every dim: a scalar
+      ShardGivesPartial = Union != 0;
+    } else {
+      ShardGivesPartial = Union & (*Reduced | PlacementState::UnknownDim);
+      std::uint8_t Kept = Union & ~*Reduced;
+      // Dims after a reduced one are renumbered (unless keepdim).
+      R.ShardDims = Kept ? PlacementState::UnknownDim : 0;
+    }
+  } else {
+    R.ShardDims = Union ? PlacementState::UnknownDim : 0;
+    // mm: S(1) x S(0); the other families (nn: a row-wise embedding, a loss
+    // over a sharded batch): one sharded operand.
+    ShardGivesPartial = Rule->Family == "matrix" ? Sharded >= 2 : Sharded >= 1;
+  }
+  bool FromShard = Rule->PartialFromShard && ShardGivesPartial;
+  bool Kept = Rule->KeepsPartial && FirstPartial;
+  R.MayPartial = FromShard || Kept;
+  R.PartialOrigin = Kept        ? FirstPartial->PartialOrigin
+                    : FromShard ? &Call
+                                : nullptr;
+  R.PlacedAt = FromShard ? &Call : firstPlacedAt(DTensors);
+  return R;
+}
+
+std::optional<PlacementState>
+PlacementTransfer::evaluateCall(const CallExpr &Call,
+                                const PlacementVars &Vars) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD)
+    return std::nullopt;
+  if (const PlacementCallEntry *P = Index.placementCall(FD)) {
+    switch (P->Role) {
+    case PlacementRole::SetsPlacements: {
+      if (P->PlacementsArg < 0 ||
+          unsigned(P->PlacementsArg) >= Call.getNumArgs())
+        return std::nullopt;
+      PlacementState S = readPlacements(Call.getArg(P->PlacementsArg), Ctx);
+      S.PartialOrigin = S.MayPartial ? &Call : nullptr;
+      S.PlacedAt = S.maySplit() ? &Call : nullptr;
+      if (P->MeshArg >= 0 && unsigned(P->MeshArg) < Call.getNumArgs()) {
+        S.MeshMadeBy = meshMadeBy(Call.getArg(P->MeshArg), Index);
+        S.MeshAt = &Call;
+      } else if (std::optional<PlacementState> Operand =
+                     Call.getNumArgs() ? evaluate(Call.getArg(0), Vars)
+                                       : std::nullopt;
+                 Operand && Operand->isDTensor()) {
+        S.MeshMadeBy = Operand->MeshMadeBy; // redistribute: the same mesh
+        S.MeshAt = Operand->MeshAt;
+      }
+      return S;
+    }
+    case PlacementRole::LocalTensor: {
+      std::optional<PlacementState> D =
+          Call.getNumArgs() ? evaluate(Call.getArg(0), Vars) : std::nullopt;
+      if (!D || !D->isDTensor() || !D->MayPartial)
+        return std::nullopt;
+      PlacementState L;
+      L.What = PlacementState::Kind::PartialLocal;
+      L.ToLocal = &Call;
+      L.PartialOrigin = D->PartialOrigin;
+      return L;
+    }
+    case PlacementRole::FullTensor:
+    case PlacementRole::MakesMesh:
+      return std::nullopt;
+    }
+  }
+  if (std::optional<TensorOpCall> Op = readTensorOp(Call, Index))
+    return applyOp(*Op, Call, Vars);
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Index.isTensorType(FD->getReturnType()))
+    return std::nullopt;
+  const HelperPlacements *H = Helpers(*Def);
+  if (!H || !H->Returns)
+    return std::nullopt;
+  if (const ParmVarDecl *P = H->Returns->Param) {
+    unsigned I = P->getFunctionScopeIndex();
+    // The argument's own facts, passed through.
+    return I < Call.getNumArgs() ? evaluate(Call.getArg(I), Vars)
+                                 : std::nullopt;
+  }
+  return H->Returns;
+}
+
+std::optional<PlacementState>
+PlacementTransfer::evaluate(const Expr *E, const PlacementVars &Vars) const {
+  E = stripCopies(E);
+  if (!E)
+    return std::nullopt;
+  if (const VarDecl *V = namedVariable(E)) {
+    auto It = Vars.find(V);
+    return It == Vars.end() ? std::nullopt
+                            : std::optional<PlacementState>(It->second);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return evaluateCall(*Call, Vars);
+  return std::nullopt;
+}
+
+void PlacementTransfer::assign(const Expr *Target,
+                               std::optional<PlacementState> S,
+                               PlacementVars &Vars) const {
+  const VarDecl *V = namedVariable(Target);
+  if (!V)
+    return;
+  if (S)
+    Vars[V] = *S;
+  else
+    Vars.erase(V);
+}
+
+void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D);
+          V && V->hasInit() && Index.isTensorType(V->getType())) {
+        if (std::optional<PlacementState> F = evaluate(V->getInit(), Vars))
+          Vars[V] = *F;
+        else
+          Vars.erase(V);
+      }
+    return;
+  }
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return;
+  // An all-reduce (or broadcast) makes its tensors the same on every rank:
+  // a share it reduced is the value now.
+  if (Index.makesUniform(Call->getDirectCallee())) {
+    for (const Expr *Arg : Call->arguments()) {
+      if (const VarDecl *V = namedVariable(Arg))
+        Vars.erase(V);
+      if (const InitListExpr *List = bracedList(Arg))
+        for (const Expr *Element : List->inits())
+          if (const VarDecl *V = namedVariable(Element))
+            Vars.erase(V);
+    }
+    return;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
+      OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+      Index.isTensorType(OC->getArg(0)->getType())) {
+    assign(OC->getArg(0), evaluate(OC->getArg(1), Vars), Vars);
+    return;
+  }
+  // In place: `x += y`, `x.mul_(2)`: x takes the op's result.
+  std::optional<TensorOpCall> Op = readTensorOp(*Call, Index);
+  if (Op && StringRef(Op->Name).ends_with("_") &&
+      namedVariable(Op->Operands[0]))
+    assign(Op->Operands[0], applyOp(*Op, *Call, Vars), Vars);
+}
+
+} // namespace analysis
+} // namespace meshguard
