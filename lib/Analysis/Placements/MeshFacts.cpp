@@ -58,9 +58,9 @@ literalShape(const CallExpr &Made, const ApiIndex &Index, ASTContext &Ctx) {
 static StringRef literalDeviceType(const CallExpr &Made) {
   const auto *S =
       Made.getNumArgs()
-          ? dyn_cast_or_null<StringLiteral>(
-                findSubExpr(Made.getArg(0),
-                         [](const Expr *E) { return isa<StringLiteral>(E); }))
+          ? dyn_cast_or_null<StringLiteral>(findSubExpr(
+                Made.getArg(0),
+                [](const Expr *E) { return isa<StringLiteral>(E); }))
           : nullptr;
   return S ? S->getString() : StringRef();
 }

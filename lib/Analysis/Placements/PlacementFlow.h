@@ -60,8 +60,9 @@ public:
   }
 
   /// Calls \p Visit with each statement of the CFG and the facts before it.
-  void visit(llvm::function_ref<void(const clang::Stmt *, const PlacementVars &)>
-                 Visit) const {
+  void
+  visit(llvm::function_ref<void(const clang::Stmt *, const PlacementVars &)>
+            Visit) const {
     for (const clang::CFGBlock *B : Cfg) {
       if (!Done[B->getBlockID()])
         continue;

@@ -17,7 +17,8 @@ namespace meshguard {
 namespace analysis {
 
 void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
-            const PlacementTransfer &T, llvm::SmallVectorImpl<FoundUse> &Out) {
+                        const PlacementTransfer &T,
+                        llvm::SmallVectorImpl<FoundUse> &Out) {
   const auto *Call = dyn_cast<CallExpr>(S);
   if (!Call)
     return;
@@ -96,9 +97,8 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
                    H->FullUseOfParam[I]);
 }
 
-std::optional<UnruledOp> unruledOpAt(const Stmt *S,
-                                            const PlacementVars &Vars,
-                                            const PlacementTransfer &T) {
+std::optional<UnruledOp> unruledOpAt(const Stmt *S, const PlacementVars &Vars,
+                                     const PlacementTransfer &T) {
   const auto *Call = dyn_cast<CallExpr>(S);
   std::optional<TensorOpCall> Op =
       Call ? readTensorOp(*Call, T.index()) : std::nullopt;
@@ -166,9 +166,9 @@ differentMeshes(llvm::ArrayRef<const Expr *> Operands,
 // Constructors are left out: libtorch's optimizers step each parameter
 // alone.
 std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
-                                                  const PlacementVars &Vars,
-                                                  const PlacementTransfer &T,
-                                                  ASTContext &Ctx) {
+                                           const PlacementVars &Vars,
+                                           const PlacementTransfer &T,
+                                           ASTContext &Ctx) {
   const auto *Call = dyn_cast<CallExpr>(S);
   if (!Call)
     return std::nullopt;
