@@ -102,7 +102,9 @@ std::optional<UnruledOp> unruledOpAt(const Stmt *S, const PlacementVars &Vars,
   const auto *Call = dyn_cast<CallExpr>(S);
   std::optional<TensorOpCall> Op =
       Call ? readTensorOp(*Call, T.index()) : std::nullopt;
-  const OperatorRule *Rule = Op ? findOperatorRule(Op->Name) : nullptr;
+  if (!Op)
+    return std::nullopt;
+  const OperatorRule *Rule = findOperatorRule(Op->Name);
   if (!Rule || Rule->Policy != ShardedPolicy::Refused)
     return std::nullopt;
   UnruledOp U;
