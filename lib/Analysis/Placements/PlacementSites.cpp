@@ -8,6 +8,7 @@
 
 #include "Placements/PlacementSites.h"
 #include "Placements/OperatorRules.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -88,11 +89,10 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
   if (!H)
     return;
   // Through a helper: the argument of a parameter it uses as full.
-  unsigned Shift = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD);
-  for (unsigned I = 0; I < H->FullUseOfParam.size(); ++I)
-    if (H->FullUseOfParam[I] && I + Shift < Call->getNumArgs())
-      if (std::optional<PlacementState> V =
-              PartialLocal(Call->getArg(I + Shift)))
+  llvm::ArrayRef<const Expr *> Args = parameterArguments(*Call);
+  for (unsigned I = 0; I < H->FullUseOfParam.size() && I < Args.size(); ++I)
+    if (H->FullUseOfParam[I])
+      if (std::optional<PlacementState> V = PartialLocal(Args[I]))
         return Add(FullUseKind::Helper, Def->getNameAsString(), *V,
                    H->FullUseOfParam[I]);
 }
@@ -132,10 +132,11 @@ std::optional<UnruledOp> unruledOpAt(const Stmt *S, const PlacementVars &Vars,
 static llvm::SmallVector<const Expr *, 4> listedTensors(const Expr *Arg,
                                                         const ApiIndex &Index) {
   llvm::SmallVector<const Expr *, 4> Out;
-  if (const InitListExpr *List = bracedList(Arg))
-    for (const Expr *Element : List->inits())
-      if (Index.isTensorType(Element->getType()))
-        Out.push_back(Element);
+  TensorOperands Operands = tensorOperands(Arg, Index);
+  if (Operands.FromList)
+    for (const TensorOperand &Item : Operands.Items)
+      if (!Item.IsContainer)
+        Out.push_back(Item.E);
   return Out;
 }
 

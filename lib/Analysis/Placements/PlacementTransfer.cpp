@@ -10,6 +10,7 @@
 
 #include "Placements/OperatorRules.h"
 #include "Placements/PlacementFacts.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 
@@ -258,9 +259,9 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
     return std::nullopt;
   if (const ParmVarDecl *P = H->Returns->Param) {
     unsigned I = P->getFunctionScopeIndex();
+    llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
     // The argument's own facts, passed through.
-    return I < Call.getNumArgs() ? evaluate(Call.getArg(I), Vars)
-                                 : std::nullopt;
+    return I < Args.size() ? evaluate(Args[I], Vars) : std::nullopt;
   }
   return H->Returns;
 }
@@ -310,14 +311,10 @@ void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
   // An all-reduce (or broadcast) makes its tensors the same on every rank:
   // a share it reduced is the value now.
   if (Index.makesUniform(Call->getDirectCallee())) {
-    for (const Expr *Arg : Call->arguments()) {
-      if (const VarDecl *V = namedVariable(Arg))
-        Vars.erase(V);
-      if (const InitListExpr *List = bracedList(Arg))
-        for (const Expr *Element : List->inits())
-          if (const VarDecl *V = namedVariable(Element))
-            Vars.erase(V);
-    }
+    for (const Expr *Arg : Call->arguments())
+      for (const TensorOperand &Item : tensorOperands(Arg, Index).Items)
+        if (const VarDecl *V = namedVariable(Item.E))
+          Vars.erase(V);
     return;
   }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
