@@ -40,9 +40,9 @@ static SourceLocation mapPlace(const analysis::ExternalSite &At,
 }
 
 DiagnosticBuilder noteInCallee(clang::tidy::ClangTidyCheck &Check,
-                               const CallExpr *Inner,
+                               const Expr *Inner,
                                const analysis::ExternalSite *Elsewhere,
-                               const CallExpr &Call, llvm::StringRef Message,
+                               const Expr &Call, llvm::StringRef Message,
                                ASTContext &Ctx) {
   if (Inner || !Elsewhere)
     return Check.diag(Inner ? Inner->getBeginLoc() : Call.getBeginLoc(),

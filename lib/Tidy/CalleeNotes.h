@@ -23,12 +23,10 @@ namespace tidy {
 /// Emits \p Message (a diagnostic format; the caller streams its
 /// arguments) as a note at \p Inner, or at \p Elsewhere when Inner is null;
 /// \p Call is the fallback place of an Elsewhere that cannot be mapped.
-clang::DiagnosticBuilder noteInCallee(clang::tidy::ClangTidyCheck &Check,
-                                      const clang::CallExpr *Inner,
-                                      const analysis::ExternalSite *Elsewhere,
-                                      const clang::CallExpr &Call,
-                                      llvm::StringRef Message,
-                                      clang::ASTContext &Ctx);
+clang::DiagnosticBuilder
+noteInCallee(clang::tidy::ClangTidyCheck &Check, const clang::Expr *Inner,
+             const analysis::ExternalSite *Elsewhere, const clang::Expr &Call,
+             llvm::StringRef Message, clang::ASTContext &Ctx);
 
 } // namespace tidy
 } // namespace meshguard

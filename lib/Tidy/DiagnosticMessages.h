@@ -159,6 +159,9 @@ inline constexpr llvm::StringLiteral PartialLocalUsed =
     "the whole value: each rank gets its own wrong number, with no error";
 inline constexpr llvm::StringLiteral PartialLocalUsedInHelper =
     "inside '%0', the parameter is used as a full value here";
+// The same inside a helper of another file (CalleeNotes names it).
+inline constexpr llvm::StringLiteral PartialLocalUsedInCallee =
+    "the parameter is used as a full value here";
 inline constexpr llvm::StringLiteral PartialLocalTakenHere =
     "to_local() gives each rank only its own partial contribution; "
     "full_tensor() gives the reduced value";

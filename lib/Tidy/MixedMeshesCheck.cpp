@@ -1,6 +1,7 @@
 //===--- MixedMeshesCheck.cpp - dtensor-mixed-meshes ----------------------===//
 
 #include "MixedMeshesCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "clang/AST/ASTContext.h"
@@ -38,14 +39,15 @@ void MixedMeshesCheck::report(const MixedMeshSite &Site, ASTContext &Ctx) {
   diag(Loc, msg::MixedMeshes)
       << Site.InList << Site.Name << quotedText(*Site.First, Ctx)
       << Site.FirstMesh << quotedText(*Site.Second, Ctx) << Site.SecondMesh;
-  if (Site.FirstAt)
-    diag(Site.FirstAt->getBeginLoc(), msg::MixedMeshesPlacedNote,
-         DiagnosticIDs::Note)
-        << quotedText(*Site.First, Ctx) << Site.FirstMesh;
-  if (Site.SecondAt)
-    diag(Site.SecondAt->getBeginLoc(), msg::MixedMeshesPlacedNote,
-         DiagnosticIDs::Note)
-        << quotedText(*Site.Second, Ctx) << Site.SecondMesh;
+  auto Note = [&](const NotePlace &At, const Expr &Operand,
+                  const std::string &Mesh) {
+    if (At)
+      noteInCallee(*this, At.Here, At.Elsewhere, *Site.Call,
+                   msg::MixedMeshesPlacedNote, Ctx)
+          << quotedText(Operand, Ctx) << Mesh;
+  };
+  Note(Site.FirstAt, *Site.First, Site.FirstMesh);
+  Note(Site.SecondAt, *Site.Second, Site.SecondMesh);
 }
 
 } // namespace tidy

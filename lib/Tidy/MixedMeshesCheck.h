@@ -22,6 +22,11 @@ public:
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
+  /// Helpers of other files that return placements or use a parameter as
+  /// a full value.
+  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
+    return analysis::SummaryFactKind::Placements;
+  }
   bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::MixedMeshSite &Site, clang::ASTContext &Ctx);

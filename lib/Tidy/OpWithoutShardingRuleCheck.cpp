@@ -1,6 +1,7 @@
 //===--- OpWithoutShardingRuleCheck.cpp - dtensor-op-without-sharding-rule ===//
 
 #include "OpWithoutShardingRuleCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "Fixes/EditableSource.h"
 #include "clang/AST/ASTContext.h"
@@ -70,8 +71,8 @@ void OpWithoutShardingRuleCheck::report(const UnruledOp &Op, ASTContext &Ctx) {
       Diag << Fix;
   }
   if (Op.PlacedAt)
-    diag(Op.PlacedAt->getBeginLoc(), msg::OpOperandPlacedNote,
-         DiagnosticIDs::Note);
+    noteInCallee(*this, Op.PlacedAt.Here, Op.PlacedAt.Elsewhere, *Op.Call,
+                 msg::OpOperandPlacedNote, Ctx);
 }
 
 } // namespace tidy

@@ -1,6 +1,7 @@
 //===--- PartialLocalUseCheck.cpp - dtensor-partial-local-use -------------===//
 
 #include "PartialLocalUseCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -60,19 +61,22 @@ void PartialLocalUseCheck::report(const PartialLocalUse &U, ASTContext &Ctx) {
                 << static_cast<int>(U.Kind) << U.What;
     // One fix per to_local(), on its first use (the same edit twice
     // would be dropped as overlapping).
-    if (FixedToLocal.insert(U.ToLocal).second)
-      if (std::optional<FixItHint> Fix = fullTensorFix(*U.ToLocal, Ctx))
-        Diag << *Fix;
+    // Only a to_local() of this file can be edited.
+    if (const auto *ToLocal = dyn_cast_or_null<CallExpr>(U.ToLocal.Here))
+      if (FixedToLocal.insert(ToLocal).second)
+        if (std::optional<FixItHint> Fix = fullTensorFix(*ToLocal, Ctx))
+          Diag << *Fix;
   }
-  if (U.InnerUse)
-    diag(U.InnerUse->getBeginLoc(), msg::PartialLocalUsedInHelper,
-         DiagnosticIDs::Note)
-        << U.What;
-  diag(U.ToLocal->getBeginLoc(), msg::PartialLocalTakenHere,
-       DiagnosticIDs::Note);
+  auto Note = [&](const NotePlace &At, StringRef Message) {
+    return noteInCallee(*this, At.Here, At.Elsewhere, *U.Use, Message, Ctx);
+  };
+  if (U.InnerUse.Here)
+    Note(U.InnerUse, msg::PartialLocalUsedInHelper) << U.What;
+  else if (U.InnerUse)
+    Note(U.InnerUse, msg::PartialLocalUsedInCallee);
+  Note(U.ToLocal, msg::PartialLocalTakenHere);
   if (U.PartialOrigin)
-    diag(U.PartialOrigin->getBeginLoc(), msg::PartialOriginNote,
-         DiagnosticIDs::Note);
+    Note(U.PartialOrigin, msg::PartialOriginNote);
 }
 
 } // namespace tidy

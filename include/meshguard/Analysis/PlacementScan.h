@@ -27,6 +27,26 @@
 namespace meshguard {
 namespace analysis {
 
+struct ExternalSite;
+struct HelperPlacements;
+class SummaryLookup;
+
+/// Where a note points: an expression of this TU or, for a fact that the
+/// summary of a helper of another file gave, a place in that file.
+struct NotePlace {
+  const clang::Expr *Here = nullptr;
+  const ExternalSite *Elsewhere = nullptr;
+
+  NotePlace() = default;
+  NotePlace(const clang::Expr *Here) : Here(Here) {}
+  NotePlace(const ExternalSite *Elsewhere) : Elsewhere(Elsewhere) {}
+  explicit operator bool() const { return Here || Elsewhere; }
+  bool operator==(const NotePlace &O) const {
+    return Here == O.Here && Elsewhere == O.Elsewhere;
+  }
+  bool operator!=(const NotePlace &O) const { return !(*this == O); }
+};
+
 enum class FullUseKind {
   /// `.item()`: the scalar of one rank's contribution.
   Item,
@@ -46,13 +66,14 @@ struct PartialLocalUse {
   FullUseKind Kind = FullUseKind::Item;
   /// "aten::pow" (NonLinearOp), the helper's name (Helper).
   std::string What;
-  /// The to_local call that gave the partial local value.
-  const clang::CallExpr *ToLocal = nullptr;
+  /// The to_local call that gave the partial local value (inside a helper
+  /// of another file when that helper returned it).
+  NotePlace ToLocal;
   /// Where the DTensor may have become Partial (from_local with a Partial
   /// placement, a reduction of a sharded value), when known.
-  const clang::Expr *PartialOrigin = nullptr;
+  NotePlace PartialOrigin;
   /// Helper: the use inside it.
-  const clang::Expr *InnerUse = nullptr;
+  NotePlace InnerUse;
 };
 
 /// A tensor op the runtime's rule table refuses on sharded or Partial
@@ -64,7 +85,7 @@ struct UnruledOp {
   /// The operands that may be sharded or Partial.
   llvm::SmallVector<const clang::Expr *, 2> Operands;
   /// Where the first of them got its placements.
-  const clang::Expr *PlacedAt = nullptr;
+  NotePlace PlacedAt;
   bool MayPartial = false;
   /// The mesh's number of dims, when every such operand's placements were
   /// spelled with the same count; 0 when unknown.
@@ -83,7 +104,7 @@ struct MixedMeshSite {
   /// "mesh [4]", "a 2-D mesh".
   std::string FirstMesh, SecondMesh;
   /// Where each was put on its mesh.
-  const clang::Expr *FirstAt = nullptr, *SecondAt = nullptr;
+  NotePlace FirstAt, SecondAt;
 };
 
 /// What the placement analysis found in one function.
@@ -95,12 +116,16 @@ struct PlacementScan {
 };
 
 /// Per-TU memo of the helpers' placement facts (what a helper returns, and
-/// which parameters it uses as full values). Must not outlive the AST.
+/// which parameters it uses as full values); a helper without a body here
+/// reads its entry of the summary database. Must not outlive the AST.
 class PlacementMemo {
 public:
   PlacementMemo(clang::ASTContext &Ctx, const ApiIndex &Index,
                 AnalysisLimits Limits);
   ~PlacementMemo();
+  void setDatabase(SummaryLookup *DB);
+  /// \p FD's facts (null: none known); what the summary export writes.
+  const HelperPlacements *summary(const clang::FunctionDecl &FD);
   struct Impl;
   Impl &impl() { return *State; }
 

@@ -89,6 +89,31 @@ struct StoredCollective {
   ExternalSite ControlledAt;
 };
 
+/// What a function returns, as the placement checks see it (PlacementScan.h):
+/// a DTensor's placements, or one rank's share of a Partial value.
+struct StoredPlacementReturn {
+  /// One rank's share of a Partial value (a plain tensor); else a DTensor.
+  bool PartialLocal = false;
+  /// DTensor: bit d, may be Shard(d) (0x80: some unknown dim); may be
+  /// Partial; the number of mesh dims its placements were spelled for (0:
+  /// unknown).
+  unsigned ShardDims = 0;
+  bool MayPartial = false;
+  unsigned MeshDims = 0;
+  /// The parameter whose argument it returns, facts and all.
+  std::optional<unsigned> PassThrough;
+  /// Where it was made local, became Partial, got its placements, was put
+  /// on its mesh.
+  std::optional<ExternalSite> ToLocal, Origin, Placed, Mesh;
+};
+
+/// A function's placement facts: what it returns, and the parameters it
+/// uses as full values (with where), for the placement checks.
+struct StoredPlacements {
+  std::optional<StoredPlacementReturn> Return;
+  std::vector<std::pair<unsigned, ExternalSite>> FullUses;
+};
+
 struct StoredSummary {
   std::string Name;
   std::string QualifiedName;
@@ -101,6 +126,7 @@ struct StoredSummary {
   std::vector<StoredMixedOpSink> MixedOpSinks;
   std::vector<unsigned> KeptModules;
   std::optional<StoredCollective> Collective;
+  std::optional<StoredPlacements> Placements;
   /// MD5 of the entry's facts (what a caller's result depends on).
   std::string Hash;
   /// The database file (TU) it comes from: SummaryDatabase::unit().
@@ -125,7 +151,8 @@ enum class SummaryFactKind {
   MeshSinks,
   ProcessGroupSinks,
   MixedOpSinks,
-  Collectives
+  Collectives,
+  Placements
 };
 
 class SummaryDatabase {

@@ -15,6 +15,7 @@ TUAnalysis::TUAnalysis(ASTContext &Ctx, std::shared_ptr<const ApiIndex> Index,
       Placements(Ctx, *this->Index, Limits) {
   Summaries.setDatabase(Database);
   Divergence.setDatabase(Database);
+  Placements.setDatabase(Database);
 }
 
 TUAnalysis::~TUAnalysis() = default;

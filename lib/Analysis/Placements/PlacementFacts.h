@@ -13,6 +13,7 @@
 #define MESHGUARD_LIB_ANALYSIS_PLACEMENTFACTS_H
 
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/PlacementScan.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
@@ -39,17 +40,18 @@ struct PlacementState {
   std::uint8_t ShardDims = 0;
   bool MayPartial = false;
   /// Where the value may have become Partial.
-  const clang::Expr *PartialOrigin = nullptr;
+  NotePlace PartialOrigin;
   /// Where a DTensor got the placements that make it sharded or Partial.
-  const clang::Expr *PlacedAt = nullptr;
+  NotePlace PlacedAt;
   /// The number of mesh dims its placements were spelled with (0: unknown).
   std::uint8_t MeshDims = 0;
-  /// The init_device_mesh call its mesh was made by, when one is known.
+  /// The init_device_mesh call its mesh was made by, when one is known (in
+  /// this TU: a helper of another file gives the dims only).
   const clang::CallExpr *MeshMadeBy = nullptr;
   /// The call that put it on its mesh (from_local, distribute_tensor).
-  const clang::CallExpr *MeshAt = nullptr;
-  /// PartialLocal: the to_local call, or null for a helper's parameter.
-  const clang::CallExpr *ToLocal = nullptr;
+  NotePlace MeshAt;
+  /// PartialLocal: the to_local call, or none for a helper's parameter.
+  NotePlace ToLocal;
   /// PartialLocal in a helper's summary run: the parameter it stands for.
   const clang::ParmVarDecl *Param = nullptr;
 
@@ -75,8 +77,8 @@ struct HelperPlacements {
   /// What it returns: a DTensor's placements, or a partial local value
   /// (Param set: the argument given to that parameter, passed through).
   std::optional<PlacementState> Returns;
-  /// Per parameter, where it is used as a full value (null: not).
-  llvm::SmallVector<const clang::Expr *, 4> FullUseOfParam;
+  /// Per parameter, where it is used as a full value (none: not).
+  llvm::SmallVector<NotePlace, 4> FullUseOfParam;
 };
 using HelperLookup =
     std::function<const HelperPlacements *(const clang::FunctionDecl &)>;
@@ -110,8 +112,11 @@ public:
                                         const PlacementVars &Vars) const;
 
   const ApiIndex &index() const { return Index; }
-  const HelperPlacements *helper(const clang::FunctionDecl &FD) const {
-    return Helpers(FD);
+  /// The summary of the function \p Callee calls: its definition's here,
+  /// or the summary database's entry when it has no body here.
+  const HelperPlacements *helperOf(const clang::FunctionDecl &Callee) const {
+    const clang::FunctionDecl *Def = Callee.getDefinition();
+    return Helpers(Def ? *Def : *Callee.getCanonicalDecl());
   }
 
 private:

@@ -12,6 +12,7 @@
 #include "Placements/PlacementFacts.h"
 #include "Placements/PlacementFlow.h"
 #include "Placements/PlacementSites.h"
+#include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -26,11 +27,22 @@ struct PlacementMemo::Impl {
   ASTContext &Ctx;
   const ApiIndex &Index;
   AnalysisLimits Limits;
+  SummaryLookup *Database = nullptr;
   /// Null while being computed (recursion: unknown).
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<HelperPlacements>>
       Helpers;
+  /// The places imported facts point to.
+  std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
 
   const HelperPlacements *helper(const FunctionDecl &FD);
+  std::unique_ptr<HelperPlacements> summarise(const FunctionDecl &FD);
+  std::unique_ptr<HelperPlacements> imported(const FunctionDecl &FD);
+  const ExternalSite *keep(const std::optional<ExternalSite> &At) {
+    if (!At)
+      return nullptr;
+    ExternalSites.push_back(std::make_unique<ExternalSite>(*At));
+    return ExternalSites.back().get();
+  }
   PlacementTransfer transfer() {
     return PlacementTransfer(
         Ctx, Index, [this](const FunctionDecl &FD) { return helper(FD); });
@@ -39,15 +51,67 @@ struct PlacementMemo::Impl {
 
 PlacementMemo::PlacementMemo(ASTContext &Ctx, const ApiIndex &Index,
                              AnalysisLimits Limits)
-    : State(new Impl{Ctx, Index, Limits,
+    : State(new Impl{Ctx, Index, Limits, nullptr,
                      llvm::DenseMap<const FunctionDecl *,
-                                    std::unique_ptr<HelperPlacements>>()}) {}
+                                    std::unique_ptr<HelperPlacements>>(),
+                     std::vector<std::unique_ptr<ExternalSite>>()}) {}
 PlacementMemo::~PlacementMemo() = default;
+
+void PlacementMemo::setDatabase(SummaryLookup *DB) { State->Database = DB; }
+
+const HelperPlacements *PlacementMemo::summary(const FunctionDecl &FD) {
+  return State->helper(FD);
+}
 
 const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
   auto [It, New] = Helpers.try_emplace(&FD);
   if (!New)
     return It->second.get();
+  std::unique_ptr<HelperPlacements> Summary =
+      FD.doesThisDeclarationHaveABody() ? summarise(FD) : imported(FD);
+  // The map may have grown while summarising: look the slot up again.
+  return (Helpers[&FD] = std::move(Summary)).get();
+}
+
+std::unique_ptr<HelperPlacements>
+PlacementMemo::Impl::imported(const FunctionDecl &FD) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())))
+    return nullptr;
+  std::string USR = functionUSR(FD);
+  // lookup() gives up-to-date entries only: stale or missing = unknown.
+  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  if (!Stored || !Stored->Placements)
+    return nullptr;
+  const StoredPlacements &Facts = *Stored->Placements;
+  auto Summary = std::make_unique<HelperPlacements>();
+  Summary->FullUseOfParam.assign(FD.getNumParams(), NotePlace());
+  // A fact about a parameter the declaration does not have is dropped.
+  for (const auto &[Param, At] : Facts.FullUses)
+    if (Param < FD.getNumParams() && !Summary->FullUseOfParam[Param])
+      Summary->FullUseOfParam[Param] = keep(At);
+  if (const std::optional<StoredPlacementReturn> &R = Facts.Return) {
+    PlacementState S;
+    S.What = R->PartialLocal ? PlacementState::Kind::PartialLocal
+                             : PlacementState::Kind::DTensor;
+    S.ShardDims = R->ShardDims;
+    S.MayPartial = R->MayPartial;
+    S.MeshDims = R->MeshDims;
+    S.PartialOrigin = keep(R->Origin);
+    S.PlacedAt = keep(R->Placed);
+    S.MeshAt = keep(R->Mesh);
+    S.ToLocal = keep(R->ToLocal);
+    if (R->PassThrough && *R->PassThrough < FD.getNumParams())
+      S.Param = FD.getParamDecl(*R->PassThrough);
+    if (!R->PassThrough || S.Param)
+      Summary->Returns = S;
+  }
+  return Summary;
+}
+
+std::unique_ptr<HelperPlacements>
+PlacementMemo::Impl::summarise(const FunctionDecl &FD) {
   AnalysisOutcome Outcome;
   std::unique_ptr<CFG> Cfg = buildAdmittedCFG(FD, Ctx, Limits, Outcome);
   if (!Cfg)
@@ -66,7 +130,7 @@ const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
   if (!Flow.solve(Limits))
     return nullptr;
   auto Summary = std::make_unique<HelperPlacements>();
-  Summary->FullUseOfParam.assign(FD.getNumParams(), nullptr);
+  Summary->FullUseOfParam.assign(FD.getNumParams(), NotePlace());
   bool Any = false;
   Flow.visit([&](const Stmt *S, const PlacementVars &Vars) {
     if (const auto *Ret = dyn_cast<ReturnStmt>(S)) {
@@ -84,17 +148,16 @@ const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
     partialLocalUsesAt(S, Vars, T, Uses);
     for (const FoundUse &U : Uses)
       if (const ParmVarDecl *P = U.Value.Param) {
-        const Expr *&Slot = Summary->FullUseOfParam[P->getFunctionScopeIndex()];
+        NotePlace &Slot = Summary->FullUseOfParam[P->getFunctionScopeIndex()];
         if (!Slot) {
-          Slot = U.Use.InnerUse ? U.Use.InnerUse : U.Use.Use;
+          Slot = U.Use.InnerUse ? U.Use.InnerUse : NotePlace(U.Use.Use);
           Any = true;
         }
       }
   });
   if (!Any)
     return nullptr;
-  Helpers[&FD] = std::move(Summary);
-  return Helpers[&FD].get();
+  return Summary;
 }
 
 PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {

@@ -30,7 +30,7 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
     return std::nullopt;
   };
   auto Add = [&](FullUseKind Kind, std::string What, const PlacementState &V,
-                 const Expr *Inner = nullptr) {
+                 NotePlace Inner = {}) {
     PartialLocalUse U;
     U.Use = Call;
     U.Kind = Kind;
@@ -84,8 +84,7 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
         return Add(FullUseKind::Saved, "", *V);
     return;
   }
-  const FunctionDecl *Def = FD->getDefinition();
-  const HelperPlacements *H = Def ? T.helper(*Def) : nullptr;
+  const HelperPlacements *H = T.helperOf(*FD);
   if (!H)
     return;
   // Through a helper: the argument of a parameter it uses as full.
@@ -93,7 +92,7 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
   for (unsigned I = 0; I < H->FullUseOfParam.size() && I < Args.size(); ++I)
     if (H->FullUseOfParam[I])
       if (std::optional<PlacementState> V = PartialLocal(Args[I]))
-        return Add(FullUseKind::Helper, Def->getNameAsString(), *V,
+        return Add(FullUseKind::Helper, FD->getNameAsString(), *V,
                    H->FullUseOfParam[I]);
 }
 

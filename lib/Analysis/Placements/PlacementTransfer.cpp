@@ -124,11 +124,11 @@ PlacementTransfer::reducedDims(llvm::ArrayRef<const Expr *> Others) const {
 }
 
 /// Where the first sharded or Partial operand got its placements.
-static const Expr *firstPlacedAt(llvm::ArrayRef<PlacementState> Operands) {
+static NotePlace firstPlacedAt(llvm::ArrayRef<PlacementState> Operands) {
   for (const PlacementState &S : Operands)
     if (S.maySplit() && S.PlacedAt)
       return S.PlacedAt;
-  return nullptr;
+  return {};
 }
 
 std::optional<PlacementState>
@@ -174,7 +174,7 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
   if (!Rule || Rule->Policy != ShardedPolicy::Rule) {
     // Decomposed or refused: the pieces' placements are not followed.
     R.ShardDims = Union ? PlacementState::UnknownDim : 0;
-    R.PlacedAt = R.ShardDims ? firstPlacedAt(DTensors) : nullptr;
+    R.PlacedAt = R.ShardDims ? firstPlacedAt(DTensors) : NotePlace();
     return R;
   }
   bool ShardGivesPartial = false;
@@ -200,9 +200,9 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
   bool Kept = Rule->KeepsPartial && FirstPartial;
   R.MayPartial = FromShard || Kept;
   R.PartialOrigin = Kept        ? FirstPartial->PartialOrigin
-                    : FromShard ? &Call
-                                : nullptr;
-  R.PlacedAt = FromShard ? &Call : firstPlacedAt(DTensors);
+                    : FromShard ? NotePlace(&Call)
+                                : NotePlace();
+  R.PlacedAt = FromShard ? NotePlace(&Call) : firstPlacedAt(DTensors);
   return R;
 }
 
@@ -219,8 +219,8 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
           unsigned(P->PlacementsArg) >= Call.getNumArgs())
         return std::nullopt;
       PlacementState S = readPlacements(Call.getArg(P->PlacementsArg), Ctx);
-      S.PartialOrigin = S.MayPartial ? &Call : nullptr;
-      S.PlacedAt = S.maySplit() ? &Call : nullptr;
+      S.PartialOrigin = S.MayPartial ? NotePlace(&Call) : NotePlace();
+      S.PlacedAt = S.maySplit() ? NotePlace(&Call) : NotePlace();
       if (P->MeshArg >= 0 && unsigned(P->MeshArg) < Call.getNumArgs()) {
         S.MeshMadeBy = meshMadeBy(Call.getArg(P->MeshArg), Index);
         S.MeshAt = &Call;
@@ -251,10 +251,9 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
   }
   if (std::optional<TensorOpCall> Op = readTensorOp(Call, Index))
     return applyOp(*Op, Call, Vars);
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def || !Index.isTensorType(FD->getReturnType()))
+  if (!Index.isTensorType(FD->getReturnType()))
     return std::nullopt;
-  const HelperPlacements *H = Helpers(*Def);
+  const HelperPlacements *H = helperOf(*FD);
   if (!H || !H->Returns)
     return std::nullopt;
   if (const ParmVarDecl *P = H->Returns->Param) {

@@ -29,6 +29,7 @@
 
 namespace clang {
 class CallExpr;
+class Expr;
 class FunctionDecl;
 } // namespace clang
 
@@ -36,6 +37,7 @@ namespace meshguard {
 namespace analysis {
 
 class DivergenceMemo;
+class PlacementMemo;
 
 /// Where the export's facts point: a call of this TU, or a place a summary
 /// of another file gave (then the call is null). Places are written as
@@ -45,7 +47,7 @@ public:
   virtual ~PlaceWriter() = default;
   /// Null when the place is nowhere on disk (a fact with no place to point
   /// a note at is left out: the caller does not know).
-  virtual llvm::json::Value place(const clang::CallExpr *Call,
+  virtual llvm::json::Value place(const clang::Expr *Call,
                                   const ExternalSite *Elsewhere) = 0;
 };
 
@@ -56,6 +58,8 @@ struct ExportedFunction {
   const FunctionSummary &Summary;
   /// The rank-divergence memo, for the collective it performs.
   DivergenceMemo &Divergence;
+  /// The placement memo, for what it returns and uses as full values.
+  PlacementMemo &Placements;
   PlaceWriter &Places;
 };
 
@@ -164,6 +168,7 @@ const FactKind &processGroupSinkFacts();
 const FactKind &mixedOpSinkFacts();
 const FactKind &keptModuleFacts();
 const FactKind &collectiveFacts();
+const FactKind &placementFacts();
 
 /// Reads \p V, an array of facts, with \p ReadOne for each (the fact and
 /// its path); false at the first problem (reported on its path).

@@ -10,6 +10,7 @@ llvm::ArrayRef<const FactKind *> factKinds() {
   static const FactKind *const Kinds[] = {
       &returnFacts(),      &meshSinkFacts(),   &processGroupSinkFacts(),
       &mixedOpSinkFacts(), &keptModuleFacts(), &collectiveFacts(),
+      &placementFacts(),
   };
   return Kinds;
 }

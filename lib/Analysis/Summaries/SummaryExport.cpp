@@ -16,6 +16,7 @@
 
 #include "Summaries/FactKind.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
+#include "meshguard/Analysis/PlacementScan.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/SummaryDatabase.h"
 #include "clang/AST/ASTContext.h"
@@ -106,7 +107,7 @@ public:
   }
 
   /// The place of a fact: its call here, or the place it came from.
-  llvm::json::Value place(const clang::CallExpr *Call,
+  llvm::json::Value place(const clang::Expr *Call,
                           const ExternalSite *Elsewhere) override {
     if (Call)
       return place(Call->getBeginLoc());
@@ -275,13 +276,16 @@ std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
   // any), as the other facts see callees of other files.
   DivergenceMemo Divergence(Ctx, Summaries.index());
   Divergence.setDatabase(Summaries.database());
+  PlacementMemo Placements(Ctx, Summaries.index(), AnalysisLimits());
+  Placements.setDatabase(Summaries.database());
 
   // A function without a summary (a limit hit) may still perform one.
   const FunctionSummary NoSummary{};
   llvm::json::Array Functions;
   for (const FunctionDecl *FD : Defs.Found) {
     const FunctionSummary *S = Summaries.get(FD);
-    ExportedFunction Function{*FD, S ? *S : NoSummary, Divergence, W};
+    ExportedFunction Function{*FD, S ? *S : NoSummary, Divergence, Placements,
+                              W};
     llvm::json::Object F;
     for (const FactKind *Kind : factKinds())
       if (llvm::json::Value Facts = Kind->write(Function);

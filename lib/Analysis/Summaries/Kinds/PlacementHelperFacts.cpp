@@ -1,0 +1,181 @@
+//===--- PlacementHelperFacts.cpp - "plc": placements a function gives ----===//
+//
+// What the placement checks (PlacementScan.h) know of a function, so that
+// a call of it in another file counts as in its own file:
+//   {"ret": {"shard": 1, "partial": true, "dims": 1, "origin": [0, 7, 10],
+//            "placed": [0, 7, 10], "mesh": [0, 5, 12]},
+//    "full": [{"p": 0, "at": [0, 12, 3]}]}
+// "ret": the DTensor it returns (the tensor dims it may be sharded on as
+// bits, 128 for an unknown dim; whether it may be Partial; the mesh's dims
+// as its placements spell them), or, with "local": true, one rank's share
+// of a Partial value (its to_local at "to_local"); "pass": the parameter
+// whose argument it returns, facts and all. "full": the parameters it uses
+// as full values (item(), a non-linear op, printed, saved), where.
+//
+// The placement memo reads the stored fact itself
+// (PlacementMemo::Impl::imported): the provider's summaries have no field
+// for it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Placements/PlacementFacts.h"
+#include "Summaries/FactKind.h"
+
+namespace meshguard {
+namespace analysis {
+
+namespace {
+class PlacementHelperKind final : public FactKind {
+public:
+  llvm::StringLiteral key() const override { return "plc"; }
+  std::optional<SummaryFactKind> checkKind() const override {
+    return SummaryFactKind::Placements;
+  }
+
+  llvm::json::Value write(const ExportedFunction &F) const override {
+    const HelperPlacements *H = F.Placements.summary(F.FD);
+    if (!H)
+      return nullptr;
+    llvm::json::Object O;
+    if (H->Returns)
+      if (llvm::json::Value R = writeReturn(*H->Returns, F.Places);
+          R.kind() != llvm::json::Value::Null)
+        O["ret"] = std::move(R);
+    llvm::json::Array Full;
+    for (unsigned I = 0; I < H->FullUseOfParam.size(); ++I)
+      if (llvm::json::Value At = place(H->FullUseOfParam[I], F.Places);
+          At.kind() != llvm::json::Value::Null)
+        Full.push_back(llvm::json::Object{{"p", I}, {"at", std::move(At)}});
+    if (!Full.empty())
+      O["full"] = std::move(Full);
+    return O.empty() ? llvm::json::Value(nullptr) : std::move(O);
+  }
+
+  bool read(const llvm::json::Value &V, llvm::json::Path P,
+            const PlaceReader &Places, StoredSummary &Out) const override {
+    const llvm::json::Object *O = V.getAsObject();
+    if (!O) {
+      P.report("expected an object");
+      return false;
+    }
+    StoredPlacements S;
+    if (const llvm::json::Value *R = O->get("ret")) {
+      S.Return.emplace();
+      if (!readReturn(*R, P.field("ret"), Places, *S.Return))
+        return false;
+    }
+    if (const llvm::json::Value *Full = O->get("full"))
+      if (!readFactArray(
+              *Full, P.field("full"),
+              [&](const llvm::json::Value &Fact, llvm::json::Path FactPath) {
+                const llvm::json::Object *F = Fact.getAsObject();
+                if (!F) {
+                  FactPath.report("expected an object");
+                  return false;
+                }
+                std::pair<unsigned, ExternalSite> Use;
+                if (!readParam(F->get("p"), FactPath.field("p"), Use.first) ||
+                    !Places.read(F->get("at"), FactPath.field("at"),
+                                 Use.second))
+                  return false;
+                S.FullUses.push_back(std::move(Use));
+                return true;
+              }))
+        return false;
+    Out.Placements = std::move(S);
+    return true;
+  }
+
+  bool has(const StoredSummary &S) const override {
+    return S.Placements.has_value();
+  }
+
+  void import(const ImportedFunction &, FunctionSummary &) const override {}
+
+private:
+  static llvm::json::Value place(const NotePlace &At, PlaceWriter &Places) {
+    if (!At)
+      return nullptr;
+    return Places.place(At.Here, At.Elsewhere);
+  }
+
+  static llvm::json::Value writeReturn(const PlacementState &R,
+                                       PlaceWriter &Places) {
+    llvm::json::Object O;
+    if (R.isPartialLocal()) {
+      // A share with neither its to_local nor a parameter behind it is never
+      // reported: nothing to say.
+      if (!R.ToLocal && !R.Param)
+        return nullptr;
+      O["local"] = true;
+    } else {
+      O["shard"] = R.ShardDims;
+      O["partial"] = R.MayPartial;
+      O["dims"] = R.MeshDims;
+    }
+    if (R.Param)
+      O["pass"] = R.Param->getFunctionScopeIndex();
+    const std::pair<llvm::StringLiteral, const NotePlace *> Sites[] = {
+        {"to_local", &R.ToLocal},
+        {"origin", &R.PartialOrigin},
+        {"placed", &R.PlacedAt},
+        {"mesh", &R.MeshAt}};
+    for (const auto &[Key, At] : Sites)
+      if (llvm::json::Value V = place(*At, Places);
+          V.kind() != llvm::json::Value::Null)
+        O[Key] = std::move(V);
+    return O;
+  }
+
+  static bool readReturn(const llvm::json::Value &V, llvm::json::Path P,
+                         const PlaceReader &Places, StoredPlacementReturn &R) {
+    const llvm::json::Object *O = V.getAsObject();
+    if (!O) {
+      P.report("expected an object");
+      return false;
+    }
+    R.PartialLocal = O->getBoolean("local").value_or(false);
+    std::optional<int64_t> Shard = O->getInteger("shard");
+    std::optional<int64_t> Dims = O->getInteger("dims");
+    if (!R.PartialLocal) {
+      if (!Shard || *Shard < 0 || *Shard > 255) {
+        P.field("shard").report("expected the sharded dims' bits (0 to 255)");
+        return false;
+      }
+      if (!Dims || *Dims < 0 || *Dims > 64) {
+        P.field("dims").report("expected the mesh's number of dims");
+        return false;
+      }
+      R.ShardDims = static_cast<unsigned>(*Shard);
+      R.MeshDims = static_cast<unsigned>(*Dims);
+      R.MayPartial = O->getBoolean("partial").value_or(false);
+    }
+    if (O->get("pass")) {
+      unsigned Param = 0;
+      if (!readParam(O->get("pass"), P.field("pass"), Param))
+        return false;
+      R.PassThrough = Param;
+    }
+    const std::pair<llvm::StringLiteral, std::optional<ExternalSite> *>
+        Sites[] = {{"to_local", &R.ToLocal},
+                   {"origin", &R.Origin},
+                   {"placed", &R.Placed},
+                   {"mesh", &R.Mesh}};
+    for (const auto &[Key, At] : Sites)
+      if (O->get(Key)) {
+        At->emplace();
+        if (!Places.read(O->get(Key), P.field(Key), **At))
+          return false;
+      }
+    return true;
+  }
+};
+} // namespace
+
+const FactKind &placementFacts() {
+  static const PlacementHelperKind Kind;
+  return Kind;
+}
+
+} // namespace analysis
+} // namespace meshguard
