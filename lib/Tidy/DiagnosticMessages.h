@@ -184,6 +184,19 @@ inline constexpr llvm::StringLiteral UnverifiedReplicate =
     "rank takes its own tensor for the value, and what is computed from it "
     "is wrong with no error; give the placement it has (Shard), or pass "
     "run_check=true to have the runtime verify it";
+// %0: the helper.
+inline constexpr llvm::StringLiteral UnverifiedReplicateThroughHelper =
+    "call to '%0' makes this rank's tensor a replica inside it (from_local() "
+    "with every placement Replicate, without run_check), but the argument "
+    "differs per rank: every rank takes its own tensor for the value, and "
+    "what is computed from it is wrong with no error";
+// Inside a helper of this file (%0), or of another (CalleeNotes names it).
+inline constexpr llvm::StringLiteral UnverifiedReplicateInHelperNote =
+    "inside '%0', the tensor is called a replica here, without run_check";
+inline constexpr llvm::StringLiteral UnverifiedReplicateInCalleeNote =
+    "the tensor is called a replica here, without run_check";
+inline constexpr llvm::StringLiteral UnverifiedReplicateArgumentNote =
+    "this argument differs per rank";
 inline constexpr llvm::StringLiteral UnverifiedReplicateLocalNote =
     "this local tensor differs per rank";
 

@@ -1,6 +1,7 @@
 //===--- UnverifiedReplicateCheck.cpp - dtensor-unverified-replicate ------===//
 
 #include "UnverifiedReplicateCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/EditableSource.h"
@@ -59,12 +60,25 @@ void UnverifiedReplicateCheck::report(const UnverifiedReplica &R,
   SourceLocation Loc = SM.getExpansionLoc(R.Call->getBeginLoc());
   if (!firstReportAt(Loc))
     return;
-  {
+  if (R.Helper) {
+    // The helper's code is right for a uniform argument: no edit inside.
+    diag(Loc, msg::UnverifiedReplicateThroughHelper)
+        << R.Helper->getQualifiedNameAsString();
+    if (R.Inner.FromLocal && R.Inner.FromLocalIn)
+      diag(R.Inner.FromLocal->getBeginLoc(),
+           msg::UnverifiedReplicateInHelperNote, DiagnosticIDs::Note)
+          << R.Inner.FromLocalIn->getNameAsString();
+    else
+      noteInCallee(*this, nullptr, R.Inner.Elsewhere, *R.Call,
+                   msg::UnverifiedReplicateInCalleeNote, Ctx);
+  } else {
     auto Diag = diag(Loc, msg::UnverifiedReplicate);
     if (std::optional<FixItHint> Fix = verifyFix(R, Ctx))
       Diag << *Fix;
   }
-  diag(R.Local->getBeginLoc(), msg::UnverifiedReplicateLocalNote,
+  diag(R.Local->getBeginLoc(),
+       R.Helper ? msg::UnverifiedReplicateArgumentNote
+                : msg::UnverifiedReplicateLocalNote,
        DiagnosticIDs::Note);
   diag(R.RankOrigin->getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
       << quotedText(*R.RankOrigin, Ctx);

@@ -12,7 +12,9 @@ namespace tidy {
 /// Finds from_local(x, mesh, {Replicate{}}) of a tensor that differs per
 /// rank, with run_check off: every rank takes its own tensor for the
 /// replica, and what is computed from it is wrong, silently. Offers
-/// run_check=true (the runtime then verifies the replicas and throws).
+/// run_check=true (the runtime then verifies the replicas and throws). A
+/// helper that makes such a call with its parameter is reported where it is
+/// given a rank-dependent argument.
 ///
 /// For the user-facing documentation see:
 /// docs/checks/dtensor-unverified-replicate.md
@@ -22,6 +24,11 @@ public:
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const override;
+  /// Helpers that wrap a parameter as a replica, of this file or others.
+  bool followWrappers() const override { return true; }
+  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
+    return analysis::SummaryFactKind::Placements;
+  }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);
 };

@@ -71,6 +71,19 @@ struct ParameterControl {
   CollectiveCall Collective;
 };
 
+/// A parameter that a helper wraps as a replica (from_local with every
+/// placement Replicate, run_check off), itself or through helpers: right
+/// in itself, a false claim when a caller passes a value that differs per
+/// rank (dtensor-unverified-replicate).
+struct ReplicaParameter {
+  unsigned Param = 0;
+  /// The from_local call and the function that makes it (in this TU), or
+  /// where it is in another file.
+  const clang::CallExpr *FromLocal = nullptr;
+  const clang::FunctionDecl *FromLocalIn = nullptr;
+  const ExternalSite *Elsewhere = nullptr;
+};
+
 struct DivergentCollective {
   CollectiveCall Collective;
   DivergenceShape Shape = DivergenceShape::InBranch;
@@ -134,6 +147,10 @@ public:
   /// one per parameter (in this TU, or the database's entry).
   llvm::ArrayRef<ParameterControl>
   parameterControls(const clang::FunctionDecl &FD);
+  /// The parameters of \p FD it wraps as replicas without verifying them
+  /// (UnverifiedReplicas.cpp; in this TU, or the database's entry).
+  llvm::ArrayRef<ReplicaParameter>
+  replicaParameters(const clang::FunctionDecl &FD);
   /// The argument of \p Call that \p Control's parameter receives.
   static const clang::Expr *argumentFor(const clang::CallExpr &Call,
                                         const ParameterControl &Control);
@@ -142,6 +159,12 @@ private:
   /// The database's fact for \p FD (no body in this TU), if usable.
   std::optional<CollectiveCall> imported(const clang::FunctionDecl &FD);
   std::vector<ParameterControl> importedControls(const clang::FunctionDecl &FD);
+  std::vector<ReplicaParameter> importedReplicas(const clang::FunctionDecl &FD);
+  /// One placeholder per parameter of \p Def standing for its value (for
+  /// RankFlow), and the parameter a placeholder stands for.
+  std::vector<const clang::Expr *>
+  markParameters(const clang::FunctionDecl &Def);
+  std::optional<unsigned> markedParameter(const clang::Expr *Origin) const;
   void appendKeys(const clang::Stmt *S, std::vector<std::string> &Out);
   const std::vector<std::string> &helperKeys(const clang::FunctionDecl &Def);
 
@@ -158,6 +181,9 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *,
                  std::unique_ptr<std::vector<ParameterControl>>>
       Controls;
+  llvm::DenseMap<const clang::FunctionDecl *,
+                 std::unique_ptr<std::vector<ReplicaParameter>>>
+      Replicas;
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<std::string>>
       HelperKeys;
   /// Placeholders standing for a parameter's value (RankFlow), and whose.

@@ -107,11 +107,15 @@ struct StoredPlacementReturn {
   std::optional<ExternalSite> ToLocal, Origin, Placed, Mesh;
 };
 
-/// A function's placement facts: what it returns, and the parameters it
-/// uses as full values (with where), for the placement checks.
+/// A function's placement facts: what it returns, the parameters it uses
+/// as full values and the ones it claims are replicas (with where), for
+/// the placement checks and dtensor-unverified-replicate.
 struct StoredPlacements {
   std::optional<StoredPlacementReturn> Return;
   std::vector<std::pair<unsigned, ExternalSite>> FullUses;
+  /// The parameters it wraps as replicas without run_check (from_local,
+  /// every placement Replicate), and where.
+  std::vector<std::pair<unsigned, ExternalSite>> Replicas;
 };
 
 struct StoredSummary {

@@ -29,6 +29,10 @@ struct UnverifiedReplica {
   const clang::Expr *VerifyArg = nullptr;
   /// The index run_check has.
   unsigned VerifyIndex = 0;
+  /// When Call is a helper's call that wraps its argument inside: the
+  /// helper, and the from_local inside it.
+  const clang::FunctionDecl *Helper = nullptr;
+  ReplicaParameter Inner;
 };
 
 struct UnverifiedReplicaScan {
@@ -37,7 +41,9 @@ struct UnverifiedReplicaScan {
 };
 
 /// The all-Replicate from_local calls of \p FD, unverified, whose local
-/// tensor depends on the rank, in source order.
+/// tensor depends on the rank, and the calls of helpers that make such a
+/// call with a rank-dependent argument (DivergenceMemo::replicaParameters),
+/// in source order.
 UnverifiedReplicaScan findUnverifiedReplicas(const clang::FunctionDecl &FD,
                                              DivergenceMemo &Memo,
                                              const ApiIndex &Index,

@@ -242,6 +242,29 @@ const Expr *DivergenceMemo::argumentFor(const CallExpr &Call,
   return Call.getArg(I);
 }
 
+std::vector<const Expr *>
+DivergenceMemo::markParameters(const FunctionDecl &Def) {
+  // Each parameter stands for a value of its own.
+  std::vector<const Expr *> Marks;
+  for (unsigned I = 0; I < Def.getNumParams(); ++I) {
+    auto *P = const_cast<ParmVarDecl *>(Def.getParamDecl(I));
+    const Expr *Mark = DeclRefExpr::Create(
+        Ctx, NestedNameSpecifierLoc(), SourceLocation(), P, false,
+        P->getLocation(), P->getType().getNonReferenceType(), VK_LValue);
+    ParameterMarks[Mark] = I;
+    Marks.push_back(Mark);
+  }
+  return Marks;
+}
+
+std::optional<unsigned>
+DivergenceMemo::markedParameter(const Expr *Origin) const {
+  auto It = ParameterMarks.find(Origin);
+  if (It == ParameterMarks.end())
+    return std::nullopt;
+  return It->second;
+}
+
 llvm::ArrayRef<ParameterControl>
 DivergenceMemo::parameterControls(const FunctionDecl &FD) {
   const FunctionDecl *Key = FD.getCanonicalDecl();
@@ -269,16 +292,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
   std::unique_ptr<CFG> Cfg = buildAdmittedCFG(*Def, Ctx, Limits, Outcome);
   if (!Cfg)
     return {};
-  // Each parameter stands for a value of its own.
-  std::vector<const Expr *> Marks;
-  for (unsigned I = 0; I < Def->getNumParams(); ++I) {
-    auto *P = const_cast<ParmVarDecl *>(Def->getParamDecl(I));
-    const Expr *Mark = DeclRefExpr::Create(
-        Ctx, NestedNameSpecifierLoc(), SourceLocation(), P, false,
-        P->getLocation(), P->getType().getNonReferenceType(), VK_LValue);
-    ParameterMarks[Mark] = I;
-    Marks.push_back(Mark);
-  }
+  std::vector<const Expr *> Marks = markParameters(*Def);
   RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
   if (!Flow.solve(Limits))
     return {};
@@ -287,12 +301,6 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
     if (llvm::none_of(
             Found, [&](const ParameterControl &P) { return P.Param == Param; }))
       Found.push_back(ParameterControl{Param, Condition, std::move(C)});
-  };
-  auto MarkOf = [&](const Expr *O) -> std::optional<unsigned> {
-    auto It = ParameterMarks.find(O);
-    if (It == ParameterMarks.end())
-      return std::nullopt;
-    return It->second;
   };
   forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
     std::optional<CollectiveCall> C = collective(Call);
@@ -304,7 +312,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
       if (const Expr *O = Flow.conditionOrigin(Dep)) {
         if (balancedAround(Dep, Call, *Def, *this))
           continue;
-        if (std::optional<unsigned> Param = MarkOf(O))
+        if (std::optional<unsigned> Param = markedParameter(O))
           Add(*Param, dyn_cast_or_null<Expr>(Dep->getTerminatorCondition()),
               *C);
         return;
@@ -318,7 +326,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
       if (!Arg)
         continue;
       if (std::optional<unsigned> Param =
-              MarkOf(Flow.originBefore(Arg, B, &Call)))
+              markedParameter(Flow.originBefore(Arg, B, &Call)))
         Add(*Param, Arg,
             CollectiveCall{&Call, Callee->getQualifiedNameAsString(), Callee,
                            Inner.Collective.Call,

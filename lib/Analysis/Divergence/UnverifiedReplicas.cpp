@@ -3,6 +3,8 @@
 #include "meshguard/Analysis/UnverifiedReplicas.h"
 #include "Divergence/RankFlow.h"
 #include "Placements/PlacementFacts.h"
+#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -18,6 +20,13 @@ struct Candidate {
   const CFGBlock *Block;
   const CallExpr *Call;
   const PlacementCallEntry *Entry;
+};
+
+/// A call of a helper that wraps some parameter as a replica.
+struct HelperCandidate {
+  const CFGBlock *Block;
+  const CallExpr *Call;
+  const FunctionDecl *Callee;
 };
 
 /// The verify argument as written, or null when it is left to its default.
@@ -45,6 +54,94 @@ bool unverifiedReplicate(const CallExpr &Call, const PlacementCallEntry &E,
 
 } // namespace
 
+llvm::ArrayRef<ReplicaParameter>
+DivergenceMemo::replicaParameters(const FunctionDecl &FD) {
+  const FunctionDecl *Key = FD.getCanonicalDecl();
+  if (auto It = Replicas.find(Key); It != Replicas.end())
+    return *It->second;
+  // Recursion: nothing more while it is worked out.
+  Replicas[Key] = std::make_unique<std::vector<ReplicaParameter>>();
+  auto Done = [&](std::vector<ReplicaParameter> Found) {
+    *Replicas[Key] = std::move(Found);
+    return llvm::ArrayRef<ReplicaParameter>(*Replicas[Key]);
+  };
+  // The model's own functions (from_local itself) are no helpers.
+  if (isModelFunction(Index, FD))
+    return {};
+  const FunctionDecl *Def = FD.getDefinition();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Def)
+    return Done(importedReplicas(FD));
+  if (!Def->getBody() || Def->param_empty() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
+    return {};
+  AnalysisOutcome Outcome = AnalysisOutcome::Done;
+  std::unique_ptr<CFG> Cfg = buildAdmittedCFG(*Def, Ctx, Limits, Outcome);
+  if (!Cfg)
+    return {};
+  // Cheap first: no from_local of its own and no helper that wraps.
+  bool Wraps = false;
+  forEachCall(*Cfg, [&](const CFGBlock *, const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (const PlacementCallEntry *P = Index.placementCall(Callee))
+      Wraps |= unverifiedReplicate(Call, *P, Ctx);
+    else if (Callee && !Wraps)
+      Wraps = !replicaParameters(*Callee).empty();
+  });
+  if (!Wraps)
+    return {};
+  std::vector<const Expr *> Marks = markParameters(*Def);
+  RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
+  if (!Flow.solve(Limits))
+    return {};
+  std::vector<ReplicaParameter> Found;
+  auto Add = [&](std::optional<unsigned> Param, ReplicaParameter Inner) {
+    if (Param && llvm::none_of(Found, [&](const ReplicaParameter &R) {
+          return R.Param == *Param;
+        })) {
+      Inner.Param = *Param;
+      Found.push_back(Inner);
+    }
+  };
+  forEachCall(*Cfg, [&](const CFGBlock *B, const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (const PlacementCallEntry *P = Index.placementCall(Callee)) {
+      if (unverifiedReplicate(Call, *P, Ctx))
+        Add(markedParameter(Flow.originBefore(Call.getArg(0), B, &Call)),
+            {0, &Call, Def, nullptr});
+      return;
+    }
+    if (!Callee)
+      return;
+    llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
+    for (const ReplicaParameter &Inner : replicaParameters(*Callee))
+      if (Inner.Param < Args.size())
+        Add(markedParameter(Flow.originBefore(Args[Inner.Param], B, &Call)),
+            Inner);
+  });
+  return Done(std::move(Found));
+}
+
+std::vector<ReplicaParameter>
+DivergenceMemo::importedReplicas(const FunctionDecl &FD) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())) ||
+      isModelFunction(Index, FD))
+    return {};
+  std::string USR = functionUSR(FD);
+  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  if (!Stored || !Stored->Placements)
+    return {};
+  std::vector<ReplicaParameter> Found;
+  for (const auto &[Param, At] : Stored->Placements->Replicas)
+    if (Param < FD.getNumParams()) {
+      ExternalSites.push_back(std::make_unique<ExternalSite>(At));
+      Found.push_back({Param, nullptr, nullptr, ExternalSites.back().get()});
+    }
+  return Found;
+}
+
 UnverifiedReplicaScan findUnverifiedReplicas(const FunctionDecl &FD,
                                              DivergenceMemo &Memo,
                                              const ApiIndex &Index,
@@ -56,13 +153,17 @@ UnverifiedReplicaScan findUnverifiedReplicas(const FunctionDecl &FD,
   if (!Cfg)
     return Scan;
   std::vector<Candidate> Candidates;
+  std::vector<HelperCandidate> Helpers;
   forEachCall(*Cfg, [&](const CFGBlock *B, const CallExpr &Call) {
-    if (const PlacementCallEntry *P =
-            Index.placementCall(Call.getDirectCallee());
-        P && Call.getNumArgs() && unverifiedReplicate(Call, *P, Ctx))
-      Candidates.push_back({B, &Call, P});
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (const PlacementCallEntry *P = Index.placementCall(Callee)) {
+      if (Call.getNumArgs() && unverifiedReplicate(Call, *P, Ctx))
+        Candidates.push_back({B, &Call, P});
+    } else if (Callee && !Memo.replicaParameters(*Callee).empty()) {
+      Helpers.push_back({B, &Call, Callee});
+    }
   });
-  if (Candidates.empty())
+  if (Candidates.empty() && Helpers.empty())
     return Scan;
   // Parameters start uniform: a rank-dependent argument is the caller's.
   RankFlow Flow(FD, *Cfg, Memo.rankFacts(), {});
@@ -76,6 +177,26 @@ UnverifiedReplicaScan findUnverifiedReplicas(const FunctionDecl &FD,
       Scan.Sites.push_back({C.Call, Local, Origin,
                             writtenArg(*C.Call, C.Entry->VerifyArg),
                             unsigned(C.Entry->VerifyArg)});
+  }
+  // A helper that wraps a parameter given a rank-dependent argument: at
+  // the call, with the from_local inside as a note.
+  for (const HelperCandidate &H : Helpers) {
+    llvm::ArrayRef<const Expr *> Args = parameterArguments(*H.Call);
+    for (const ReplicaParameter &R : Memo.replicaParameters(*H.Callee)) {
+      if (R.Param >= Args.size())
+        continue;
+      if (const Expr *Origin =
+              Flow.originBefore(Args[R.Param], H.Block, H.Call)) {
+        UnverifiedReplica Site;
+        Site.Call = H.Call;
+        Site.Local = Args[R.Param];
+        Site.RankOrigin = Origin;
+        Site.Helper = H.Callee;
+        Site.Inner = R;
+        Scan.Sites.push_back(Site);
+        break;
+      }
+    }
   }
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::stable_sort(

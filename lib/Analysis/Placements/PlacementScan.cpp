@@ -77,7 +77,8 @@ std::unique_ptr<HelperPlacements>
 PlacementMemo::Impl::imported(const FunctionDecl &FD) {
   const SourceManager &SM = Ctx.getSourceManager();
   if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
-      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())))
+      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())) ||
+      isModelFunction(Index, FD))
     return nullptr;
   std::string USR = functionUSR(FD);
   // lookup() gives up-to-date entries only: stale or missing = unknown.

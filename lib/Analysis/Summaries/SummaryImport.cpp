@@ -26,7 +26,7 @@ bool isModelFunction(const ApiIndex &Index, const FunctionDecl &FD) {
          Index.collectiveKind(&FD) != CollectiveKind::None ||
          Index.isOpFunction(&FD) || Index.isDistributeModule(&FD) ||
          Index.isMeshOf(&FD) || Index.isDTensorTest(&FD) ||
-         Index.isRankSource(&FD);
+         Index.isRankSource(&FD) || Index.placementCall(&FD);
 }
 
 const FunctionSummary *SummaryProvider::imported(const FunctionDecl &FD) {

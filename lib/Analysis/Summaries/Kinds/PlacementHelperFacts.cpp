@@ -12,14 +12,19 @@
 // whose argument it returns, facts and all. "full": the parameters it uses
 // as full values (item(), a non-linear op, printed, saved), where.
 //
-// The placement memo reads the stored fact itself
-// (PlacementMemo::Impl::imported): the provider's summaries have no field
+// "replica": the parameters it wraps as replicas without run_check
+// (DivergenceMemo::replicaParameters), where.
+//
+// The placement memo and the divergence memo read the stored fact
+// themselves (PlacementMemo::Impl::imported,
+// DivergenceMemo::importedReplicas): the provider's summaries have no field
 // for it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Placements/PlacementFacts.h"
 #include "Summaries/FactKind.h"
+#include "meshguard/Analysis/DivergentCollectives.h"
 
 namespace meshguard {
 namespace analysis {
@@ -33,21 +38,23 @@ public:
   }
 
   llvm::json::Value write(const ExportedFunction &F) const override {
-    const HelperPlacements *H = F.Placements.summary(F.FD);
-    if (!H)
-      return nullptr;
     llvm::json::Object O;
-    if (H->Returns)
-      if (llvm::json::Value R = writeReturn(*H->Returns, F.Places);
-          R.kind() != llvm::json::Value::Null)
-        O["ret"] = std::move(R);
-    llvm::json::Array Full;
-    for (unsigned I = 0; I < H->FullUseOfParam.size(); ++I)
-      if (llvm::json::Value At = place(H->FullUseOfParam[I], F.Places);
-          At.kind() != llvm::json::Value::Null)
-        Full.push_back(llvm::json::Object{{"p", I}, {"at", std::move(At)}});
+    llvm::json::Array Full, Replicas;
+    if (const HelperPlacements *H = F.Placements.summary(F.FD)) {
+      if (H->Returns)
+        if (llvm::json::Value R = writeReturn(*H->Returns, F.Places);
+            R.kind() != llvm::json::Value::Null)
+          O["ret"] = std::move(R);
+      for (unsigned I = 0; I < H->FullUseOfParam.size(); ++I)
+        addParameterFact(Full, I, place(H->FullUseOfParam[I], F.Places));
+    }
+    for (const ReplicaParameter &R : F.Divergence.replicaParameters(F.FD))
+      addParameterFact(Replicas, R.Param,
+                       F.Places.place(R.FromLocal, R.Elsewhere));
     if (!Full.empty())
       O["full"] = std::move(Full);
+    if (!Replicas.empty())
+      O["replica"] = std::move(Replicas);
     return O.empty() ? llvm::json::Value(nullptr) : std::move(O);
   }
 
@@ -64,24 +71,9 @@ public:
       if (!readReturn(*R, P.field("ret"), Places, *S.Return))
         return false;
     }
-    if (const llvm::json::Value *Full = O->get("full"))
-      if (!readFactArray(
-              *Full, P.field("full"),
-              [&](const llvm::json::Value &Fact, llvm::json::Path FactPath) {
-                const llvm::json::Object *F = Fact.getAsObject();
-                if (!F) {
-                  FactPath.report("expected an object");
-                  return false;
-                }
-                std::pair<unsigned, ExternalSite> Use;
-                if (!readParam(F->get("p"), FactPath.field("p"), Use.first) ||
-                    !Places.read(F->get("at"), FactPath.field("at"),
-                                 Use.second))
-                  return false;
-                S.FullUses.push_back(std::move(Use));
-                return true;
-              }))
-        return false;
+    if (!readParameterFacts(*O, "full", P, Places, S.FullUses) ||
+        !readParameterFacts(*O, "replica", P, Places, S.Replicas))
+      return false;
     Out.Placements = std::move(S);
     return true;
   }
@@ -93,6 +85,38 @@ public:
   void import(const ImportedFunction &, FunctionSummary &) const override {}
 
 private:
+  /// {"p": Param, "at": At}, unless At is nowhere.
+  static void addParameterFact(llvm::json::Array &Out, unsigned Param,
+                               llvm::json::Value At) {
+    if (At.kind() != llvm::json::Value::Null)
+      Out.push_back(llvm::json::Object{{"p", Param}, {"at", std::move(At)}});
+  }
+
+  /// Reads the array \p Key of \p O (if any) of {"p", "at"} facts.
+  static bool
+  readParameterFacts(const llvm::json::Object &O, llvm::StringRef Key,
+                     llvm::json::Path P, const PlaceReader &Places,
+                     std::vector<std::pair<unsigned, ExternalSite>> &Out) {
+    const llvm::json::Value *V = O.get(Key);
+    return !V ||
+           readFactArray(
+               *V, P.field(Key),
+               [&](const llvm::json::Value &Fact, llvm::json::Path FactPath) {
+                 const llvm::json::Object *F = Fact.getAsObject();
+                 if (!F) {
+                   FactPath.report("expected an object");
+                   return false;
+                 }
+                 std::pair<unsigned, ExternalSite> Item;
+                 if (!readParam(F->get("p"), FactPath.field("p"), Item.first) ||
+                     !Places.read(F->get("at"), FactPath.field("at"),
+                                  Item.second))
+                   return false;
+                 Out.push_back(std::move(Item));
+                 return true;
+               });
+  }
+
   static llvm::json::Value place(const NotePlace &At, PlaceWriter &Places) {
     if (!At)
       return nullptr;

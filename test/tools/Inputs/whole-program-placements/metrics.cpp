@@ -33,4 +33,8 @@ at::Tensor rows_on_grid(const meshguard::DeviceMesh &grid,
 at::Tensor replicated(const meshguard::DeviceMesh &mesh, const at::Tensor &t) {
   return meshguard::distribute_tensor(t, mesh, {meshguard::Replicate{}});
 }
+
+at::Tensor as_replica(const at::Tensor &t, const meshguard::DeviceMesh &mesh) {
+  return meshguard::from_local(t, mesh, {meshguard::Replicate{}});
+}
 } // namespace metrics

@@ -21,4 +21,7 @@ at::Tensor rows(const meshguard::DeviceMesh &mesh, const at::Tensor &t);
 at::Tensor rows_on_grid(const meshguard::DeviceMesh &grid,
                         const at::Tensor &t);
 at::Tensor replicated(const meshguard::DeviceMesh &mesh, const at::Tensor &t);
+// Wraps its argument as a replica without run_check: right for a uniform
+// argument.
+at::Tensor as_replica(const at::Tensor &t, const meshguard::DeviceMesh &mesh);
 } // namespace metrics

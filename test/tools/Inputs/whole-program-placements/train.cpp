@@ -37,3 +37,9 @@ at::Tensor mixed(const meshguard::DeviceMesh &mesh,
   at::Tensor same = metrics::rows(mesh, t) + b;
   return a + b;
 }
+
+at::Tensor replicas(const meshguard::DeviceMesh &mesh, const at::Tensor &t) {
+  at::Tensor mine = t * mesh.get_rank();
+  at::Tensor shared = t * 2;
+  return metrics::as_replica(mine, mesh) + metrics::as_replica(shared, mesh);
+}
