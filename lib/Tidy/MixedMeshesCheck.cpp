@@ -16,7 +16,10 @@ namespace tidy {
 std::vector<StringRef> MixedMeshesCheck::interestingCallees() const {
   std::vector<StringRef> Names;
   for (const PlacementCallEntry &E : Index->model().PlacementCalls)
-    if (E.Role == PlacementRole::SetsPlacements && E.MeshArg >= 0)
+    if ((E.Role == PlacementRole::SetsPlacements ||
+         E.Role == PlacementRole::ShardsModule ||
+         E.Role == PlacementRole::ParallelizesModule) &&
+        E.MeshArg >= 0)
       Names.emplace_back(E.Function);
   return Names;
 }

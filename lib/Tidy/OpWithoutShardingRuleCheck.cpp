@@ -17,7 +17,9 @@ namespace tidy {
 std::vector<StringRef> OpWithoutShardingRuleCheck::interestingCallees() const {
   std::vector<StringRef> Names;
   for (const PlacementCallEntry &E : Index->model().PlacementCalls)
-    if (E.Role == PlacementRole::SetsPlacements)
+    if (E.Role == PlacementRole::SetsPlacements ||
+        E.Role == PlacementRole::ShardsModule ||
+        E.Role == PlacementRole::ParallelizesModule)
       Names.emplace_back(E.Function);
   return Names;
 }

@@ -4,6 +4,7 @@
 // 'DTensor operands live on different meshes' when the job gets there.
 
 #include <meshguard/meshguard.h>
+#include <meshguard/runtime/Parallelize.h>
 
 using meshguard::Replicate;
 using meshguard::Shard;
@@ -66,4 +67,19 @@ at::Tensor mayBeTheSame(const meshguard::DeviceMesh &m1,
                         const meshguard::DeviceMesh &m2, const at::Tensor &a) {
   return meshguard::from_local(a, m1, {Shard{0}}) *
          meshguard::from_local(a, m2, {Replicate{}});
+}
+
+// Modules sharded on two meshes (dense layers with FSDP on a 1-D mesh,
+// experts on a 2-D one), their parameters clipped together.
+double clipDenseAndExperts() {
+  auto dp = meshguard::init_device_mesh("cpu", {4});
+  auto grid = meshguard::init_device_mesh("cpu", {2, 2});
+  torch::nn::Linear dense(4, 4), expert(4, 4);
+  meshguard::fully_shard(*dense, dp);
+  meshguard::fully_shard(*expert, grid, 0);
+  double a = torch::nn::utils::clip_grad_norm_({dense->weight, dense->bias}, 1.0);
+  return a + torch::nn::utils::clip_grad_norm_({dense->weight, expert->weight}, 1.0);
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'torch::nn::utils::clip_grad_norm_' is given a list that holds DTensors on different meshes: 'dense->weight' on mesh [4] and 'expert->weight' on mesh [2, 2]
+  // CHECK-NOTES: :[[@LINE-5]]:3: note: 'dense->weight' is put on mesh [4] here
+  // CHECK-NOTES: :[[@LINE-5]]:3: note: 'expert->weight' is put on mesh [2, 2] here
 }

@@ -5,6 +5,8 @@
 // operand to Replicate first (any op runs on all-Replicate operands).
 
 #include <meshguard/meshguard.h>
+#include <meshguard/runtime/Factories.h>
+#include <meshguard/runtime/Parallelize.h>
 
 using meshguard::DeviceMesh;
 using meshguard::Partial;
@@ -58,4 +60,34 @@ at::Tensor traceOfHelper(const DeviceMesh &mesh, const at::Tensor &a) {
 at::Tensor unknownPlacements(const DeviceMesh &mesh, const at::Tensor &a,
                              const meshguard::Placements &placements) {
   return meshguard::from_local(a, mesh, placements).median();
+}
+
+// The DTensor factories set placements as from_local does.
+at::Tensor medianOfFactory(const DeviceMesh &mesh) {
+  at::Tensor r = meshguard::randn({8, 4}, mesh, {Shard{0}});
+  return r.median();
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::median' has no sharding rule
+  // CHECK-NOTES: :[[@LINE-3]]:18: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return meshguard::redistribute(r, {meshguard::Replicate{}}).median();
+}
+
+// Parameters that fully_shard or a tensor-parallel style sharded.
+at::Tensor medianOfShardedWeight(const DeviceMesh &mesh) {
+  torch::nn::Linear fc(4, 4);
+  at::Tensor before = fc->weight.median(); // still a plain tensor here
+  meshguard::fully_shard(*fc, mesh);
+  return before + fc->weight.median();
+  // CHECK-NOTES: :[[@LINE-1]]:30: warning: 'aten::median' has no sharding rule
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return before + meshguard::redistribute(fc->weight, {meshguard::Replicate{}}).median();
+}
+
+at::Tensor rowwiseParameters(const DeviceMesh &mesh) {
+  torch::nn::Linear fc(4, 4);
+  meshguard::parallelize_module(*fc, mesh, meshguard::RowwiseParallel{});
+  at::Tensor b = fc->bias.median(); // Rowwise keeps the bias Replicate
+  return b + fc->weight.trace();
+  // CHECK-NOTES: :[[@LINE-1]]:25: warning: 'aten::trace' has no sharding rule
+  // CHECK-NOTES: :[[@LINE-4]]:3: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return b + meshguard::redistribute(fc->weight, {meshguard::Replicate{}}).trace();
 }

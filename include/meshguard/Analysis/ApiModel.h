@@ -83,19 +83,26 @@ enum class PlacementRole {
   /// Makes a DeviceMesh whose shape is argument PlacementsArg
   /// (init_device_mesh).
   MakesMesh,
+  /// Makes every parameter of the module (argument 0, recursively) Shard(0)
+  /// on the mesh (fully_shard; with a third argument, on that mesh dim).
+  ShardsModule,
+  /// Puts the parameters of the module (argument 0) on the mesh by the
+  /// tensor-parallel style of argument PlacementsArg (parallelize_module).
+  ParallelizesModule,
 };
 
 struct PlacementCallEntry {
   std::string Function;
   PlacementRole Role;
-  /// SetsPlacements: the placements; MakesMesh: the mesh's shape.
+  /// SetsPlacements: the placements; MakesMesh: the mesh's shape;
+  /// ParallelizesModule: the style.
   int PlacementsArg = -1;
   /// SetsPlacements from this rank's local tensor: the argument that asks
   /// the call to verify that Replicate values agree (from_local's
   /// run_check), or -1.
   int VerifyArg = -1;
-  /// SetsPlacements: the DeviceMesh argument, or -1 (redistribute keeps
-  /// its operand's mesh).
+  /// SetsPlacements and the module roles: the DeviceMesh argument, or -1
+  /// (redistribute keeps its operand's mesh).
   int MeshArg = -1;
 };
 

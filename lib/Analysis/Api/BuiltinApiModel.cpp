@@ -232,6 +232,17 @@ const PlacementCallEntry PlacementCallRows[] = {
     {"meshguard::to_local", PlacementRole::LocalTensor},
     {"meshguard::full_tensor", PlacementRole::FullTensor},
     {"meshguard::init_device_mesh", PlacementRole::MakesMesh, 1},
+    // The DTensor factories: each rank makes its shard of a global tensor.
+    {"meshguard::ones", PlacementRole::SetsPlacements, 2, -1, 1},
+    {"meshguard::zeros", PlacementRole::SetsPlacements, 2, -1, 1},
+    {"meshguard::empty", PlacementRole::SetsPlacements, 2, -1, 1},
+    {"meshguard::rand", PlacementRole::SetsPlacements, 2, -1, 1},
+    {"meshguard::randn", PlacementRole::SetsPlacements, 2, -1, 1},
+    {"meshguard::full", PlacementRole::SetsPlacements, 3, -1, 2},
+    // Modules whose parameters become DTensors (argument 0: the module).
+    {"meshguard::fully_shard", PlacementRole::ShardsModule, -1, -1, 1},
+    {"meshguard::parallelize_module", PlacementRole::ParallelizesModule, 2, -1,
+     1},
 };
 
 } // namespace

@@ -65,6 +65,13 @@ static StringRef literalDeviceType(const CallExpr &Made) {
   return S ? S->getString() : StringRef();
 }
 
+unsigned literalMeshDims(const CallExpr *Made, const ApiIndex &Index,
+                         ASTContext &Ctx) {
+  std::optional<std::vector<std::int64_t>> Shape =
+      Made ? literalShape(*Made, Index, Ctx) : std::nullopt;
+  return Shape ? Shape->size() : 0;
+}
+
 bool surelyDifferentMeshes(const PlacementState &A, const PlacementState &B,
                            const ApiIndex &Index, ASTContext &Ctx) {
   if (!A.isDTensor() || !B.isDTensor())

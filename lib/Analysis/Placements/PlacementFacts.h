@@ -95,6 +95,8 @@ struct TensorOpCall {
 std::optional<TensorOpCall> readTensorOp(const clang::CallExpr &Call,
                                          const ApiIndex &Index);
 
+class ModulePlacements;
+
 class PlacementTransfer {
 public:
   PlacementTransfer(clang::ASTContext &Ctx, const ApiIndex &Index,
@@ -112,6 +114,9 @@ public:
                                         const PlacementVars &Vars) const;
 
   const ApiIndex &index() const { return Index; }
+  /// The module parameters the function's fully_shard and
+  /// parallelize_module calls made DTensors (must outlive the transfer).
+  void setModules(const ModulePlacements *M) { Modules = M; }
   /// The summary of the function \p Callee calls: its definition's here,
   /// or the summary database's entry when it has no body here.
   const HelperPlacements *helperOf(const clang::FunctionDecl &Callee) const {
@@ -133,6 +138,7 @@ private:
   clang::ASTContext &Ctx;
   const ApiIndex &Index;
   HelperLookup Helpers;
+  const ModulePlacements *Modules = nullptr;
 };
 
 /// The placements a `{Shard{0}, Replicate{}}` argument spells, folded over
@@ -164,6 +170,11 @@ const clang::InitListExpr *bracedList(const clang::Expr *Arg);
 /// variable initialised with one, or with a copy of such a variable.
 const clang::CallExpr *meshMadeBy(const clang::Expr *Mesh,
                                   const ApiIndex &Index);
+
+/// The number of dims of the mesh \p Made (an init_device_mesh call) makes,
+/// when its shape is a literal; 0 otherwise.
+unsigned literalMeshDims(const clang::CallExpr *Made, const ApiIndex &Index,
+                         clang::ASTContext &Ctx);
 
 /// Whether DTensors \p A and \p B surely live on different meshes: their
 /// placements were spelled for different numbers of mesh dims, or their

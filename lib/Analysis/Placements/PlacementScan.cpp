@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "meshguard/Analysis/PlacementScan.h"
+#include "Placements/ModuleFacts.h"
 #include "Placements/PlacementFacts.h"
 #include "Placements/PlacementFlow.h"
 #include "Placements/PlacementSites.h"
@@ -127,6 +128,8 @@ PlacementMemo::Impl::summarise(const FunctionDecl &FD) {
       Entry[P] = S;
     }
   PlacementTransfer T = transfer();
+  ModulePlacements Modules(FD, Index, Ctx);
+  T.setModules(&Modules);
   PlacementFlow Flow(*Cfg, T, std::move(Entry));
   if (!Flow.solve(Limits))
     return nullptr;
@@ -169,6 +172,8 @@ PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
   if (!Cfg)
     return Scan;
   PlacementTransfer T = M.transfer();
+  ModulePlacements Modules(FD, M.Index, M.Ctx);
+  T.setModules(&Modules);
   PlacementFlow Flow(*Cfg, T, PlacementVars());
   if (!Flow.solve(M.Limits)) {
     Scan.Result.Outcome = AnalysisOutcome::BlockVisitLimit;

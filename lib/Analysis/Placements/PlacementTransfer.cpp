@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Placements/ModuleFacts.h"
 #include "Placements/OperatorRules.h"
 #include "Placements/PlacementFacts.h"
 #include "meshguard/Analysis/TensorOperands.h"
@@ -246,6 +247,8 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
     }
     case PlacementRole::FullTensor:
     case PlacementRole::MakesMesh:
+    case PlacementRole::ShardsModule:
+    case PlacementRole::ParallelizesModule:
       return std::nullopt;
     }
   }
@@ -277,6 +280,8 @@ PlacementTransfer::evaluate(const Expr *E, const PlacementVars &Vars) const {
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return evaluateCall(*Call, Vars);
+  if (const auto *Field = dyn_cast<MemberExpr>(E); Field && Modules)
+    return Modules->parameter(*Field);
   return std::nullopt;
 }
 

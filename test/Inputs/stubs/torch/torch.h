@@ -107,6 +107,7 @@ public:
   LinearImpl(int In, int Out);
   Tensor forward(const Tensor &X);
   Tensor weight;
+  Tensor bias;
 };
 class Linear : public ModuleHolder<LinearImpl> {
 public:

@@ -1,0 +1,14 @@
+#include <meshguard/meshguard.h>
+#include <meshguard/runtime/Parallelize.h>
+#include <ostream>
+
+using namespace meshguard;
+std::ostream &operator<<(std::ostream &OS, const at::Tensor &T);
+
+// The statistic taken before sharding, and on the full weight after it.
+at::Tensor weight_median(const DeviceMesh &mesh) {
+  torch::nn::Linear fc(16, 16);
+  at::Tensor before = fc->weight.median();
+  fully_shard(*fc, mesh);
+  return before + redistribute(fc->weight, {Replicate{}}).median();
+}

@@ -1,0 +1,173 @@
+//===--- ModuleFacts.cpp - Parameters that module calls made DTensors -----===//
+//
+// The placements follow the runtime (include/meshguard/runtime/
+// FullyShard.h, Parallelize.h): fully_shard puts every parameter on Shard(0)
+// of a 1-D mesh (with a mesh dim: Shard of some tensor dim on that dim of a
+// 1-D or 2-D mesh); ColwiseParallel shards a Linear's weight and bias on
+// dim 0 and an Embedding's weight on dim 1, RowwiseParallel a Linear's
+// weight on dim 1 (its bias stays Replicate) and an Embedding's on dim 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Placements/ModuleFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace meshguard {
+namespace analysis {
+
+bool ModulePath::within(const ModulePath &O) const {
+  return Root == O.Root && Fields.size() >= O.Fields.size() &&
+         std::equal(O.Fields.begin(), O.Fields.end(), Fields.begin());
+}
+
+std::optional<ModulePath> modulePath(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (!E)
+    return std::nullopt;
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_Deref)
+    return modulePath(U->getSubExpr());
+  // A module holder's `*fc` and `fc->`.
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 1 &&
+      (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow))
+    return modulePath(Op->getArg(0));
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!V)
+      return std::nullopt;
+    ModulePath P;
+    P.Root = V->getCanonicalDecl();
+    return P;
+  }
+  if (isa<CXXThisExpr>(E))
+    return ModulePath();
+  if (const auto *M = dyn_cast<MemberExpr>(E)) {
+    std::optional<ModulePath> P = modulePath(M->getBase());
+    if (P && isa<FieldDecl>(M->getMemberDecl()))
+      P->Fields.push_back(M->getMemberDecl());
+    else
+      P.reset();
+    return P;
+  }
+  return std::nullopt;
+}
+
+/// The name of the class \p E's value is (through references and
+/// pointers), or empty.
+static StringRef className(const Expr *E) {
+  QualType T = E->getType().getNonReferenceType();
+  if (const PointerType *P = T->getAs<PointerType>())
+    T = P->getPointeeType();
+  const CXXRecordDecl *R = T->getAsCXXRecordDecl();
+  return R && R->getIdentifier() ? R->getName() : StringRef();
+}
+
+/// "ColwiseParallel" or "RowwiseParallel" when \p Style is written as one.
+static StringRef styleName(const Expr *Style) {
+  const Expr *Written = findSubExpr(Style, [](const Expr *E) {
+    StringRef Name = className(E);
+    return Name == "ColwiseParallel" || Name == "RowwiseParallel";
+  });
+  return Written ? className(Written) : StringRef();
+}
+
+ModulePlacements::ModulePlacements(const FunctionDecl &FD,
+                                   const ApiIndex &Index, ASTContext &Ctx)
+    : Index(Index), Ctx(Ctx) {
+  collect(FD.getBody());
+}
+
+void ModulePlacements::collect(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const PlacementCallEntry *E =
+            Index.placementCall(Call->getDirectCallee());
+        E && (E->Role == PlacementRole::ShardsModule ||
+              E->Role == PlacementRole::ParallelizesModule))
+      add(*Call, *E);
+  for (const Stmt *Child : S->children())
+    collect(Child);
+}
+
+void ModulePlacements::add(const CallExpr &Call,
+                           const PlacementCallEntry &Entry) {
+  if (Call.getNumArgs() < 2 || Entry.MeshArg < 0 ||
+      unsigned(Entry.MeshArg) >= Call.getNumArgs())
+    return;
+  std::optional<ModulePath> Module = modulePath(Call.getArg(0));
+  if (!Module)
+    return;
+  PlacementState Placed;
+  Placed.MeshMadeBy = meshMadeBy(Call.getArg(Entry.MeshArg), Index);
+  Placed.MeshAt = &Call;
+  Placed.PlacedAt = &Call;
+  auto Shard = [&](int Dim) {
+    PlacementState S = Placed;
+    S.ShardDims = Dim < 0 ? PlacementState::UnknownDim : 1u << Dim;
+    return S;
+  };
+  if (Entry.Role == PlacementRole::ShardsModule) {
+    // fully_shard(m, mesh) needs a 1-D mesh; with a mesh dim, a 1-D or 2-D
+    // one, on which the dim sharded depends on the tensor-parallel style.
+    bool OnDim = Call.getNumArgs() > 2;
+    Placed.MeshDims =
+        OnDim ? literalMeshDims(Placed.MeshMadeBy, Index, Ctx) : 1;
+    PlacementState S = Shard(OnDim ? -1 : 0);
+    Calls.push_back({*Module, &Call, true, S, S});
+    return;
+  }
+  if (Entry.PlacementsArg < 0 ||
+      unsigned(Entry.PlacementsArg) >= Call.getNumArgs())
+    return;
+  StringRef Style = styleName(Call.getArg(Entry.PlacementsArg));
+  StringRef Kind = className(Call.getArg(0)->IgnoreParenImpCasts());
+  bool Colwise = Style == "ColwiseParallel";
+  if (Style.empty() || (Kind != "LinearImpl" && Kind != "EmbeddingImpl"))
+    return; // A plan, or a module the styles do not shard: unknown.
+  Placed.MeshDims = 1;
+  PlacementState Replicated = Placed;
+  Replicated.PlacedAt = NotePlace();
+  if (Kind == "LinearImpl")
+    Calls.push_back({*Module, &Call, false, Shard(Colwise ? 0 : 1),
+                     Colwise ? Shard(0) : Replicated});
+  else
+    Calls.push_back(
+        {*Module, &Call, false, Shard(Colwise ? 1 : 0), Replicated});
+}
+
+std::optional<PlacementState>
+ModulePlacements::parameter(const MemberExpr &Read) const {
+  if (Calls.empty() || !isa<FieldDecl>(Read.getMemberDecl()) ||
+      !Index.isTensorType(Read.getType()))
+    return std::nullopt;
+  std::optional<ModulePath> Owner = modulePath(Read.getBase());
+  if (!Owner)
+    return std::nullopt;
+  const SourceManager &SM = Ctx.getSourceManager();
+  StringRef Field = Read.getMemberDecl()->getName();
+  // The last call before the read that covers it.
+  std::optional<PlacementState> Found;
+  for (const Made &M : Calls) {
+    if (!SM.isBeforeInTranslationUnit(M.Call->getEndLoc(), Read.getBeginLoc()))
+      continue;
+    if (M.Recursive ? Owner->within(M.Module)
+                    : Owner->Root == M.Module.Root &&
+                          Owner->Fields == M.Module.Fields) {
+      if (M.Recursive || Field == "weight")
+        Found = M.Weight;
+      else if (Field == "bias")
+        Found = M.Bias;
+    }
+  }
+  return Found;
+}
+
+} // namespace analysis
+} // namespace meshguard

@@ -1,0 +1,70 @@
+//===--- ModuleFacts.h - Parameters that module calls made DTensors -*- C++
+//-*-===//
+//
+// fully_shard(module, mesh) makes every parameter of the module (and of its
+// submodules) Shard(0) on the mesh; parallelize_module(module, mesh, style)
+// shards a Linear's or an Embedding's weight and bias by the style. A read
+// of such a parameter later in the same function (`fc->weight`,
+// `model->fc1->bias`) then has those placements. Flow-insensitive but
+// ordered: a call counts for the reads after it in the function's text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_LIB_ANALYSIS_MODULEFACTS_H
+#define MESHGUARD_LIB_ANALYSIS_MODULEFACTS_H
+
+#include "Placements/PlacementFacts.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <vector>
+
+namespace meshguard {
+namespace analysis {
+
+/// A module expression as the variable (or `this`) it starts from and the
+/// fields taken from there: `model->fc1` and `*model->fc1` are {model,
+/// [fc1]}, `*fc` is {fc, []}.
+struct ModulePath {
+  /// Null for `this`.
+  const clang::ValueDecl *Root = nullptr;
+  llvm::SmallVector<const clang::ValueDecl *, 3> Fields;
+
+  /// Whether this path is \p O or one of its submodules'.
+  bool within(const ModulePath &O) const;
+};
+
+/// The path of \p E, a module, a module holder or a pointer to one.
+std::optional<ModulePath> modulePath(const clang::Expr *E);
+
+class ModulePlacements {
+public:
+  /// The fully_shard and parallelize_module calls of \p FD.
+  ModulePlacements(const clang::FunctionDecl &FD, const ApiIndex &Index,
+                   clang::ASTContext &Ctx);
+
+  /// The placements of \p Read, a tensor field of a module, made by a call
+  /// before it; none when no such call is known.
+  std::optional<PlacementState> parameter(const clang::MemberExpr &Read) const;
+
+private:
+  struct Made {
+    ModulePath Module;
+    const clang::CallExpr *Call;
+    /// fully_shard: every tensor field of the module and its submodules.
+    bool Recursive;
+    /// The placements of a recursive call's parameters, or of the weight
+    /// and the bias of a tensor-parallel style's module.
+    PlacementState Weight, Bias;
+  };
+  void collect(const clang::Stmt *S);
+  void add(const clang::CallExpr &Call, const PlacementCallEntry &Entry);
+
+  const ApiIndex &Index;
+  clang::ASTContext &Ctx;
+  std::vector<Made> Calls;
+};
+
+} // namespace analysis
+} // namespace meshguard
+
+#endif // MESHGUARD_LIB_ANALYSIS_MODULEFACTS_H
