@@ -114,3 +114,18 @@ double reducedOnEveryPath(const DeviceMesh &mesh, const at::Tensor &rows,
     v = meshguard::full_tensor(x) * 2;
   return v.item<double>();
 }
+
+// matmul decomposes into mm: S(1) x S(0) is Partial, S(0) x Replicate is not.
+double matmulPartial(const DeviceMesh &mesh, const at::Tensor &a,
+                     const at::Tensor &b) {
+  at::Tensor p = at::matmul(meshguard::from_local(a, mesh, {Shard{1}}),
+                            meshguard::from_local(b, mesh, {Shard{0}}));
+  at::Tensor rows = at::matmul(meshguard::from_local(a, mesh, {Shard{0}}),
+                               meshguard::from_local(b, mesh, {Replicate{}}));
+  double r = meshguard::to_local(rows).sum(1).median().item<double>();
+  return r + meshguard::to_local(p).item<double>();
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: item() reads one rank's share
+  // CHECK-NOTES: :[[@LINE-2]]:14: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-8]]:18: note: the DTensor may become Partial here
+  // CHECK-FIXES: return r + meshguard::full_tensor(p).item<double>();
+}

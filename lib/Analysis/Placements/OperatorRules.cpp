@@ -28,5 +28,12 @@ const OperatorRule *findOperatorRule(llvm::StringRef Name) {
   return It != std::end(Operators) && It->Name == Name ? It : nullptr;
 }
 
+const OperatorRule *findResultRule(llvm::StringRef Name) {
+  const OperatorRule *Own = findOperatorRule(Name);
+  if (Own && Own->Policy == ShardedPolicy::Decomposes && Name == "matmul")
+    return findOperatorRule("mm");
+  return Own;
+}
+
 } // namespace analysis
 } // namespace meshguard

@@ -40,6 +40,12 @@ struct OperatorRule {
 /// have.
 const OperatorRule *findOperatorRule(llvm::StringRef Name);
 
+/// The entry whose rule gives \p Name's result its placements: its own, or
+/// for an op that decomposes, the op it becomes on matrices (`matmul` is
+/// `mm`; ATen's CompositeImplicit decomposition, which the runtime's table
+/// does not record).
+const OperatorRule *findResultRule(llvm::StringRef Name);
+
 } // namespace analysis
 } // namespace meshguard
 

@@ -148,7 +148,7 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
     }
     DTensors.push_back(S);
   }
-  const OperatorRule *Rule = findOperatorRule(Op.Name);
+  const OperatorRule *Rule = findResultRule(Op.Name);
   if (DTensors.empty()) {
     // A plain op on one rank's partial contribution: still one if the op
     // is linear (its rule keeps Partial) or decomposes (contiguous, to);
