@@ -83,7 +83,7 @@ PLACEMENT_CHECKS = ("dtensor-partial-local-use,dtensor-op-without-sharding-rule,
 CORPORA = [
     ("bench/divergence-corpus", "1.0", "1.0", None),
     ("bench/divergence-corpus-ported", MIN_PORTED_PRECISION, MIN_PORTED_RECALL, None),
-    ("bench/placements-corpus", "0.95", "0.90", PLACEMENT_CHECKS),
+    ("bench/placements-corpus", "0.95", "0.95", PLACEMENT_CHECKS),
 ]
 
 

@@ -129,3 +129,25 @@ double matmulPartial(const DeviceMesh &mesh, const at::Tensor &a,
   // CHECK-NOTES: :[[@LINE-8]]:18: note: the DTensor may become Partial here
   // CHECK-FIXES: return r + meshguard::full_tensor(p).item<double>();
 }
+
+// Through a field of a struct (a parameter or a local), until the field or
+// the struct gets a new value.
+struct Metrics {
+  at::Tensor loss;
+  at::Tensor count;
+};
+
+double fieldShare(const DeviceMesh &mesh, const at::Tensor &rows,
+                  Metrics &m) {
+  m.loss = meshguard::to_local(meshguard::from_local(rows, mesh, {Shard{0}}).sum());
+  m.count = rows.sum();
+  double v = m.loss.item<double>();
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: item() reads one rank's share
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-5]]:32: note: the DTensor may become Partial here
+  // CHECK-FIXES: m.loss = meshguard::full_tensor(meshguard::from_local(rows, mesh, {Shard{0}}).sum());
+  Metrics fresh;
+  fresh.loss = m.loss;
+  fresh = Metrics();
+  return v + m.count.item<double>() + fresh.loss.item<double>();
+}

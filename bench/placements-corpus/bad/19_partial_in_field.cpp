@@ -5,7 +5,7 @@
 using namespace meshguard;
 std::ostream &operator<<(std::ostream &OS, const at::Tensor &T);
 
-// KNOWN MISS: placements are followed through local variables, not fields.
+// A Partial sum kept in a struct of metrics, read back as the value.
 struct Stats {
   at::Tensor total;
 };

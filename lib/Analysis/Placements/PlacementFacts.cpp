@@ -65,6 +65,20 @@ const VarDecl *namedVariable(const Expr *E) {
   return nullptr;
 }
 
+std::optional<PlacementPlace> placeOf(const Expr *E) {
+  E = stripCopies(E);
+  if (const VarDecl *V = namedVariable(E))
+    return PlacementPlace{V, nullptr};
+  const auto *M = dyn_cast_or_null<MemberExpr>(E);
+  const auto *Field = M ? dyn_cast<FieldDecl>(M->getMemberDecl()) : nullptr;
+  const auto *Base =
+      M ? dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts()) : nullptr;
+  const auto *V = Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+  if (!Field || !V)
+    return std::nullopt;
+  return PlacementPlace{V, Field};
+}
+
 // The runtime's placement types (include/meshguard/runtime/Placement.h).
 enum class PlacementType { None, Shard, Replicate, Partial };
 

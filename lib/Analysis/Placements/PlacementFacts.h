@@ -70,7 +70,11 @@ struct PlacementState {
   bool operator!=(const PlacementState &O) const { return !(*this == O); }
 };
 
-using PlacementVars = llvm::DenseMap<const clang::VarDecl *, PlacementState>;
+/// What a fact is about: a local variable or parameter, or one field of it
+/// (`s.total`, `p->total`; the field is null for the variable itself).
+using PlacementPlace =
+    std::pair<const clang::VarDecl *, const clang::FieldDecl *>;
+using PlacementVars = llvm::DenseMap<PlacementPlace, PlacementState>;
 
 /// The summary of a helper the transfer asks for at its calls.
 struct HelperPlacements {
@@ -193,6 +197,9 @@ bool spellsOnlyReplicate(const clang::Expr *Arg);
 
 /// The variable \p E names (through parens and casts), or null.
 const clang::VarDecl *namedVariable(const clang::Expr *E);
+
+/// The place \p E names: a variable, or a field of one; none otherwise.
+std::optional<PlacementPlace> placeOf(const clang::Expr *E);
 
 } // namespace analysis
 } // namespace meshguard

@@ -125,7 +125,7 @@ PlacementMemo::Impl::summarise(const FunctionDecl &FD) {
       PlacementState S;
       S.What = PlacementState::Kind::PartialLocal;
       S.Param = P;
-      Entry[P] = S;
+      Entry[{P, nullptr}] = S;
     }
   PlacementTransfer T = transfer();
   ModulePlacements Modules(FD, Index, Ctx);

@@ -273,10 +273,11 @@ PlacementTransfer::evaluate(const Expr *E, const PlacementVars &Vars) const {
   E = stripCopies(E);
   if (!E)
     return std::nullopt;
-  if (const VarDecl *V = namedVariable(E)) {
-    auto It = Vars.find(V);
-    return It == Vars.end() ? std::nullopt
-                            : std::optional<PlacementState>(It->second);
+  if (std::optional<PlacementPlace> P = placeOf(E)) {
+    if (auto It = Vars.find(*P); It != Vars.end())
+      return It->second;
+    if (!P->second)
+      return std::nullopt;
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return evaluateCall(*Call, Vars);
@@ -288,25 +289,40 @@ PlacementTransfer::evaluate(const Expr *E, const PlacementVars &Vars) const {
 void PlacementTransfer::assign(const Expr *Target,
                                std::optional<PlacementState> S,
                                PlacementVars &Vars) const {
-  const VarDecl *V = namedVariable(Target);
-  if (!V)
+  std::optional<PlacementPlace> P = placeOf(Target);
+  if (!P)
     return;
   if (S)
-    Vars[V] = *S;
+    Vars[*P] = *S;
   else
-    Vars.erase(V);
+    Vars.erase(*P);
+}
+
+/// Forgets what was known of \p V's fields (\p V itself is given a new
+/// value).
+static void forgetFields(const VarDecl *V, PlacementVars &Vars) {
+  llvm::SmallVector<PlacementPlace, 2> Fields;
+  for (const auto &[P, S] : Vars)
+    if (P.first == V && P.second)
+      Fields.push_back(P);
+  for (const PlacementPlace &P : Fields)
+    Vars.erase(P);
 }
 
 void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-    for (const Decl *D : DS->decls())
-      if (const auto *V = dyn_cast<VarDecl>(D);
-          V && V->hasInit() && Index.isTensorType(V->getType())) {
-        if (std::optional<PlacementState> F = evaluate(V->getInit(), Vars))
-          Vars[V] = *F;
-        else
-          Vars.erase(V);
-      }
+    for (const Decl *D : DS->decls()) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V)
+        continue;
+      forgetFields(V, Vars); // a loop's variable, declared again
+      if (!V->hasInit() || !Index.isTensorType(V->getType()))
+        continue;
+      if (std::optional<PlacementState> F = evaluate(V->getInit(), Vars))
+        Vars[{V, nullptr}] = *F;
+      else
+        Vars.erase({V, nullptr});
+    }
     return;
   }
   const auto *Call = dyn_cast<CallExpr>(S);
@@ -317,20 +333,21 @@ void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
   if (Index.makesUniform(Call->getDirectCallee())) {
     for (const Expr *Arg : Call->arguments())
       for (const TensorOperand &Item : tensorOperands(Arg, Index).Items)
-        if (const VarDecl *V = namedVariable(Item.E))
-          Vars.erase(V);
+        if (std::optional<PlacementPlace> P = placeOf(Item.E))
+          Vars.erase(*P);
     return;
   }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call);
-      OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
-      Index.isTensorType(OC->getArg(0)->getType())) {
-    assign(OC->getArg(0), evaluate(OC->getArg(1), Vars), Vars);
+      OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2) {
+    if (Index.isTensorType(OC->getArg(0)->getType()))
+      assign(OC->getArg(0), evaluate(OC->getArg(1), Vars), Vars);
+    else if (const VarDecl *V = namedVariable(OC->getArg(0)))
+      forgetFields(V, Vars); // a struct assigned as a whole
     return;
   }
   // In place: `x += y`, `x.mul_(2)`: x takes the op's result.
   std::optional<TensorOpCall> Op = readTensorOp(*Call, Index);
-  if (Op && StringRef(Op->Name).ends_with("_") &&
-      namedVariable(Op->Operands[0]))
+  if (Op && StringRef(Op->Name).ends_with("_") && placeOf(Op->Operands[0]))
     assign(Op->Operands[0], applyOp(*Op, *Call, Vars), Vars);
 }
 
