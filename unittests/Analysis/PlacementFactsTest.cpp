@@ -2,6 +2,7 @@
 
 #include "Placements/PlacementFacts.h"
 #include "ModelTesting.h"
+#include "Placements/ModuleFacts.h"
 #include "Placements/OperatorRules.h"
 #include "meshguard/Analysis/ApiIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -30,6 +31,13 @@ TEST(OperatorRules, ReadsTheGeneratedTable) {
   EXPECT_EQ(findOperatorRule("matmul")->Policy, ShardedPolicy::Decomposes);
   EXPECT_EQ(findOperatorRule("no_such_op"), nullptr);
   EXPECT_EQ(findOperatorRule(""), nullptr);
+}
+
+TEST(OperatorRules, MatmulResultsFollowMm) {
+  EXPECT_EQ(findResultRule("matmul"), findOperatorRule("mm"));
+  EXPECT_EQ(findResultRule("sum"), findOperatorRule("sum"));
+  // Other decomposing ops keep their own entry (not followed).
+  EXPECT_EQ(findResultRule("einsum"), findOperatorRule("einsum"));
 }
 
 /// The calls of the snippet's function \p Name, in source order.
@@ -108,6 +116,76 @@ TEST(PlacementFacts, MeshesDifferByPlacementCount) {
   EXPECT_FALSE(surelyDifferentMeshes(OneD, OneD, Index, AST->getASTContext()));
   EXPECT_FALSE(
       surelyDifferentMeshes(OneD, Unknown, Index, AST->getASTContext()));
+}
+
+/// The tensor field reads of the snippet's function \p Name, by the source
+/// text of their member name, in source order.
+std::vector<const clang::MemberExpr *> fieldReads(clang::ASTContext &Ctx,
+                                                  llvm::StringRef Name) {
+  struct Collect : clang::RecursiveASTVisitor<Collect> {
+    std::vector<const clang::MemberExpr *> Reads;
+    bool VisitMemberExpr(clang::MemberExpr *M) {
+      if (llvm::isa<clang::FieldDecl>(M->getMemberDecl()))
+        Reads.push_back(M);
+      return true;
+    }
+  } V;
+  V.TraverseDecl(const_cast<clang::FunctionDecl *>(
+      testing::findFunction(Ctx, Name.str())));
+  return V.Reads;
+}
+
+TEST(ModuleFacts, ParametersOfShardedModules) {
+  auto AST = testing::parseSnippet(R"cc(
+    #include <meshguard/runtime/Parallelize.h>
+    using namespace meshguard;
+    void f(const DeviceMesh &m) {
+      torch::nn::Linear a(2, 2), b(2, 2);
+      (void)a->weight;
+      fully_shard(*a, m);
+      (void)a->weight;
+      parallelize_module(*b, m, RowwiseParallel{});
+      (void)b->weight;
+      (void)b->bias;
+    }
+  )cc");
+  clang::ASTContext &Ctx = AST->getASTContext();
+  ApiIndex Index(ApiModel::builtin());
+  ModulePlacements Modules(*testing::findFunction(Ctx, "f"), Index, Ctx);
+  std::vector<const clang::MemberExpr *> Reads = fieldReads(Ctx, "f");
+  ASSERT_EQ(Reads.size(), 4u);
+  // Before fully_shard: a plain parameter.
+  EXPECT_FALSE(Modules.parameter(*Reads[0]));
+  std::optional<PlacementState> A = Modules.parameter(*Reads[1]);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->ShardDims, 1u); // Shard(0)
+  EXPECT_EQ(A->MeshDims, 1u);
+  std::optional<PlacementState> W = Modules.parameter(*Reads[2]);
+  ASSERT_TRUE(W);
+  EXPECT_EQ(W->ShardDims, 2u); // RowwiseParallel: the weight is Shard(1)
+  std::optional<PlacementState> Bias = Modules.parameter(*Reads[3]);
+  ASSERT_TRUE(Bias);
+  EXPECT_FALSE(Bias->maySplit()); // and the bias Replicate
+}
+
+TEST(ModuleFacts, PathsOfSubmodules) {
+  auto AST = testing::parseSnippet(R"cc(
+    struct Net : torch::nn::Module { torch::nn::Linear fc{2, 2}; };
+    void g(Net &net, torch::nn::Linear &other) {
+      (void)net.fc->weight;
+      (void)other->weight;
+    }
+  )cc");
+  clang::ASTContext &Ctx = AST->getASTContext();
+  std::vector<const clang::MemberExpr *> Reads = fieldReads(Ctx, "g");
+  ASSERT_EQ(Reads.size(), 3u); // net.fc, fc->weight, other->weight
+  std::optional<ModulePath> Fc = modulePath(Reads[0]);
+  std::optional<ModulePath> Net = modulePath(Reads[0]->getBase());
+  std::optional<ModulePath> Other = modulePath(Reads[2]->getBase());
+  ASSERT_TRUE(Fc && Net && Other);
+  EXPECT_TRUE(Fc->within(*Net));
+  EXPECT_FALSE(Net->within(*Fc));
+  EXPECT_FALSE(Other->within(*Net));
 }
 
 } // namespace
