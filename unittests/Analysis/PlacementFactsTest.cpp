@@ -147,13 +147,15 @@ TEST(ModuleFacts, ParametersOfShardedModules) {
       parallelize_module(*b, m, RowwiseParallel{});
       (void)b->weight;
       (void)b->bias;
+      GatheredParameters gathered(*a);
+      (void)a->weight;
     }
   )cc");
   clang::ASTContext &Ctx = AST->getASTContext();
   ApiIndex Index(ApiModel::builtin());
   ModulePlacements Modules(*testing::findFunction(Ctx, "f"), Index, Ctx);
   std::vector<const clang::MemberExpr *> Reads = fieldReads(Ctx, "f");
-  ASSERT_EQ(Reads.size(), 4u);
+  ASSERT_EQ(Reads.size(), 5u);
   // Before fully_shard: a plain parameter.
   EXPECT_FALSE(Modules.parameter(*Reads[0]));
   std::optional<PlacementState> A = Modules.parameter(*Reads[1]);
@@ -166,6 +168,8 @@ TEST(ModuleFacts, ParametersOfShardedModules) {
   std::optional<PlacementState> Bias = Modules.parameter(*Reads[3]);
   ASSERT_TRUE(Bias);
   EXPECT_FALSE(Bias->maySplit()); // and the bias Replicate
+  // Gathered for compute: not followed.
+  EXPECT_FALSE(Modules.parameter(*Reads[4]));
 }
 
 TEST(ModuleFacts, PathsOfSubmodules) {

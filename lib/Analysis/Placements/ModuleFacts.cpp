@@ -92,8 +92,25 @@ void ModulePlacements::collect(const Stmt *S) {
         E && (E->Role == PlacementRole::ShardsModule ||
               E->Role == PlacementRole::ParallelizesModule))
       add(*Call, *E);
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        addGathered(*V);
   for (const Stmt *Child : S->children())
     collect(Child);
+}
+
+// GatheredParameters(module) replaces the parameters by their gathered
+// values while it lives (fully_sharded_forward uses one): from there on,
+// what a read of them gives is not followed.
+void ModulePlacements::addGathered(const VarDecl &V) {
+  const auto *Init = dyn_cast_or_null<CXXConstructExpr>(
+      V.getInit() ? V.getInit()->IgnoreImplicit() : nullptr);
+  if (!Init || Init->getNumArgs() != 1 ||
+      className(Init) != "GatheredParameters")
+    return;
+  if (std::optional<ModulePath> Module = modulePath(Init->getArg(0)))
+    Calls.push_back({*Module, Init, true, true, {}, {}});
 }
 
 void ModulePlacements::add(const CallExpr &Call,
@@ -120,7 +137,7 @@ void ModulePlacements::add(const CallExpr &Call,
     Placed.MeshDims =
         OnDim ? literalMeshDims(Placed.MeshMadeBy, Index, Ctx) : 1;
     PlacementState S = Shard(OnDim ? -1 : 0);
-    Calls.push_back({*Module, &Call, true, S, S});
+    Calls.push_back({*Module, &Call, true, false, S, S});
     return;
   }
   if (Entry.PlacementsArg < 0 ||
@@ -135,11 +152,11 @@ void ModulePlacements::add(const CallExpr &Call,
   PlacementState Replicated = Placed;
   Replicated.PlacedAt = NotePlace();
   if (Kind == "LinearImpl")
-    Calls.push_back({*Module, &Call, false, Shard(Colwise ? 0 : 1),
+    Calls.push_back({*Module, &Call, false, false, Shard(Colwise ? 0 : 1),
                      Colwise ? Shard(0) : Replicated});
   else
     Calls.push_back(
-        {*Module, &Call, false, Shard(Colwise ? 1 : 0), Replicated});
+        {*Module, &Call, false, false, Shard(Colwise ? 1 : 0), Replicated});
 }
 
 std::optional<PlacementState>
@@ -160,7 +177,9 @@ ModulePlacements::parameter(const MemberExpr &Read) const {
     if (M.Recursive ? Owner->within(M.Module)
                     : Owner->Root == M.Module.Root &&
                           Owner->Fields == M.Module.Fields) {
-      if (M.Recursive || Field == "weight")
+      if (M.Gathered)
+        Found.reset();
+      else if (M.Recursive || Field == "weight")
         Found = M.Weight;
       else if (Field == "bias")
         Found = M.Bias;

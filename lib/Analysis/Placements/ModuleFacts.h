@@ -6,7 +6,8 @@
 // shards a Linear's or an Embedding's weight and bias by the style. A read
 // of such a parameter later in the same function (`fc->weight`,
 // `model->fc1->bias`) then has those placements. Flow-insensitive but
-// ordered: a call counts for the reads after it in the function's text.
+// ordered: a call counts for the reads after it in the function's text,
+// until a GatheredParameters of the module (gathered: not followed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,15 +50,20 @@ public:
 private:
   struct Made {
     ModulePath Module;
-    const clang::CallExpr *Call;
+    /// The call, or a GatheredParameters variable's construction (then
+    /// the parameters are gathered, Replicate, for the rest of the
+    /// function: unknown).
+    const clang::Expr *Call;
     /// fully_shard: every tensor field of the module and its submodules.
     bool Recursive;
+    bool Gathered;
     /// The placements of a recursive call's parameters, or of the weight
     /// and the bias of a tensor-parallel style's module.
     PlacementState Weight, Bias;
   };
   void collect(const clang::Stmt *S);
   void add(const clang::CallExpr &Call, const PlacementCallEntry &Entry);
+  void addGathered(const clang::VarDecl &V);
 
   const ApiIndex &Index;
   clang::ASTContext &Ctx;

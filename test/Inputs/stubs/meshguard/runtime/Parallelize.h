@@ -23,6 +23,11 @@ at::Tensor parallel_forward(ModuleHolder &module, const at::Tensor &input) {
 void fully_shard(torch::nn::Module &module, const DeviceMesh &mesh);
 void fully_shard(torch::nn::Module &module, const DeviceMesh &mesh,
                  int64_t mesh_dim);
+class GatheredParameters {
+public:
+  explicit GatheredParameters(torch::nn::Module &module);
+  ~GatheredParameters();
+};
 template <typename ModuleHolder>
 at::Tensor fully_sharded_forward(ModuleHolder &module, const at::Tensor &input) {
   return module->forward(input);
