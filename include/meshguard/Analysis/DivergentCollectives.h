@@ -17,7 +17,10 @@
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@ namespace meshguard {
 namespace analysis {
 
 class RankDependenceTU;
+struct MarkedRankFlow;
 class SummaryLookup;
 struct ExternalSite;
 
@@ -160,10 +164,32 @@ private:
   std::optional<CollectiveCall> imported(const clang::FunctionDecl &FD);
   std::vector<ParameterControl> importedControls(const clang::FunctionDecl &FD);
   std::vector<ReplicaParameter> importedReplicas(const clang::FunctionDecl &FD);
-  /// One placeholder per parameter of \p Def standing for its value (for
-  /// RankFlow), and the parameter a placeholder stands for.
-  std::vector<const clang::Expr *>
-  markParameters(const clang::FunctionDecl &Def);
+  std::vector<ParameterControl> computeControls(const clang::FunctionDecl &FD);
+  std::vector<ReplicaParameter> computeReplicas(const clang::FunctionDecl &FD);
+  /// Per function: what a parameter leads to (held by pointer: callers keep
+  /// ArrayRefs across later insertions).
+  template <typename Fact>
+  using ParameterFacts = llvm::DenseMap<const clang::FunctionDecl *,
+                                        std::unique_ptr<std::vector<Fact>>>;
+  /// \p FD's entry of \p Cache, computed once by \p Compute; empty while it
+  /// is computed (recursion: nothing more).
+  template <typename Fact, typename ComputeFn>
+  static llvm::ArrayRef<Fact> memoized(ParameterFacts<Fact> &Cache,
+                                       const clang::FunctionDecl &FD,
+                                       ComputeFn Compute) {
+    const clang::FunctionDecl *Key = FD.getCanonicalDecl();
+    if (auto It = Cache.find(Key); It != Cache.end())
+      return *It->second;
+    Cache[Key] = std::make_unique<std::vector<Fact>>();
+    std::vector<Fact> Found = Compute();
+    *Cache[Key] = std::move(Found);
+    return *Cache[Key];
+  }
+  /// \p Def's CFG and its rank flow, solved, with each parameter standing
+  /// for a value of its own; null when it has no body or parameters, is in
+  /// a system header, or a limit stops it.
+  std::unique_ptr<MarkedRankFlow> markedFlow(const clang::FunctionDecl &Def);
+  /// The parameter whose placeholder \p Origin is, if it is one.
   std::optional<unsigned> markedParameter(const clang::Expr *Origin) const;
   void appendKeys(const clang::Stmt *S, std::vector<std::string> &Out);
   const std::vector<std::string> &helperKeys(const clang::FunctionDecl &Def);
@@ -177,13 +203,8 @@ private:
   SummaryLookup *Database = nullptr;
   /// The places imported facts point to (CollectiveCall::InnerElsewhere).
   std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
-  /// Held by pointer: callers keep ArrayRefs across later insertions.
-  llvm::DenseMap<const clang::FunctionDecl *,
-                 std::unique_ptr<std::vector<ParameterControl>>>
-      Controls;
-  llvm::DenseMap<const clang::FunctionDecl *,
-                 std::unique_ptr<std::vector<ReplicaParameter>>>
-      Replicas;
+  ParameterFacts<ParameterControl> Controls;
+  ParameterFacts<ReplicaParameter> Replicas;
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<std::string>>
       HelperKeys;
   /// Placeholders standing for a parameter's value (RankFlow), and whose.

@@ -59,10 +59,7 @@ RankDependenceTU &DivergenceMemo::rankFacts() {
   return *Facts;
 }
 
-/// Calls in \p S in evaluation order (arguments before the call), lambda
-/// bodies excluded.
-static void callsIn(const Stmt *S,
-                    llvm::SmallVectorImpl<const CallExpr *> &Out) {
+void callsIn(const Stmt *S, llvm::SmallVectorImpl<const CallExpr *> &Out) {
   if (!S || isa<LambdaExpr>(S))
     return;
   for (const Stmt *Child : S->children())
@@ -242,19 +239,30 @@ const Expr *DivergenceMemo::argumentFor(const CallExpr &Call,
   return Call.getArg(I);
 }
 
-std::vector<const Expr *>
-DivergenceMemo::markParameters(const FunctionDecl &Def) {
+std::unique_ptr<MarkedRankFlow>
+DivergenceMemo::markedFlow(const FunctionDecl &Def) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Def.getBody() || Def.param_empty() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(Def.getLocation())))
+    return nullptr;
+  auto M = std::make_unique<MarkedRankFlow>();
+  AnalysisOutcome Outcome = AnalysisOutcome::Done;
+  M->Cfg = buildAdmittedCFG(Def, Ctx, Limits, Outcome);
+  if (!M->Cfg)
+    return nullptr;
   // Each parameter stands for a value of its own.
-  std::vector<const Expr *> Marks;
   for (unsigned I = 0; I < Def.getNumParams(); ++I) {
     auto *P = const_cast<ParmVarDecl *>(Def.getParamDecl(I));
     const Expr *Mark = DeclRefExpr::Create(
         Ctx, NestedNameSpecifierLoc(), SourceLocation(), P, false,
         P->getLocation(), P->getType().getNonReferenceType(), VK_LValue);
     ParameterMarks[Mark] = I;
-    Marks.push_back(Mark);
+    M->Marks.push_back(Mark);
   }
-  return Marks;
+  M->Flow.emplace(Def, *M->Cfg, rankFacts(), M->Marks);
+  if (!M->Flow->solve(Limits))
+    return nullptr;
+  return M;
 }
 
 std::optional<unsigned>
@@ -267,42 +275,32 @@ DivergenceMemo::markedParameter(const Expr *Origin) const {
 
 llvm::ArrayRef<ParameterControl>
 DivergenceMemo::parameterControls(const FunctionDecl &FD) {
-  const FunctionDecl *Key = FD.getCanonicalDecl();
-  if (auto It = Controls.find(Key); It != Controls.end())
-    return *It->second;
-  // Recursion: nothing more while it is worked out.
-  Controls[Key] = std::make_unique<std::vector<ParameterControl>>();
-  auto Done = [&](std::vector<ParameterControl> Found) {
-    *Controls[Key] = std::move(Found);
-    return llvm::ArrayRef<ParameterControl>(*Controls[Key]);
-  };
+  return memoized(Controls, FD, [&] { return computeControls(FD); });
+}
+
+std::vector<ParameterControl>
+DivergenceMemo::computeControls(const FunctionDecl &FD) {
   // The model's own functions (a collective, a rank accessor) are no
   // helpers: nothing to look up.
   if (Index.collectiveKind(&FD) != CollectiveKind::None ||
       Index.isRankSource(&FD))
     return {};
   const FunctionDecl *Def = FD.getDefinition();
-  const SourceManager &SM = Ctx.getSourceManager();
   if (!Def)
-    return Done(importedControls(FD));
-  if (!Def->getBody() || Def->param_empty() || !performed(*Def) ||
-      SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
+    return importedControls(FD);
+  if (!performed(*Def))
     return {};
-  AnalysisOutcome Outcome = AnalysisOutcome::Done;
-  std::unique_ptr<CFG> Cfg = buildAdmittedCFG(*Def, Ctx, Limits, Outcome);
-  if (!Cfg)
+  std::unique_ptr<MarkedRankFlow> Marked = markedFlow(*Def);
+  if (!Marked)
     return {};
-  std::vector<const Expr *> Marks = markParameters(*Def);
-  RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
-  if (!Flow.solve(Limits))
-    return {};
+  RankFlow &Flow = *Marked->Flow;
   std::vector<ParameterControl> Found;
   auto Add = [&](unsigned Param, const Expr *Condition, CollectiveCall C) {
     if (llvm::none_of(
             Found, [&](const ParameterControl &P) { return P.Param == Param; }))
       Found.push_back(ParameterControl{Param, Condition, std::move(C)});
   };
-  forEachCall(*Cfg, [&](CFGBlock *B, const CallExpr &Call) {
+  forEachCall(*Marked->Cfg, [&](CFGBlock *B, const CallExpr &Call) {
     std::optional<CollectiveCall> C = collective(Call);
     if (!C)
       return;
@@ -334,7 +332,7 @@ DivergenceMemo::parameterControls(const FunctionDecl &FD) {
                                                    : Inner.Collective.Name});
     }
   });
-  return Done(std::move(Found));
+  return Found;
 }
 
 namespace {

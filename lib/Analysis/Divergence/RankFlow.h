@@ -21,8 +21,10 @@
 #include "meshguard/Analysis/FunctionAnalysis.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace meshguard {
 namespace analysis {
@@ -67,6 +69,19 @@ private:
   std::vector<RankVars> In, Out;
   std::vector<const clang::Expr *> Implicit;
   std::vector<bool> Done;
+};
+
+/// Calls in \p S in evaluation order (arguments before the call), lambda
+/// bodies excluded.
+void callsIn(const clang::Stmt *S,
+             llvm::SmallVectorImpl<const clang::CallExpr *> &Out);
+
+/// A helper's CFG and its rank flow, each parameter marked by a placeholder
+/// of its own (DivergenceMemo::markedFlow).
+struct MarkedRankFlow {
+  std::unique_ptr<clang::CFG> Cfg;
+  std::vector<const clang::Expr *> Marks;
+  std::optional<RankFlow> Flow;
 };
 
 } // namespace analysis

@@ -56,44 +56,36 @@ bool unverifiedReplicate(const CallExpr &Call, const PlacementCallEntry &E,
 
 llvm::ArrayRef<ReplicaParameter>
 DivergenceMemo::replicaParameters(const FunctionDecl &FD) {
-  const FunctionDecl *Key = FD.getCanonicalDecl();
-  if (auto It = Replicas.find(Key); It != Replicas.end())
-    return *It->second;
-  // Recursion: nothing more while it is worked out.
-  Replicas[Key] = std::make_unique<std::vector<ReplicaParameter>>();
-  auto Done = [&](std::vector<ReplicaParameter> Found) {
-    *Replicas[Key] = std::move(Found);
-    return llvm::ArrayRef<ReplicaParameter>(*Replicas[Key]);
-  };
+  return memoized(Replicas, FD, [&] { return computeReplicas(FD); });
+}
+
+std::vector<ReplicaParameter>
+DivergenceMemo::computeReplicas(const FunctionDecl &FD) {
   // The model's own functions (from_local itself) are no helpers.
   if (isModelFunction(Index, FD))
     return {};
   const FunctionDecl *Def = FD.getDefinition();
-  const SourceManager &SM = Ctx.getSourceManager();
   if (!Def)
-    return Done(importedReplicas(FD));
+    return importedReplicas(FD);
+  const SourceManager &SM = Ctx.getSourceManager();
   if (!Def->getBody() || Def->param_empty() ||
       SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation())))
     return {};
-  AnalysisOutcome Outcome = AnalysisOutcome::Done;
-  std::unique_ptr<CFG> Cfg = buildAdmittedCFG(*Def, Ctx, Limits, Outcome);
-  if (!Cfg)
-    return {};
   // Cheap first: no from_local of its own and no helper that wraps.
-  bool Wraps = false;
-  forEachCall(*Cfg, [&](const CFGBlock *, const CallExpr &Call) {
-    const FunctionDecl *Callee = Call.getDirectCallee();
+  llvm::SmallVector<const CallExpr *, 16> Calls;
+  callsIn(Def->getBody(), Calls);
+  bool Wraps = llvm::any_of(Calls, [&](const CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
     if (const PlacementCallEntry *P = Index.placementCall(Callee))
-      Wraps |= unverifiedReplicate(Call, *P, Ctx);
-    else if (Callee && !Wraps)
-      Wraps = !replicaParameters(*Callee).empty();
+      return unverifiedReplicate(*Call, *P, Ctx);
+    return Callee && !replicaParameters(*Callee).empty();
   });
   if (!Wraps)
     return {};
-  std::vector<const Expr *> Marks = markParameters(*Def);
-  RankFlow Flow(*Def, *Cfg, rankFacts(), Marks);
-  if (!Flow.solve(Limits))
+  std::unique_ptr<MarkedRankFlow> Marked = markedFlow(*Def);
+  if (!Marked)
     return {};
+  RankFlow &Flow = *Marked->Flow;
   std::vector<ReplicaParameter> Found;
   auto Add = [&](std::optional<unsigned> Param, ReplicaParameter Inner) {
     if (Param && llvm::none_of(Found, [&](const ReplicaParameter &R) {
@@ -103,7 +95,7 @@ DivergenceMemo::replicaParameters(const FunctionDecl &FD) {
       Found.push_back(Inner);
     }
   };
-  forEachCall(*Cfg, [&](const CFGBlock *B, const CallExpr &Call) {
+  forEachCall(*Marked->Cfg, [&](const CFGBlock *B, const CallExpr &Call) {
     const FunctionDecl *Callee = Call.getDirectCallee();
     if (const PlacementCallEntry *P = Index.placementCall(Callee)) {
       if (unverifiedReplicate(Call, *P, Ctx))
@@ -119,7 +111,7 @@ DivergenceMemo::replicaParameters(const FunctionDecl &FD) {
         Add(markedParameter(Flow.originBefore(Args[Inner.Param], B, &Call)),
             Inner);
   });
-  return Done(std::move(Found));
+  return Found;
 }
 
 std::vector<ReplicaParameter>
