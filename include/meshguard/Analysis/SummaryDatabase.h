@@ -290,6 +290,14 @@ std::string exportSummaries(clang::ASTContext &Ctx, SummaryProvider &Summaries,
 /// no summary of another file is about it, so it is never looked up.
 bool isModelFunction(const ApiIndex &Index, const clang::FunctionDecl &FD);
 
+/// The usable entry of \p DB for \p FD, a function without a body in this
+/// TU; null when there is no database, \p FD is a template pattern, is
+/// declared in a system header or is the API model's, or its entry is
+/// missing or stale (unknown, never a finding).
+const StoredSummary *lookupCallee(SummaryLookup *DB,
+                                  const clang::FunctionDecl &FD,
+                                  const ApiIndex &Index);
+
 /// The absolute, normalised path of the main file ("" if none).
 std::string mainFilePath(const clang::SourceManager &SM);
 std::string mainFilePath(const clang::ASTContext &Ctx);

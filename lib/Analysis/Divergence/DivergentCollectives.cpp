@@ -103,13 +103,7 @@ DivergenceMemo::performed(const FunctionDecl &FD) {
 }
 
 std::optional<CollectiveCall> DivergenceMemo::imported(const FunctionDecl &FD) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
-      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())))
-    return std::nullopt;
-  std::string USR = functionUSR(FD);
-  // lookup() gives up-to-date entries only: stale or missing = unknown.
-  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  const StoredSummary *Stored = lookupCallee(Database, FD, Index);
   if (!Stored || !Stored->Collective)
     return std::nullopt;
   // A collective the model no longer has: unknown, never a finding.

@@ -116,13 +116,7 @@ DivergenceMemo::computeReplicas(const FunctionDecl &FD) {
 
 std::vector<ReplicaParameter>
 DivergenceMemo::importedReplicas(const FunctionDecl &FD) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
-      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())) ||
-      isModelFunction(Index, FD))
-    return {};
-  std::string USR = functionUSR(FD);
-  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  const StoredSummary *Stored = lookupCallee(Database, FD, Index);
   if (!Stored || !Stored->Placements)
     return {};
   std::vector<ReplicaParameter> Found;

@@ -76,14 +76,7 @@ const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
 
 std::unique_ptr<HelperPlacements>
 PlacementMemo::Impl::imported(const FunctionDecl &FD) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (!Database || FD.isDependentContext() || FD.isInvalidDecl() ||
-      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())) ||
-      isModelFunction(Index, FD))
-    return nullptr;
-  std::string USR = functionUSR(FD);
-  // lookup() gives up-to-date entries only: stale or missing = unknown.
-  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  const StoredSummary *Stored = lookupCallee(Database, FD, Index);
   if (!Stored || !Stored->Placements)
     return nullptr;
   const StoredPlacements &Facts = *Stored->Placements;

@@ -29,18 +29,25 @@ bool isModelFunction(const ApiIndex &Index, const FunctionDecl &FD) {
          Index.isRankSource(&FD) || Index.placementCall(&FD);
 }
 
+const StoredSummary *lookupCallee(SummaryLookup *DB, const FunctionDecl &FD,
+                                  const ApiIndex &Index) {
+  const SourceManager &SM = FD.getASTContext().getSourceManager();
+  if (!DB || FD.isDependentContext() || FD.isInvalidDecl() ||
+      SM.isInSystemHeader(SM.getExpansionLoc(FD.getLocation())) ||
+      isModelFunction(Index, FD))
+    return nullptr;
+  std::string USR = functionUSR(FD);
+  // lookup() gives up-to-date entries only: stale or missing = unknown.
+  return USR.empty() ? nullptr : DB->lookup(USR);
+}
+
 const FunctionSummary *SummaryProvider::imported(const FunctionDecl &FD) {
   const FunctionDecl *Key = FD.getCanonicalDecl();
   auto It = Imported.find(Key);
   if (It != Imported.end())
     return It->second.get();
   std::unique_ptr<FunctionSummary> &Slot = Imported[Key];
-  if (Ctx.getSourceManager().isInSystemHeader(FD.getLocation()) ||
-      FD.isDependentContext() || FD.isInvalidDecl() ||
-      isModelFunction(Index, FD))
-    return nullptr;
-  std::string USR = functionUSR(FD);
-  const StoredSummary *Stored = USR.empty() ? nullptr : Database->lookup(USR);
+  const StoredSummary *Stored = lookupCallee(Database, FD, Index);
   if (!Stored)
     return nullptr;
 
