@@ -177,13 +177,13 @@ private:
   static llvm::ArrayRef<Fact> memoized(ParameterFacts<Fact> &Cache,
                                        const clang::FunctionDecl &FD,
                                        ComputeFn Compute) {
-    const clang::FunctionDecl *Key = FD.getCanonicalDecl();
-    if (auto It = Cache.find(Key); It != Cache.end())
-      return *It->second;
-    Cache[Key] = std::make_unique<std::vector<Fact>>();
-    std::vector<Fact> Found = Compute();
-    *Cache[Key] = std::move(Found);
-    return *Cache[Key];
+    auto [It, New] = Cache.try_emplace(FD.getCanonicalDecl(),
+                                       std::make_unique<std::vector<Fact>>());
+    // Held by pointer: stays put while Compute adds entries.
+    std::vector<Fact> &Facts = *It->second;
+    if (New)
+      Facts = Compute();
+    return Facts;
   }
   /// \p Def's CFG and its rank flow, solved, with each parameter standing
   /// for a value of its own; null when it has no body or parameters, is in

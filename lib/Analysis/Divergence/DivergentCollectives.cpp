@@ -253,7 +253,7 @@ DivergenceMemo::markedFlow(const FunctionDecl &Def) {
     ParameterMarks[Mark] = I;
     M->Marks.push_back(Mark);
   }
-  M->Flow.emplace(Def, *M->Cfg, rankFacts(), M->Marks);
+  M->Flow = std::make_unique<RankFlow>(Def, *M->Cfg, rankFacts(), M->Marks);
   if (!M->Flow->solve(Limits))
     return nullptr;
   return M;

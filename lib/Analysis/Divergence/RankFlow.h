@@ -81,7 +81,7 @@ void callsIn(const clang::Stmt *S,
 struct MarkedRankFlow {
   std::unique_ptr<clang::CFG> Cfg;
   std::vector<const clang::Expr *> Marks;
-  std::optional<RankFlow> Flow;
+  std::unique_ptr<RankFlow> Flow;
 };
 
 } // namespace analysis
