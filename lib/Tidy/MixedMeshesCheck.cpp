@@ -13,17 +13,6 @@ using namespace meshguard::analysis;
 namespace meshguard {
 namespace tidy {
 
-std::vector<StringRef> MixedMeshesCheck::interestingCallees() const {
-  std::vector<StringRef> Names;
-  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
-    if ((E.Role == PlacementRole::SetsPlacements ||
-         E.Role == PlacementRole::ShardsModule ||
-         E.Role == PlacementRole::ParallelizesModule) &&
-        E.MeshArg >= 0)
-      Names.emplace_back(E.Function);
-  return Names;
-}
-
 void MixedMeshesCheck::analyse(const FunctionDecl &FD, ASTContext &Ctx) {
   const PlacementScan &Scan = engine(Ctx).placements(FD);
   if (!finished(FD, Scan.Result, "DTensors of different meshes"))

@@ -14,16 +14,6 @@ using namespace meshguard::analysis;
 namespace meshguard {
 namespace tidy {
 
-std::vector<StringRef> OpWithoutShardingRuleCheck::interestingCallees() const {
-  std::vector<StringRef> Names;
-  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
-    if (E.Role == PlacementRole::SetsPlacements ||
-        E.Role == PlacementRole::ShardsModule ||
-        E.Role == PlacementRole::ParallelizesModule)
-      Names.emplace_back(E.Function);
-  return Names;
-}
-
 void OpWithoutShardingRuleCheck::analyse(const FunctionDecl &FD,
                                          ASTContext &Ctx) {
   const PlacementScan &Scan = engine(Ctx).placements(FD);

@@ -3,7 +3,7 @@
 #ifndef MESHGUARD_TIDY_OPWITHOUTSHARDINGRULECHECK_H
 #define MESHGUARD_TIDY_OPWITHOUTSHARDINGRULECHECK_H
 
-#include "DTensorCheckBase.h"
+#include "PlacementCheckBase.h"
 #include "meshguard/Analysis/PlacementScan.h"
 
 namespace meshguard {
@@ -16,18 +16,14 @@ namespace tidy {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/dtensor-op-without-sharding-rule.md
-class OpWithoutShardingRuleCheck : public DTensorCheckBase {
+class OpWithoutShardingRuleCheck : public PlacementCheckBase {
 public:
-  using DTensorCheckBase::DTensorCheckBase;
+  using PlacementCheckBase::PlacementCheckBase;
 
 private:
-  std::vector<llvm::StringRef> interestingCallees() const override;
-  /// Helpers of other files that return placements or use a parameter as
-  /// a full value.
-  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
-    return analysis::SummaryFactKind::Placements;
+  bool interesting(const analysis::PlacementCallEntry &E) const override {
+    return analysis::placesTensors(E.Role);
   }
-  bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnruledOp &Op, clang::ASTContext &Ctx);
 };

@@ -12,14 +12,6 @@ using namespace meshguard::analysis;
 namespace meshguard {
 namespace tidy {
 
-std::vector<StringRef> PartialLocalUseCheck::interestingCallees() const {
-  std::vector<StringRef> Names;
-  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
-    if (E.Role == PlacementRole::LocalTensor)
-      Names.emplace_back(E.Function);
-  return Names;
-}
-
 void PartialLocalUseCheck::onEndOfTranslationUnit() {
   FixedToLocal.clear();
   DTensorCheckBase::onEndOfTranslationUnit();

@@ -3,7 +3,7 @@
 #ifndef MESHGUARD_TIDY_PARTIALLOCALUSECHECK_H
 #define MESHGUARD_TIDY_PARTIALLOCALUSECHECK_H
 
-#include "DTensorCheckBase.h"
+#include "PlacementCheckBase.h"
 #include "meshguard/Analysis/PlacementScan.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -17,19 +17,16 @@ namespace tidy {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/dtensor-partial-local-use.md
-class PartialLocalUseCheck : public DTensorCheckBase {
+class PartialLocalUseCheck : public PlacementCheckBase {
 public:
-  using DTensorCheckBase::DTensorCheckBase;
+  using PlacementCheckBase::PlacementCheckBase;
   void onEndOfTranslationUnit() override;
 
 private:
-  std::vector<llvm::StringRef> interestingCallees() const override;
-  /// Helpers of other files that return placements or use a parameter as
-  /// a full value.
-  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
-    return analysis::SummaryFactKind::Placements;
+  /// to_local makes the shares of Partial values.
+  bool interesting(const analysis::PlacementCallEntry &E) const override {
+    return E.Role == analysis::PlacementRole::LocalTensor;
   }
-  bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::PartialLocalUse &U, clang::ASTContext &Ctx);
 

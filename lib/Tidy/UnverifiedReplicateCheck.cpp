@@ -15,14 +15,6 @@ using namespace meshguard::analysis;
 namespace meshguard {
 namespace tidy {
 
-std::vector<StringRef> UnverifiedReplicateCheck::interestingCallees() const {
-  std::vector<StringRef> Names;
-  for (const PlacementCallEntry &E : Index->model().PlacementCalls)
-    if (E.VerifyArg >= 0)
-      Names.emplace_back(E.Function);
-  return Names;
-}
-
 void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
                                        ASTContext &Ctx) {
   UnverifiedReplicaScan Scan = engine(Ctx).unverifiedReplicas(FD);

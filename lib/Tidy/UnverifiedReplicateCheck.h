@@ -3,7 +3,7 @@
 #ifndef MESHGUARD_TIDY_UNVERIFIEDREPLICATECHECK_H
 #define MESHGUARD_TIDY_UNVERIFIEDREPLICATECHECK_H
 
-#include "DTensorCheckBase.h"
+#include "PlacementCheckBase.h"
 #include "meshguard/Analysis/UnverifiedReplicas.h"
 
 namespace meshguard {
@@ -18,16 +18,14 @@ namespace tidy {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/dtensor-unverified-replicate.md
-class UnverifiedReplicateCheck : public DTensorCheckBase {
+class UnverifiedReplicateCheck : public PlacementCheckBase {
 public:
-  using DTensorCheckBase::DTensorCheckBase;
+  using PlacementCheckBase::PlacementCheckBase;
 
 private:
-  std::vector<llvm::StringRef> interestingCallees() const override;
-  /// Helpers that wrap a parameter as a replica, of this file or others.
-  bool followWrappers() const override { return true; }
-  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
-    return analysis::SummaryFactKind::Placements;
+  /// The calls that can be asked to verify a replica (from_local).
+  bool interesting(const analysis::PlacementCallEntry &E) const override {
+    return E.VerifyArg >= 0;
   }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);

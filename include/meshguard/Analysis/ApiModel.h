@@ -91,6 +91,14 @@ enum class PlacementRole {
   ParallelizesModule,
 };
 
+/// Whether a call of this role gives a DTensor placements the analysis can
+/// read (from_local, a factory, fully_shard's parameters, ...).
+inline bool placesTensors(PlacementRole R) {
+  return R == PlacementRole::SetsPlacements ||
+         R == PlacementRole::ShardsModule ||
+         R == PlacementRole::ParallelizesModule;
+}
+
 struct PlacementCallEntry {
   std::string Function;
   PlacementRole Role;

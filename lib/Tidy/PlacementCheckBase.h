@@ -1,0 +1,44 @@
+//===--- PlacementCheckBase.h - Placement checks' common part -*- C++ -*-===//
+//
+// dtensor-partial-local-use, -op-without-sharding-rule, -mixed-meshes and
+// -unverified-replicate analyse the same functions: those that call one of
+// the API model's placement calls a check names (from_local, to_local, ...),
+// their wrappers, and the callers of helpers of other files that have
+// placement facts in the summary database.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHGUARD_TIDY_PLACEMENTCHECKBASE_H
+#define MESHGUARD_TIDY_PLACEMENTCHECKBASE_H
+
+#include "DTensorCheckBase.h"
+
+namespace meshguard {
+namespace tidy {
+
+class PlacementCheckBase : public DTensorCheckBase {
+public:
+  using DTensorCheckBase::DTensorCheckBase;
+
+protected:
+  /// Whether a call of \p E makes a function worth this check's analysis.
+  virtual bool interesting(const analysis::PlacementCallEntry &E) const = 0;
+
+private:
+  std::vector<llvm::StringRef> interestingCallees() const final {
+    std::vector<llvm::StringRef> Names;
+    for (const analysis::PlacementCallEntry &E : Index->model().PlacementCalls)
+      if (interesting(E))
+        Names.emplace_back(E.Function);
+    return Names;
+  }
+  bool followWrappers() const final { return true; }
+  std::optional<analysis::SummaryFactKind> summaryFacts() const final {
+    return analysis::SummaryFactKind::Placements;
+  }
+};
+
+} // namespace tidy
+} // namespace meshguard
+
+#endif // MESHGUARD_TIDY_PLACEMENTCHECKBASE_H
