@@ -91,3 +91,12 @@ at::Tensor rowwiseParameters(const DeviceMesh &mesh) {
   // CHECK-NOTES: :[[@LINE-4]]:3: note: the DTensor gets its sharded placements here
   // CHECK-FIXES: return b + meshguard::redistribute(fc->weight, {meshguard::Replicate{}}).trace();
 }
+
+// Twins: elementwise functions that got a rule with the coverage work
+// (hypot, logaddexp: pointwise) run on sharded operands: no warning.
+at::Tensor hypotOfShards(const DeviceMesh &mesh, const at::Tensor &a,
+                         const at::Tensor &b) {
+  at::Tensor x = meshguard::from_local(a, mesh, {Shard{0}});
+  at::Tensor y = meshguard::from_local(b, mesh, {Shard{0}});
+  return at::logaddexp(x.hypot(y), y);
+}

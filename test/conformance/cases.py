@@ -131,7 +131,16 @@ def synth_args(schema, dtype, broadcast_second=False, dims=None):
     for a in schema.arguments:
         ty = _type(a)
         spec = {"name": a.name, "kwarg_only": a.kwarg_only}
-        if ty == "Tensor":
+        if ty == "List[Tensor]":  # a _foreach_ op's list: two elements
+            spec.update(kind="inputs", indices=[len(inputs), len(inputs) + 1])
+            inputs += [T(SHAPE, dtype, seed=tensors), T(SHAPE, dtype, seed=tensors + 1)]
+            tensors += 1
+        elif ty == "List[number]":  # one scalar per element
+            spec.update(kind="value", value=[2, 3] if integral else [0.5, 2.0])
+        elif ty == "Tensor" and a.name == "scalars":  # the same, as a tensor
+            spec.update(kind="input", index=len(inputs))
+            inputs.append(T(tensor=torch.tensor([0.5, 2.0]), shardable=False))
+        elif ty == "Tensor":
             if a.name in ("mask", "condition"):
                 t = T(dtype=torch.bool, seed=7)
             else:
@@ -331,9 +340,65 @@ def _wants_backward(name, overload, args, inputs):
         return False
 
 
+def _out_args(schema):
+    """The trailing kwarg-only written Tensor arguments of an out= form."""
+    outs = []
+    for a in reversed(schema.arguments):
+        if not (a.kwarg_only and a.alias_info is not None and a.alias_info.is_write and _type(a) == "Tensor"):
+            break
+        outs.insert(0, a)
+    return outs
+
+
+def _functional_overload(name, schema, outs):
+    """The overload of `name` whose arguments are the out= form's leading
+    ones (the one meshguard derives the form's rule from)."""
+    packet = getattr(torch.ops.aten, name.split("::")[1])
+    lead = schema.arguments[:len(schema.arguments) - len(outs)]
+    for ov in packet.overloads():
+        s = getattr(packet, ov)._schema
+        if not s.is_mutable and len(s.arguments) == len(lead) and all(
+                a.name == b.name and _type(a) == _type(b) for a, b in zip(s.arguments, lead)):
+            return ov
+    return None
+
+
+def _out_variants(name, overload):
+    """An out= form's cases: its functional overload's, plus one out tensor
+    per result, shaped as the result (so nothing is resized)."""
+    try:
+        schema = schema_of(name, overload)
+    except (AttributeError, RuntimeError):
+        return []
+    outs = _out_args(schema)
+    base = _functional_overload(name, schema, outs) if outs else None
+    if base is None:
+        return None
+    found = []
+    for args, inputs in variants(name, base):
+        try:
+            results_ = results.tensor_outputs(_plain_call(name, base, args, inputs))
+        except Exception:
+            continue
+        if len(results_) != len(outs):
+            continue
+        args, inputs = list(args), list(inputs)
+        for a, r in zip(outs, results_):
+            args.append({"name": a.name, "kwarg_only": True, "kind": "input", "index": len(inputs)})
+            inputs.append(T(tensor=torch.zeros_like(r.detach())))
+        found.append((args, inputs))
+    return found
+
+
 def variants(name, overload):
     """(args, inputs) lists for one overload, each checked on plain tensors."""
     found = []
+    if name + "." + overload not in TEMPLATES:
+        derived = _out_variants(name, overload)
+        if derived is not None:
+            return [c for c in derived if _plain_ok(name, overload, *c)]
+        if name.endswith("_") and name[:-1] + "." + overload in TEMPLATES:  # in-place form
+            return [c for c in (f() for f in TEMPLATES[name[:-1] + "." + overload]) if _plain_ok(name, overload, *c)]
     if name + "." + overload in TEMPLATES:
         candidates = [f() for f in TEMPLATES[name + "." + overload]]
     else:

@@ -39,6 +39,11 @@ REASONS = {
                  "both runtimes pick a valid strategy and agree on values and gradients, but not on the output "
                  "placements or collectives: meshguard's cost model (docs/runtime/operators.md) keeps outputs "
                  "sharded where it can and counts bytes; PyTorch's ranks strategies its own way."),
+    "out-placement": ("deliberate",
+                      "an out= form whose PyTorch strategy is not derived from the functional one (prod.int_out & "
+                      "co.): PyTorch writes its own output placement into the out DTensor (re-labelling it, e.g. "
+                      "Shard as Partial); meshguard keeps the out tensor's placements, as PyTorch's derived out= "
+                      "forms do, and moves the operands to fit them (or refuses when no strategy fits)."),
     "refused": ("open", "PyTorch runs the op on these placements, meshguard refuses it (no strategy in its table)."),
 }
 
@@ -59,8 +64,15 @@ VIEW_OPS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "flatten", "unf
             "transpose", "squeeze", "unsqueeze", "select", "slice", "split", "split_with_sizes", "unbind")
 
 
+def _base(case):
+    """The overload whose rule the case's op runs by: its own, or for a
+    derived in-place, out= or _foreach_ form (run.py sets "base") the
+    functional one's, whose differences it shares."""
+    return case.get("base") or "%s.%s" % (case["op"], case["overload"])
+
+
 def _name(case):
-    return case["op"].split("::")[1]
+    return _base(case).split("::")[1].rsplit(".", 1)[0]
 
 
 def _has_partial(case):
@@ -89,6 +101,8 @@ def _strided(case, field, ours, theirs):
 
 
 RULES = [
+    ("out-placement", lambda c, f, o, t: c.get("derived") == "out"
+     and f in ("placements", "comm-fwd", "comm-bwd", "meshguard-refuses")),
     ("stride", lambda c, f, o, t: f == "stride"),
     ("refused", lambda c, f, o, t: f == "meshguard-refuses"),
     ("reduce-scatter", _reduce_scatter),
@@ -97,7 +111,7 @@ RULES = [
     ("partial-input", lambda c, f, o, t: _has_partial(c) and f in ("placements", "grad-placements", "comm-fwd",
                                                                    "comm-bwd")),
     ("strategy", lambda c, f, o, t: f in ("placements", "grad-placements", "comm-fwd", "comm-bwd")
-     and "%s.%s" % (_name(c), c["overload"]) in STRATEGY_OPS),
+     and _base(c).split("::")[1] in STRATEGY_OPS),
 ]
 
 

@@ -126,6 +126,14 @@ c10::IValue typed_value(const c10::IValue& v, const c10::TypePtr& type) {
   }
   if (t->kind() == c10::TypeKind::ListType && (v.isList() || v.isTuple())) {
     const std::vector<c10::IValue> items = elements(v);
+    const c10::TypePtr elem = t->castRaw<c10::ListType>()->getElementType();
+    if (elem->kind() == c10::TypeKind::NumberType) {
+      c10::impl::GenericList scalars(elem); // Scalar[] (_foreach_ ops)
+      for (const auto& e : items) {
+        scalars.push_back(e);
+      }
+      return scalars;
+    }
     if (!items.empty() && items[0].isBool()) {
       c10::List<bool> bools;
       for (const auto& e : items) {

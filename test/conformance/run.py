@@ -58,6 +58,22 @@ def families():
     return out
 
 
+def derived_bases():
+    """overload -> the overload whose rule it derives from (in-place, out=
+    and _foreach_ forms: "as `aten::add.Tensor`" in the strategies column of
+    docs/runtime/operator-table.md)."""
+    out = {}
+    with open(os.path.join(ROOT, "docs", "runtime", "operator-table.md")) as f:
+        for line in f:
+            m = re.match(r"\| `(aten::\w+)` \| ([^|]+) \| .*(out=|in-place|each element)(?:: | )as `(aten::[\w.]+)`",
+                         line)
+            if m:
+                kind = {"out=": "out", "in-place": "in-place", "each element": "foreach"}[m.group(3)]
+                for ov in m.group(2).split(","):
+                    out["%s.%s" % (m.group(1), ov.strip())] = (m.group(4), kind)
+    return out
+
+
 def quick_sample(ops, fams, per_family):
     by = collections.defaultdict(list)
     for op in ops:
@@ -206,8 +222,11 @@ def main():
     notes = collections.defaultdict(set)
     unexplained, wrong = [], []
     findings = collections.defaultdict(list)
+    bases = derived_bases()
     for case in all_cases:
         op = "%s.%s" % (case["op"], case["overload"])
+        if op in bases:
+            case["base"], case["derived"] = bases[op]
         o, t = ours.get(case["id"]), theirs.get(case["id"])
         if o is None or t is None:
             raise SystemExit("conformance: no result for %s (%s)" % (case["id"], "meshguard" if o is None else "PyTorch"))

@@ -134,7 +134,7 @@ TEST_P(RuleDecision, MatchesPyTorch) {
     call.operands.push_back(ops::Operand{i, -1, row.shapes[i], placements[i]});
   }
 
-  auto decision = ops::decide(row.op, *entry, call, mesh, /*written=*/-1);
+  auto decision = ops::decide(row.op, *entry, call, mesh, ops::Fixed{});
   ASSERT_EQ(decision->input_targets.size(), row.targets.size());
   for (size_t i = 0; i < row.targets.size(); ++i) {
     EXPECT_EQ(placements_text(decision->input_targets[i]), row.targets[i])
@@ -174,9 +174,69 @@ INSTANTIATE_TEST_SUITE_P(Table, RuleDecision, ::testing::ValuesIn(kRows));
 
 TEST(RuleTable, EveryEntryHasARuleOrReplicates) {
   for (const auto& [name, entry] : ops::rule_table()) {
-    EXPECT_TRUE(entry.rule || entry.replicates_operands) << name;
+    EXPECT_TRUE(entry.rule || entry.replicates_operands || entry.run_whole)
+        << name;
     EXPECT_FALSE(entry.family.empty()) << name;
   }
+}
+
+// In-place, out= and _foreach_ forms derive from the functional rule
+// (ops/Variants.cpp, ops/Foreach.cpp), read from the schemas.
+TEST(RuleTable, DerivedFormsNameTheirFunctionalRule) {
+  for (const auto& [name, entry] : ops::rule_table()) {
+    if (!entry.derived_from.empty()) {
+      EXPECT_NE(ops::find_rule(entry.derived_from), nullptr) << name;
+    }
+  }
+  struct Row {
+    const char* op;
+    const char* from;
+    size_t out_args;
+  };
+  for (const Row& row : {Row{"aten::add.out", "aten::add.Tensor", 1},
+                         Row{"aten::max.dim_max", "aten::max.dim", 2},
+                         Row{"aten::addmm_.default", "aten::addmm.default", 0},
+                         Row{"aten::_foreach_add.List", "aten::add.Tensor", 0},
+                         Row{"aten::_foreach_mul_.Scalar", "aten::mul_.Scalar", 0},
+                         Row{"aten::_foreach_norm.Scalar",
+                             "aten::linalg_vector_norm.default",
+                             0}}) {
+    const ops::RuleEntry* entry = ops::find_rule(row.op);
+    ASSERT_NE(entry, nullptr) << row.op;
+    EXPECT_EQ(entry->derived_from, row.from) << row.op;
+    EXPECT_EQ(entry->out_args, row.out_args) << row.op;
+  }
+  // A view's in-place form changes metadata, not values: not derived.
+  EXPECT_EQ(ops::find_rule("aten::squeeze_.dim"), nullptr);
+}
+
+// An out= form writes its out tensor where it lies: the operands move.
+TEST(RuleTable, OutTensorPlacementIsKept) {
+  const DeviceMesh mesh = shape_only_mesh({4});
+  const ops::RuleEntry* entry = ops::find_rule("aten::add.out");
+  ASSERT_NE(entry, nullptr);
+  std::vector<c10::IValue> args{
+      at::empty({4, 6}, at::TensorOptions().device(at::kMeta)),
+      at::empty({4, 6}, at::TensorOptions().device(at::kMeta)),
+      c10::Scalar(1)};
+  const Shape shape{4, 6};
+  const Placements s0{Shard{0}}, r{Replicate{}};
+  ops::CallInfo call;
+  call.args = args.data();
+  call.num_args = args.size();
+  call.mesh_size = mesh.size();
+  call.mesh_shape = mesh.shape();
+  call.operands.push_back(ops::Operand{0, -1, shape, s0});
+  call.operands.push_back(ops::Operand{1, -1, shape, s0});
+  const Placements* out[] = {&r};
+  auto decision =
+      ops::decide("aten::add.out", *entry, call, mesh, ops::Fixed{-1, out});
+  EXPECT_EQ(placements_text(decision->input_targets[0]), "R");
+  EXPECT_EQ(placements_text(decision->output_placements[0]), "R");
+  const Placements* sharded[] = {&s0};
+  decision =
+      ops::decide("aten::add.out", *entry, call, mesh, ops::Fixed{-1, sharded});
+  EXPECT_EQ(placements_text(decision->input_targets[0]), "S(0)");
 }
 
 TEST(RuleTable, UnknownOperatorHasNoRule) {

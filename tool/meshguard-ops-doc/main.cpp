@@ -1,9 +1,12 @@
 // Prints docs/runtime/operator-table.md from the runtime's sharding-rule
 // table, or with --analysis lib/Analysis/Placements/OperatorRules.def (what
-// the static analysis compiles in); with --check FILE, exits 1 (and says so)
-// when FILE differs. Both list the dispatcher's operators, which differ
-// between libtorch releases: the committed files are those of libtorch 2.13,
-// the default, so the check is skipped (and says why) on another release.
+// the static analysis compiles in), or with --list every overload the
+// runtime shards by a rule, one `aten::name.overload` a line (derived
+// in-place and out= forms included; docs/runtime/coverage.md reads it); with
+// --check FILE, exits 1 (and says so) when FILE differs. Both list the
+// dispatcher's operators, which differ between libtorch releases: the committed
+// files are those of libtorch 2.13, the default, so the check is skipped (and
+// says why) on another release.
 
 #include <fstream>
 #include <iostream>
@@ -17,6 +20,11 @@
 
 int main(int argc, char **argv) {
   std::vector<std::string> Args(argv + 1, argv + argc);
+  if (Args.size() == 1 && Args[0] == "--list") {
+    for (const std::string &Op : meshguard::sharding_rule_ops())
+      std::cout << Op << "\n";
+    return 0;
+  }
   const bool Analysis = !Args.empty() && Args.front() == "--analysis";
   if (Analysis)
     Args.erase(Args.begin());
@@ -46,7 +54,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!Args.empty()) {
-    std::cerr << "usage: " << argv[0] << " [--analysis] [--check FILE]\n";
+    std::cerr << "usage: " << argv[0]
+              << " [--analysis] [--check FILE] | --list\n";
     return 2;
   }
   std::cout << Text;

@@ -191,18 +191,24 @@ void check_operands(const c10::OperatorHandle& op, const ArgScan& scan) {
 // Replicate DTensor. Any other plain operand stays an error. Only read on
 // the error path: ops without plain operands never pay for it.
 bool promote_plain_zeros(
+    const c10::OperatorHandle& op,
     torch::jit::Stack* stack,
     size_t args_begin,
     const DTensorSpec& like) {
   auto needs_promotion = [](const at::Tensor& t) {
     return t.defined() && get_dtensor_impl(t) == nullptr && !scalar_like(t);
   };
+  const auto& schema_args = op.schema().arguments();
   for (size_t i = args_begin; i < stack->size(); ++i) {
+    // A written plain tensor (an in-place self, an out tensor) must not be
+    // swapped for a copy: the caller would never see the result.
+    const auto* alias = schema_args[i - args_begin].alias_info();
+    const bool written = alias != nullptr && alias->isWrite();
     bool ok = true;
     for_each_tensor((*stack)[i], [&](const at::Tensor& t) {
       ok = ok &&
           (!needs_promotion(t) ||
-           (!t.requires_grad() && !t.any().item<bool>()));
+           (!written && !t.requires_grad() && !t.any().item<bool>()));
     });
     if (!ok) {
       return false;
@@ -283,6 +289,16 @@ void run_replicated(
     (*stack)[i] = unwrap((*stack)[i], originals);
   }
   run_below_autograd(op, stack);
+  // An out= tensor ATen resized: a replica's global shape is its local one.
+  for (const auto& entry : originals) {
+    DTensorImpl* impl = get_dtensor_impl(entry.second);
+    if (impl != nullptr && impl->local().sizes() != impl->sizes()) {
+      impl->set_local_and_spec(
+          impl->local(),
+          DTensorSpec{
+              mesh, impl->spec().placements, impl->local().sizes().vec()});
+    }
+  }
   wrap_results(op, stack, originals, [&](size_t, const at::Tensor& out) {
     return DTensorSpec{
         mesh, Placements(mesh.ndim(), Replicate{}), out.sizes().vec()};
@@ -369,14 +385,31 @@ void run_with_rule(
   const DeviceMesh mesh = scan.first->spec().mesh;
   bool other_write = false;
   const int64_t written_arg = written_argument(op, other_write);
-  if (other_write) {
+  if (other_write && entry.out_args == 0) {
     fail_no_rule(
         op,
         scan,
         "out= variants run on all-Replicate operands only; call the functional op");
   }
-  const size_t num_args = stack->size() - args_begin;
+  // An out= form: the rule sees the functional arguments; the out tensors
+  // (the trailing arguments) keep their placements.
+  const size_t all_args = stack->size() - args_begin;
+  const size_t num_args = all_args - entry.out_args;
   const c10::IValue* args = stack->data() + args_begin;
+  c10::SmallVector<const Placements*, 2> out_placements;
+  c10::SmallVector<DTensorImpl*, 2> out_impls;
+  for (size_t i = num_args; i < all_args; ++i) {
+    DTensorImpl* impl =
+        args[i].isTensor() ? get_dtensor_impl(args[i].toTensor()) : nullptr;
+    if (impl == nullptr) {
+      fail_no_rule(
+          op,
+          scan,
+          "the out= tensor of a sharded call must be a DTensor (of the placements the result gets)");
+    }
+    out_placements.push_back(&impl->spec().placements);
+    out_impls.push_back(impl);
+  }
   ops::CallInfo call;
   call.args = args;
   call.num_args = num_args;
@@ -429,7 +462,8 @@ void run_with_rule(
       }
     }
   }
-  auto decision = ops::decide(name, entry, call, mesh, written);
+  auto decision =
+      ops::decide(name, entry, call, mesh, ops::Fixed{written, out_placements});
   // A Tensor[] result (split, unbind) holds as many outputs as the rule gives.
   const auto& returns = op.schema().returns();
   const bool list_result = returns.size() == 1 &&
@@ -472,6 +506,14 @@ void run_with_rule(
     }
     (*stack)[args_begin + arg] = list;
   }
+  // The out tensors' local blocks receive the local results (their
+  // placements are the decided ones).
+  for (size_t k = 0; k < out_impls.size(); ++k) {
+    const at::Tensor& local = out_impls[k]->local();
+    originals.emplace_back(
+        local.unsafeGetTensorImpl(), args[num_args + k].toTensor());
+    (*stack)[args_begin + num_args + k] = local;
+  }
   std::vector<ops::Shape> local_shapes;
   local_shapes.reserve(decision->output_shapes.size());
   for (size_t o = 0; o < decision->output_shapes.size(); ++o) {
@@ -505,7 +547,13 @@ void run_with_rule(
         }
       }
     }
-    torch::jit::drop(*stack, num_args);
+    for (size_t k = 0; k < out_impls.size() && k < outs.size(); ++k) {
+      at::Tensor local = out_impls[k]->local();
+      at::AutoDispatchBelowADInplaceOrView guard;
+      local.resize_(outs[k].sizes()).copy_(outs[k]);
+      outs[k] = local;
+    }
+    torch::jit::drop(*stack, all_args);
     for (auto& t : outs) {
       stack->emplace_back(std::move(t));
     }
@@ -523,6 +571,17 @@ void run_with_rule(
         " tensors, the sharding rule gives ",
         local_shapes.size(),
         " (a bug in the rule; please report it)");
+  }
+  // ATen resizes an out tensor of another shape: its DTensor follows.
+  for (size_t k = 0; k < out_impls.size(); ++k) {
+    if (!(out_impls[k]->spec().shape == decision->output_shapes[k])) {
+      out_impls[k]->set_local_and_spec(
+          out_impls[k]->local(),
+          DTensorSpec{
+              mesh,
+              decision->output_placements[k],
+              decision->output_shapes[k]});
+    }
   }
   wrap_results(op, stack, originals, [&](size_t o, const at::Tensor& out) {
     TORCH_CHECK(
@@ -610,7 +669,7 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       op_display_name(op),
       ": reached meshguard's DTensor kernel without a DTensor");
   if (scan.plain_not_scalar &&
-      promote_plain_zeros(stack, args_begin, scan.first->spec())) {
+      promote_plain_zeros(op, stack, args_begin, scan.first->spec())) {
     scan = scan_operands(*stack, args_begin);
   }
   check_operands(op, scan);
@@ -621,6 +680,10 @@ void dtensor_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const ops::ShardedCallDecision& rule = rule_for(op);
   if (rule.kind != ShardedCall::kRule) {
     fail_no_rule(op, scan, "the op is not in the sharding-rule table");
+  }
+  if (rule.entry->run_whole) {
+    rule.entry->run_whole(*stack, args_begin);
+    return;
   }
   if (rule.entry->replicates_operands) {
     run_on_replicas(op, stack, args_begin);

@@ -129,6 +129,79 @@ const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
           "xlogy"}) {
       m[name] = PartialRule::kNone;
     }
+    // Elementwise functions of torch.special and friends: sharded like any
+    // pointwise op, a Partial operand reduced first (none is linear).
+    for (const char* name :
+         {"__lshift__",
+          "__rshift__",
+          "angle",
+          "bitwise_left_shift",
+          "bitwise_right_shift",
+          "celu",
+          "conj_physical",
+          "copysign",
+          "deg2rad",
+          "digamma",
+          "fmax",
+          "fmin",
+          "gcd",
+          "hardshrink",
+          "hardshrink_backward",
+          "heaviside",
+          "hypot",
+          "i0",
+          "igamma",
+          "igammac",
+          "isneginf",
+          "isposinf",
+          "lcm",
+          "ldexp",
+          "lgamma",
+          "logaddexp",
+          "logaddexp2",
+          "mvlgamma",
+          "nextafter",
+          "polygamma",
+          "rad2deg",
+          "signbit",
+          "sinc",
+          "softshrink",
+          "softshrink_backward",
+          "special_airy_ai",
+          "special_bessel_j0",
+          "special_bessel_j1",
+          "special_bessel_y0",
+          "special_bessel_y1",
+          "special_chebyshev_polynomial_t",
+          "special_chebyshev_polynomial_u",
+          "special_chebyshev_polynomial_v",
+          "special_chebyshev_polynomial_w",
+          "special_entr",
+          "special_erfcx",
+          "special_hermite_polynomial_h",
+          "special_hermite_polynomial_he",
+          "special_i0e",
+          "special_i1",
+          "special_i1e",
+          "special_laguerre_polynomial_l",
+          "special_legendre_polynomial_p",
+          "special_log_ndtr",
+          "special_modified_bessel_i0",
+          "special_modified_bessel_i1",
+          "special_modified_bessel_k0",
+          "special_modified_bessel_k1",
+          "special_ndtri",
+          "special_scaled_modified_bessel_k0",
+          "special_scaled_modified_bessel_k1",
+          "special_shifted_chebyshev_polynomial_t",
+          "special_shifted_chebyshev_polynomial_u",
+          "special_shifted_chebyshev_polynomial_v",
+          "special_shifted_chebyshev_polynomial_w",
+          "special_spherical_bessel_j0",
+          "special_xlog1py",
+          "special_zeta"}) {
+      m[name] = PartialRule::kNone;
+    }
     for (const char* name :
          {"alias",
           "clone",
@@ -361,7 +434,10 @@ void add_pointwise_rules(RuleTable& table) {
       continue;
     }
     base = base.substr(6);
-    if (base.size() > 1 && base.back() == '_') {
+    if (base.rfind("__i", 0) == 0 && base.size() > 5) {
+      base = "__" + base.substr(3); // __ilshift__ is __lshift__ in place
+    } else if (
+        base.size() > 1 && base.back() == '_' && base[base.size() - 2] != '_') {
       base.pop_back();
     }
     auto it = pointwise_ops().find(base);

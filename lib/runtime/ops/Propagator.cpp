@@ -54,11 +54,17 @@ void cache_key(
     const RuleEntry& entry,
     const CallInfo& call,
     const DeviceMesh& mesh,
-    int64_t written) {
+    const Fixed& fixed) {
   key.clear();
   put(key, reinterpret_cast<intptr_t>(&entry));
   put_ints(key, mesh.shape());
-  put(key, written);
+  put(key, fixed.written);
+  for (const Placements* out : fixed.outputs) {
+    key += out ? 'O' : 'o';
+    for (size_t d = 0; out && d < out->size(); ++d) {
+      put_placement(key, (*out)[d]);
+    }
+  }
   size_t next = 0;
   for (size_t i = 0; i < call.num_args; ++i) {
     const c10::IValue& v = call.arg(i);
@@ -95,13 +101,25 @@ void cache_key(
   }
 }
 
+bool keeps_out_placements(const Strategy& s, const Fixed& fixed, int64_t d) {
+  for (size_t o = 0; o < fixed.outputs.size(); ++o) {
+    const Placements* out = fixed.outputs[o];
+    if (out != nullptr &&
+        (o >= s.outputs.size() || !(s.outputs[o] == (*out)[d]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::shared_ptr<const Decision> compute(
     const std::string& op_name,
     const RuleEntry& entry,
     const CallInfo& call,
     const DeviceMesh& mesh,
-    int64_t written) {
+    const Fixed& fixed) {
   RuleResult rule = entry.rule(call);
+  const int64_t written = fixed.written;
   auto decision = std::make_shared<Decision>();
   const size_t n = call.operands.size();
   const size_t outs = rule.output_shapes.size();
@@ -123,6 +141,9 @@ std::shared_ptr<const Decision> compute(
           (!(s.inputs[written] == call.operands[written].placements[d]) ||
            !(s.outputs[0] == call.operands[written].placements[d]))) {
         continue; // an in-place op cannot change its self's placement
+      }
+      if (!keeps_out_placements(s, fixed, d)) {
+        continue; // nor can an out= op move its out tensors
       }
       double cost = 0;
       int changes = 0; // ties (e.g. empty tensors cost 0 anyway): fewer moved
@@ -150,11 +171,19 @@ std::shared_ptr<const Decision> compute(
       for (const auto& o : call.operands) {
         os << " " << to_string(o.placements);
       }
-      os << ")"
-         << (written >= 0
-                 ? "; an in-place op must keep its self's placement, as in PyTorch: redistribute first or "
-                   "use the out-of-place op"
-                 : "; a Partial operand must be reduced first (redistribute it to Replicate)");
+      os << ")";
+      if (written >= 0) {
+        os << "; an in-place op must keep its self's placement, as in PyTorch: redistribute first or "
+              "use the out-of-place op";
+      } else if (!fixed.outputs.empty()) {
+        os << "; an out= op writes its out tensors in the placements they have (out";
+        for (const Placements* out : fixed.outputs) {
+          os << " " << (out ? to_string(*out) : std::string("-"));
+        }
+        os << "), as in PyTorch: redistribute them first or use the functional op";
+      } else {
+        os << "; a Partial operand must be reduced first (redistribute it to Replicate)";
+      }
       TORCH_CHECK(false, os.str());
     }
     for (size_t i = 0; i < n; ++i) {
@@ -211,11 +240,11 @@ std::shared_ptr<const Decision> decide(
     const RuleEntry& entry,
     const CallInfo& call,
     const DeviceMesh& mesh,
-    int64_t written) {
+    const Fixed& fixed) {
   // One buffer per thread: a hit allocates nothing. A miss copies the key
   // before compute(), so even a rule that re-entered decide() is safe.
   thread_local std::string key_buffer;
-  cache_key(key_buffer, entry, call, mesh, written);
+  cache_key(key_buffer, entry, call, mesh, fixed);
   const std::string& key = key_buffer;
   auto& c = cache();
   {
@@ -226,7 +255,7 @@ std::shared_ptr<const Decision> decide(
     }
   }
   std::string owned_key = key; // a miss: the map keeps its own copy
-  auto decision = compute(op_name, entry, call, mesh, written);
+  auto decision = compute(op_name, entry, call, mesh, fixed);
   std::lock_guard<std::mutex> lock(c.mu);
   if (c.entries.size() > 100000) {
     c.entries.clear(); // bounded: shapes that keep changing must not grow it

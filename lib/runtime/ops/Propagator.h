@@ -22,15 +22,21 @@ struct Decision {
   decltype(RuleResult::run_local) run_local;
 };
 
-// `written` is the operand index that the op writes in place (-1: none); it
-// keeps its placement, as PyTorch requires. Throws c10::Error when no
-// strategy is reachable.
+// What the op cannot move, as PyTorch requires: an in-place op's self
+// (operand `written`, which is also output 0) and an out= op's out tensors
+// (output o must come out in `outputs[o]`'s placements; nullptr: free).
+struct Fixed {
+  int64_t written = -1;
+  c10::ArrayRef<const Placements*> outputs;
+};
+
+// Throws c10::Error when no strategy is reachable.
 std::shared_ptr<const Decision> decide(
     const std::string& op_name,
     const RuleEntry& entry,
     const CallInfo& call,
     const DeviceMesh& mesh,
-    int64_t written);
+    const Fixed& fixed);
 
 // The estimated bytes moved to take an operand of `shape` from `from` to
 // `to` on mesh dim `mesh_dim` (infinity: not allowed, e.g. Shard to

@@ -46,6 +46,8 @@ const RuleTable& rule_table() {
     add_view_rules(*t);
     add_nn_rules(*t);
     add_tensor_op_rules(*t);
+    add_derived_variants(*t);
+    add_foreach_rules(*t);
     return t;
   }();
   return *table;

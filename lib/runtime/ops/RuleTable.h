@@ -26,6 +26,11 @@ void add_nn_rules(RuleTable& table);
 void add_tensor_op_rules(RuleTable& table);
 // ones_like & co.: replaces the pointwise entries (after add_pointwise_rules).
 void add_create_like_rules(RuleTable& table);
+// The in-place and out= forms of every functional entry that has none of its
+// own, derived from the schema (last: reads the other families' entries).
+void add_derived_variants(RuleTable& table);
+// The _foreach_ ops whose elementwise op has an entry (after the variants).
+void add_foreach_rules(RuleTable& table);
 
 // Shorthand for the families' strategy lists: R, P (a sum), S(dim).
 namespace shorthand {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <ATen/core/ivalue.h>
+#include <ATen/core/stack.h>
 
 #include <meshguard/runtime/DeviceMesh.h>
 #include <meshguard/runtime/Placement.h>
@@ -100,6 +101,17 @@ struct RuleEntry {
   // rule can give it beforehand, so every operand is replicated and the op
   // runs as on all-Replicate operands; `rule` is not called.
   bool replicates_operands = false;
+  // Set for the in-place and out= forms derived from a functional rule
+  // (Variants.cpp): the overload whose rule this is ("aten::add.Tensor").
+  std::string derived_from;
+  // An out= form: how many trailing arguments are its out tensors. The rule
+  // sees the arguments before them (the functional op's), and the out
+  // tensors keep their placements.
+  size_t out_args = 0;
+  // Set where the entry runs the whole call itself instead of a rule: the
+  // _foreach_ ops, element by element through the DTensor kernel
+  // (Foreach.cpp). Gets the stack and where the op's arguments begin.
+  std::function<void(torch::jit::Stack&, size_t)> run_whole;
 };
 
 // The placement an operand of `in_shape` broadcast to `out_shape` needs when

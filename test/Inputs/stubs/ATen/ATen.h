@@ -70,6 +70,7 @@ public:
   Tensor dot(const Tensor &Other) const;
   Tensor median() const;
   Tensor trace() const;
+  Tensor hypot(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other);
   Tensor &mul_(const Scalar &Other);
   Tensor &mul_(const Tensor &Other);
@@ -115,5 +116,6 @@ Tensor mse_loss(const Tensor &Input, const Tensor &Target,
 Tensor dot(const Tensor &A, const Tensor &B);
 Tensor sum(const Tensor &A);
 Tensor sqrt(const Tensor &A);
+Tensor logaddexp(const Tensor &A, const Tensor &B);
 Tensor from_blob(void *Data, IntArrayRef Size, TensorOptions Options = {});
 } // namespace at
