@@ -13,18 +13,18 @@ using meshguard::Partial;
 using meshguard::Replicate;
 using meshguard::Shard;
 
-at::Tensor medianOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
+at::Tensor traceOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
   at::Tensor x = meshguard::from_local(rows, mesh, {Shard{0}});
-  return x.median();
-  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::median' has no sharding rule in meshguard's runtime, and this call gives it a DTensor that may be sharded: the runtime throws 'no sharding rule for DTensor operands' when the job gets here; redistribute the operand to Replicate first [dtensor-op-without-sharding-rule]
+  return x.trace();
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::trace' has no sharding rule in meshguard's runtime, and this call gives it a DTensor that may be sharded: the runtime throws 'no sharding rule for DTensor operands' when the job gets here; redistribute the operand to Replicate first [dtensor-op-without-sharding-rule]
   // CHECK-NOTES: :[[@LINE-3]]:18: note: the DTensor gets its sharded placements here
-  // CHECK-FIXES: return meshguard::redistribute(x, {meshguard::Replicate{}}).median();
+  // CHECK-FIXES: return meshguard::redistribute(x, {meshguard::Replicate{}}).trace();
 }
 
 // Twin: Replicate operands run any op.
-at::Tensor medianReplicated(const DeviceMesh &mesh, const at::Tensor &t) {
+at::Tensor traceReplicated(const DeviceMesh &mesh, const at::Tensor &t) {
   at::Tensor x = meshguard::distribute_tensor(t, mesh, {Replicate{}});
-  return x.median();
+  return x.trace();
 }
 
 // Twin: an op with a rule (sum) on the same sharded value.
@@ -32,15 +32,28 @@ at::Tensor sumOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
   return meshguard::from_local(rows, mesh, {Shard{0}}).sum();
 }
 
-// Two operands on a 2-D mesh, one Partial: both wrapped.
+// A Partial operand on a 2-D mesh: one Replicate per mesh dim.
+at::Tensor tracePartial(const DeviceMesh &mesh2d, const at::Tensor &a) {
+  at::Tensor u = meshguard::from_local(a, mesh2d, {Replicate{}, Partial{}});
+  return u.trace();
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::trace' has no sharding rule in meshguard's runtime, and this call gives it a DTensor that may be sharded or Partial
+  // CHECK-NOTES: :[[@LINE-3]]:18: note: the DTensor gets its sharded placements here
+  // CHECK-FIXES: return meshguard::redistribute(u, {meshguard::Replicate{}, meshguard::Replicate{}}).trace();
+}
+
+// Twins: ops the runtime shards since the coverage work run as they are:
+// median of shards (gathered, as PyTorch does), dot of a Partial and a
+// Shard (the Partial reduced first).
+at::Tensor medianOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
+  at::Tensor x = meshguard::from_local(rows, mesh, {Shard{0}});
+  return x.median();
+}
+
 at::Tensor dotPartial(const DeviceMesh &mesh2d, const at::Tensor &a,
                       const at::Tensor &b) {
   at::Tensor u = meshguard::from_local(a, mesh2d, {Replicate{}, Partial{}});
   at::Tensor v = meshguard::from_local(b, mesh2d, {Shard{0}, Replicate{}});
   return at::dot(u, v);
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'aten::dot' has no sharding rule in meshguard's runtime, and this call gives it a DTensor that may be sharded or Partial
-  // CHECK-NOTES: :[[@LINE-4]]:18: note: the DTensor gets its sharded placements here
-  // CHECK-FIXES: return at::dot(meshguard::redistribute(u, {meshguard::Replicate{}, meshguard::Replicate{}}), meshguard::redistribute(v, {meshguard::Replicate{}, meshguard::Replicate{}}));
 }
 
 // Through a sharded op result and a helper that returns it.
@@ -59,27 +72,27 @@ at::Tensor traceOfHelper(const DeviceMesh &mesh, const at::Tensor &a) {
 // Twin: placements not spelled at the call are unknown: no warning.
 at::Tensor unknownPlacements(const DeviceMesh &mesh, const at::Tensor &a,
                              const meshguard::Placements &placements) {
-  return meshguard::from_local(a, mesh, placements).median();
+  return meshguard::from_local(a, mesh, placements).trace();
 }
 
 // The DTensor factories set placements as from_local does.
-at::Tensor medianOfFactory(const DeviceMesh &mesh) {
+at::Tensor traceOfFactory(const DeviceMesh &mesh) {
   at::Tensor r = meshguard::randn({8, 4}, mesh, {Shard{0}});
-  return r.median();
-  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::median' has no sharding rule
+  return r.trace();
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'aten::trace' has no sharding rule
   // CHECK-NOTES: :[[@LINE-3]]:18: note: the DTensor gets its sharded placements here
-  // CHECK-FIXES: return meshguard::redistribute(r, {meshguard::Replicate{}}).median();
+  // CHECK-FIXES: return meshguard::redistribute(r, {meshguard::Replicate{}}).trace();
 }
 
 // Parameters that fully_shard or a tensor-parallel style sharded.
-at::Tensor medianOfShardedWeight(const DeviceMesh &mesh) {
+at::Tensor traceOfShardedWeight(const DeviceMesh &mesh) {
   torch::nn::Linear fc(4, 4);
-  at::Tensor before = fc->weight.median(); // still a plain tensor here
+  at::Tensor before = fc->weight.trace(); // still a plain tensor here
   meshguard::fully_shard(*fc, mesh);
-  return before + fc->weight.median();
-  // CHECK-NOTES: :[[@LINE-1]]:30: warning: 'aten::median' has no sharding rule
+  return before + fc->weight.trace();
+  // CHECK-NOTES: :[[@LINE-1]]:30: warning: 'aten::trace' has no sharding rule
   // CHECK-NOTES: :[[@LINE-3]]:3: note: the DTensor gets its sharded placements here
-  // CHECK-FIXES: return before + meshguard::redistribute(fc->weight, {meshguard::Replicate{}}).median();
+  // CHECK-FIXES: return before + meshguard::redistribute(fc->weight, {meshguard::Replicate{}}).trace();
 }
 
 at::Tensor rowwiseParameters(const DeviceMesh &mesh) {

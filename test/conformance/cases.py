@@ -27,8 +27,15 @@ SHAPE = [4, 6]  # dim 0 even on 2 and 4 ranks, dim 1 uneven on 4
 UNEVEN = [5, 3]  # uneven on 2 and 4 ranks
 TINY = [1, 3]  # empty shards on dim 0 beyond rank 0
 
-# Outputs whose values are not determined by the inputs.
-NONDETERMINISTIC = ("empty_like", "new_empty", "new_empty_strided", "bernoulli_")
+# Outputs whose values are not determined by the inputs (garbage, or
+# random draws: each side's generator is its own).
+NONDETERMINISTIC = ("empty_like", "new_empty", "new_empty_strided", "bernoulli", "uniform", "normal", "normal_functional",
+                    "exponential", "geometric", "log_normal", "cauchy", "rand_like", "randn_like", "randint_like",
+                    "native_dropout")
+
+
+def nondeterministic(name):
+    return name.split("::")[-1].rstrip("_") in NONDETERMINISTIC
 
 
 def full(shape, dtype=torch.float32, seed=0):
@@ -309,6 +316,83 @@ TEMPLATES = {
         lambda: ([I("grad", 0), V("dim", 1), I("indices", 1), V("sizes", [4, 6]), V("keepdim", False)],
                  [T([4]), T(tensor=torch.tensor([0, 5, 2, 1]))])],
 }
+
+# Free-dim families (ops/AlongDimRules.cpp, ops/BatchRules.cpp): images are
+# [N, C, H, W] = [4, 2, 6, 6] (N even on 2 and 4 ranks), sequences [4, 2, 6].
+IMAGE = [4, 2, 6, 6]
+
+
+def _spd(n=3, batch=4, seed=0):
+    """A batch of well-conditioned symmetric positive definite matrices."""
+    a = full([batch, n, n], seed=seed)
+    return a @ a.transpose(-1, -2) + n * torch.eye(n)
+
+
+def _row_permutations(rows, cols, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.stack([torch.randperm(cols, generator=g) for _ in range(rows)])
+
+
+TEMPLATES.update({
+    "aten::convolution.default": [
+        lambda b=b: ([I("input", 0), I("weight", 1), I("bias", 2) if b else V("bias", None), V("stride", [1, 1]),
+                      V("padding", [1, 1]), V("dilation", [1, 1]), V("transposed", False),
+                      V("output_padding", [0, 0]), V("groups", 1)],
+                     [T(IMAGE), T([4, 2, 3, 3], seed=1)] + ([T([4], seed=2)] if b else []))
+        for b in (True, False)],
+    "aten::avg_pool2d.default": [lambda: ([I("self", 0), V("kernel_size", [2, 2]), V("stride", [2, 2]),
+                                           V("padding", [0, 0]), V("ceil_mode", False),
+                                           V("count_include_pad", True), V("divisor_override", None)], [T(IMAGE)])],
+    "aten::max_pool2d_with_indices.default": [lambda: ([I("self", 0), V("kernel_size", [2, 2]), V("stride", [2, 2]),
+                                                        V("padding", [0, 0]), V("dilation", [1, 1]),
+                                                        V("ceil_mode", False)], [T(IMAGE)])],
+    "aten::_adaptive_avg_pool2d.default": [lambda: ([I("self", 0), V("output_size", [3, 3])], [T(IMAGE)])],
+    "aten::adaptive_max_pool2d.default": [lambda: ([I("self", 0), V("output_size", [3, 3])], [T(IMAGE)])],
+    "aten::upsample_nearest2d.default": [lambda: ([I("self", 0), V("output_size", [12, 12]), V("scales_h", None),
+                                                   V("scales_w", None)], [T(IMAGE)])],
+    "aten::upsample_bilinear2d.default": [lambda: ([I("self", 0), V("output_size", [12, 12]),
+                                                    V("align_corners", False), V("scales_h", None),
+                                                    V("scales_w", None)], [T(IMAGE)])],
+    "aten::upsample_linear1d.default": [lambda: ([I("self", 0), V("output_size", [12]), V("align_corners", False),
+                                                  V("scales", None)], [T([4, 2, 6])])],
+    "aten::grid_sampler_2d.default": [lambda: ([I("input", 0), I("grid", 1), V("interpolation_mode", 0),
+                                                V("padding_mode", 0), V("align_corners", False)],
+                                               [T(IMAGE), T(tensor=torch.rand([4, 5, 5, 2],
+                                                 generator=torch.Generator().manual_seed(3)) * 2 - 1)])],
+    "aten::native_group_norm.default": [lambda: ([I("input", 0), I("weight", 1), I("bias", 2), V("N", 4), V("C", 4),
+                                                  V("HxW", 9), V("group", 2), V("eps", 1e-5)],
+                                                 [T([4, 4, 3, 3]), T([4], seed=1), T([4], seed=2)])],
+    "aten::_scaled_dot_product_flash_attention_for_cpu.default": [
+        lambda c=c: ([I("query", 0), I("key", 1), I("value", 2), V("dropout_p", 0.0), V("is_causal", c),
+                      V("attn_mask", None, True), V("scale", None, True)],
+                     [T([4, 2, 6, 8]), T([4, 2, 6, 8], seed=1), T([4, 2, 6, 8], seed=2)]) for c in (False, True)],
+    "aten::linalg_inv_ex.default": [lambda: ([I("A", 0), V("check_errors", False, True)], [T(tensor=_spd())])],
+    "aten::_linalg_det.default": [lambda: ([I("A", 0)], [T(tensor=_spd())])],
+    "aten::cholesky.default": [lambda: ([I("self", 0), V("upper", False)], [T(tensor=_spd())])],
+    "aten::linalg_qr.default": [lambda: ([I("A", 0), V("mode", "reduced")], [T(tensor=_spd())])],
+    "aten::_linalg_solve_ex.default": [lambda: ([I("A", 0), I("B", 1), V("left", True, True),
+                                                 V("check_errors", False, True)],
+                                                [T(tensor=_spd()), T([4, 3, 2], seed=1)])],
+    "aten::linalg_solve_triangular.default": [lambda: ([I("self", 0), I("B", 1), V("upper", True, True),
+                                                        V("left", True, True), V("unitriangular", False, True)],
+                                                       [T(tensor=torch.triu(_spd())), T([4, 3, 2], seed=1)])],
+    "aten::dot.default": [lambda: ([I("self", 0), I("tensor", 1)], [T([6]), T([6], seed=1)])],
+    "aten::constant_pad_nd.default": [lambda p=p: ([I("self", 0), V("pad", p), V("value", 0.5)], [T()])
+                                      for p in ([1, 1], [0, 0, 1, 2])],
+    "aten::roll.default": [lambda a=a: ([I("self", 0), V("shifts", a[0]), V("dims", a[1])], [T()])
+                           for a in (([1], [1]), ([2], []))],
+    "aten::index_fill.int_Scalar": [lambda: ([I("self", 0), V("dim", 1), I("index", 1), V("value", 2.0)],
+                                             [T(), T(tensor=torch.tensor([0, 2]), shardable=False)])],
+    "aten::scatter.src": [lambda: ([I("self", 0), V("dim", 1), I("index", 1), I("src", 2)],
+                                   [T(), T(tensor=_row_permutations(4, 6)), T(seed=2)])],
+    "aten::diagonal.default": [lambda: ([I("self", 0), V("offset", 0), V("dim1", 1), V("dim2", 2)], [T([4, 3, 3])])],
+    "aten::bucketize.Tensor": [lambda: ([I("self", 0), I("boundaries", 1), V("out_int32", False, True),
+                                         V("right", False, True)],
+                                        [T(), T(tensor=torch.tensor([-1.0, 0.0, 1.0]), shardable=False)])],
+    "aten::linalg_cross.default": [lambda: ([I("self", 0), I("other", 1), V("dim", 1, True)],
+                                            [T([4, 3]), T([4, 3], seed=1)])],
+})
+
 # (Templates written in a loop bind the loop variable through a default
 # argument: a closure would see its last value.)
 
@@ -324,7 +408,7 @@ def _plain_call(name, overload, args, inputs):
 
 
 def _wants_backward(name, overload, args, inputs):
-    if name.endswith("_") or "backward" in name or any(n in name for n in NONDETERMINISTIC):
+    if name.endswith("_") or "backward" in name or nondeterministic(name):
         return False
     if not any(t.tensor.is_floating_point() for t in inputs):
         return False
@@ -465,6 +549,6 @@ def make_cases(ops, meshes, quick=False):
                         "inputs": [{"full": t.tensor, "placements": p} for t, p in zip(inputs, pl)],
                         "args": args,
                         "backward": backward,
-                        "values": not any(n in name for n in NONDETERMINISTIC),
+                        "values": not nondeterministic(name),
                     })
     return cases, uncovered

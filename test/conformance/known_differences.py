@@ -23,9 +23,17 @@ REASONS = {
                       "PyTorch all-reduces it to Replicate. Values and gradients agree; the output (and the gradient) "
                       "placements and the collectives differ."),
     "softmax-dim": ("deliberate",
-                    "ops along a dim (softmax, log_softmax, cumsum, topk, logsumexp, flip, repeat) on an operand "
+                    "ops along a dim (softmax, log_softmax, cumsum, topk, logsumexp, flip, repeat; sort, cumprod, "
+                    "cummax, cummin, logcumsumexp, kthvalue, median, nanmedian, mode with a dim) on an operand "
                     "sharded along that dim: meshguard moves the shard to another dim (one all_to_all-like gather, "
                     "output stays sharded), PyTorch replicates."),
+    "free-dim": ("deliberate",
+                 "ops with free dims (meshguard's along-dim and batch families: the batch dims of linear algebra, "
+                 "pooling, upsampling, grid sampling and attention, every dim a padding, a diagonal or an index_fill "
+                 "does not work along): an operand sharded on a dim the op works along is moved to a free dim (one "
+                 "all_to_all-like exchange) and the output stays sharded there; PyTorch 2.13 replicates such an "
+                 "operand (or has no strategy for the dim), so the placements and collectives differ. Values and "
+                 "gradients agree."),
     "strided-shard": ("deliberate",
                       "views that split or merge a sharded dim: PyTorch 2.13 describes the result with its private "
                       "_StridedShard placement and moves nothing; meshguard has no such placement and gathers (or picks "
@@ -58,6 +66,8 @@ mm.default mse_loss.default native_layer_norm.default native_layer_norm_backward
 nll_loss_forward.default norm.Scalar norm.ScalarOpt_dim rsub.Tensor scatter_add.default slice_backward.default
 softplus.default softplus_backward.default stack.default where.self xlogy.Tensor
 norm.ScalarOpt_dtype norm.ScalarOpt_dim_dtype prod.default masked_fill.Tensor var.correction std.correction var_mean.correction std_mean.correction
+all.default all.dim all.dims any.default any.dim any.dims argmax.default argmin.default median.default nanmedian.default
+linalg_pinv.atol_rtol_tensor
 """.split())
 
 VIEW_OPS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "flatten", "unflatten", "expand", "permute", "t",
@@ -106,7 +116,12 @@ RULES = [
     ("stride", lambda c, f, o, t: f == "stride"),
     ("refused", lambda c, f, o, t: f == "meshguard-refuses"),
     ("reduce-scatter", _reduce_scatter),
-    ("softmax-dim", lambda c, f, o, t: re.match(r"(_?(log_)?softmax(_backward_data)?|cumsum|topk|logsumexp|flip|repeat)\b", _name(c)) is not None),
+    ("softmax-dim", lambda c, f, o, t: re.match(
+        r"(_?(log_|safe_)?softmax(_backward_data)?|cumsum|cumprod|cummax|cummin|logcumsumexp|sort|kthvalue|"
+        r"median|nanmedian|mode|topk|logsumexp|flip|repeat)\b", _name(c)) is not None and
+     (c["overload"] != "default" or _name(c) not in ("median", "nanmedian"))),
+    ("free-dim", lambda c, f, o, t: c.get("family") in ("along-dim", "batch")
+     and f in ("placements", "grad-placements", "comm-fwd", "comm-bwd")),
     ("strided-shard", _strided),
     ("partial-input", lambda c, f, o, t: _has_partial(c) and f in ("placements", "grad-placements", "comm-fwd",
                                                                    "comm-bwd")),

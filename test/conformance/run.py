@@ -47,7 +47,7 @@ def families():
     out, family = {}, None
     with open(os.path.join(ROOT, "docs", "runtime", "operator-table.md")) as f:
         for line in f:
-            m = re.match(r"## (\w+) \(", line)
+            m = re.match(r"## ([\w-]+) \(", line)
             if m:
                 family = m.group(1)
                 continue
@@ -227,6 +227,7 @@ def main():
         op = "%s.%s" % (case["op"], case["overload"])
         if op in bases:
             case["base"], case["derived"] = bases[op]
+        case["family"] = fams.get(case.get("base", op))
         o, t = ours.get(case["id"]), theirs.get(case["id"])
         if o is None or t is None:
             raise SystemExit("conformance: no result for %s (%s)" % (case["id"], "meshguard" if o is None else "PyTorch"))

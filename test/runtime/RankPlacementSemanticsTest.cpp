@@ -193,16 +193,16 @@ TEST(PartialLocal, ShareIsNotTheValue) {
   EXPECT_TRUE(at::allclose(full_tensor(product), a.mm(b)));
 }
 
-// dtensor-op-without-sharding-rule's round trip at run time: median has no
+// dtensor-op-without-sharding-rule's round trip at run time: trace has no
 // rule; on a Shard(0) operand the runtime throws, naming the op; the
 // fix-it's redistribute to Replicate runs it on the full tensor.
 TEST(OpWithoutRule, ReplicateFirstRuns) {
   auto mesh = world_mesh();
   at::Tensor full = full_of({2 * world_size(), 3}, 1);
   at::Tensor x = distribute_tensor(full, mesh, {Shard{0}});
-  MG_EXPECT_THROW_WITH(x.median(), c10::Error, "no sharding rule for DTensor operands");
-  at::Tensor fixed = redistribute(x, {Replicate{}}).median();
-  EXPECT_TRUE(at::equal(to_local(fixed), full.median()));
+  MG_EXPECT_THROW_WITH(x.trace(), c10::Error, "no sharding rule for DTensor operands");
+  at::Tensor fixed = redistribute(x, {Replicate{}}).trace();
+  EXPECT_TRUE(at::equal(to_local(fixed), full.trace()));
 }
 
 // dtensor-unverified-replicate's round trip at run time: a tensor that

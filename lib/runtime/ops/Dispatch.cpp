@@ -464,17 +464,22 @@ void run_with_rule(
   }
   auto decision =
       ops::decide(name, entry, call, mesh, ops::Fixed{written, out_placements});
-  // A Tensor[] result (split, unbind) holds as many outputs as the rule gives.
+  // A Tensor[] result (split, unbind) holds as many outputs as the rule gives;
+  // other results (an int: _fused_sdp_choice) are no outputs of the rule.
   const auto& returns = op.schema().returns();
   const bool list_result = returns.size() == 1 &&
       returns[0].type()->kind() == c10::TypeKind::ListType;
+  size_t tensor_returns = 0;
+  for (const auto& r : returns) {
+    tensor_returns += r.type()->kind() == c10::TypeKind::TensorType;
+  }
   TORCH_CHECK(
-      list_result || decision->output_shapes.size() == returns.size(),
+      list_result || decision->output_shapes.size() == tensor_returns,
       name,
       ": the sharding rule gives ",
       decision->output_shapes.size(),
       " outputs, the op has ",
-      op.schema().returns().size());
+      tensor_returns);
 
   Originals originals;
   std::vector<at::Tensor> locals;
@@ -514,15 +519,27 @@ void run_with_rule(
         local.unsafeGetTensorImpl(), args[num_args + k].toTensor());
     (*stack)[args_begin + num_args + k] = local;
   }
+  // Rules that leave the global shapes to the local results give none to
+  // check the results against (their local shapes are the op's own).
   std::vector<ops::Shape> local_shapes;
   local_shapes.reserve(decision->output_shapes.size());
   for (size_t o = 0; o < decision->output_shapes.size(); ++o) {
-    local_shapes.push_back(detail::local_shape(
-        decision->output_shapes[o],
-        decision->output_placements[o],
-        mesh,
-        mesh.coordinate()));
+    local_shapes.push_back(
+        decision->shapes_from_locals ? ops::Shape{}
+                                     : detail::local_shape(
+                                           decision->output_shapes[o],
+                                           decision->output_placements[o],
+                                           mesh,
+                                           mesh.coordinate()));
   }
+  // Output o's global shape, given its local result.
+  auto global_shape = [&](size_t o, const at::Tensor& local) -> ops::Shape {
+    if (!decision->shapes_from_locals) {
+      return decision->output_shapes[o];
+    }
+    return ops::global_shape_of(
+        o, local, decision->output_placements[o], *decision, call);
+  };
   if (decision->run_local) {
     std::vector<at::Tensor> outs;
     {
@@ -574,13 +591,11 @@ void run_with_rule(
   }
   // ATen resizes an out tensor of another shape: its DTensor follows.
   for (size_t k = 0; k < out_impls.size(); ++k) {
-    if (!(out_impls[k]->spec().shape == decision->output_shapes[k])) {
+    ops::Shape shape = global_shape(k, out_impls[k]->local());
+    if (!(out_impls[k]->spec().shape == shape)) {
       out_impls[k]->set_local_and_spec(
           out_impls[k]->local(),
-          DTensorSpec{
-              mesh,
-              decision->output_placements[k],
-              decision->output_shapes[k]});
+          DTensorSpec{mesh, decision->output_placements[k], std::move(shape)});
     }
   }
   wrap_results(op, stack, originals, [&](size_t o, const at::Tensor& out) {
@@ -591,7 +606,8 @@ void run_with_rule(
         local_shapes.size(),
         "; a bug in the rule; please report it)");
     TORCH_CHECK(
-        out.sizes() == c10::IntArrayRef(local_shapes[o]),
+        decision->shapes_from_locals ||
+            out.sizes() == c10::IntArrayRef(local_shapes[o]),
         name,
         ": the local result has shape ",
         out.sizes(),
@@ -601,7 +617,7 @@ void run_with_rule(
         to_string(decision->output_placements[o]),
         " (a bug in the rule; please report it)");
     return DTensorSpec{
-        mesh, decision->output_placements[o], decision->output_shapes[o]};
+        mesh, decision->output_placements[o], global_shape(o, out)};
   });
 }
 

@@ -160,6 +160,7 @@ const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
           "logaddexp",
           "logaddexp2",
           "mvlgamma",
+          "native_dropout_backward",
           "nextafter",
           "polygamma",
           "rad2deg",

@@ -128,6 +128,8 @@ std::shared_ptr<const Decision> compute(
       outs, Placements(mesh.ndim(), Replicate{}));
   decision->output_shapes = rule.output_shapes;
   decision->run_local = rule.run_local;
+  decision->shapes_from_locals = rule.shapes_from_locals;
+  decision->global_dims = rule.global_dims;
   for (int64_t d = 0; d < mesh.ndim(); ++d) {
     const Strategy* best = nullptr;
     double best_cost = kInfinity;
@@ -263,6 +265,37 @@ std::shared_ptr<const Decision> decide(
   }
   c.entries.emplace(std::move(owned_key), decision);
   return decision;
+}
+
+Shape global_shape_of(
+    size_t o,
+    const at::Tensor& local,
+    const Placements& placements,
+    const Decision& decision,
+    const CallInfo& call) {
+  Shape shape = local.sizes().vec();
+  for (const Placement& p : placements) {
+    if (!is_shard(p)) {
+      continue;
+    }
+    const int64_t dim = std::get<Shard>(p).dim;
+    bool found = false;
+    for (const GlobalDim& g : decision.global_dims) {
+      if (g.output == o && g.dim == dim && g.operand < call.operands.size()) {
+        shape.at(dim) = call.operands[g.operand].shape.at(g.operand_dim);
+        found = true;
+        break;
+      }
+    }
+    TORCH_CHECK(
+        found,
+        "output ",
+        o,
+        " is sharded on dim ",
+        dim,
+        " but its rule names no operand dim for it (a bug in the rule; please report it)");
+  }
+  return shape;
 }
 
 size_t decision_cache_size() {

@@ -20,6 +20,8 @@ struct Decision {
   std::vector<Placements> output_placements; // per output
   std::vector<Shape> output_shapes; // global, per output
   decltype(RuleResult::run_local) run_local;
+  bool shapes_from_locals = false; // output_shapes are placeholders
+  std::vector<GlobalDim> global_dims;
 };
 
 // What the op cannot move, as PyTorch requires: an in-place op's self
@@ -47,6 +49,17 @@ double redistribute_cost(
     const Placement& to,
     int64_t mesh_dim,
     const DeviceMesh& mesh);
+
+// The global shape of output `o` of a decision whose rule left it to the
+// local results (Decision::shapes_from_locals): the local result's sizes,
+// each sharded dim taking the global size of the operand dim it is sharded
+// alike with. A sharded dim no GlobalDim names is a bug in the rule.
+Shape global_shape_of(
+    size_t o,
+    const at::Tensor& local,
+    const Placements& placements,
+    const Decision& decision,
+    const CallInfo& call);
 
 // Decisions cached so far (for tests and the benchmark).
 size_t decision_cache_size();

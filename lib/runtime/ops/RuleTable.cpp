@@ -46,6 +46,9 @@ const RuleTable& rule_table() {
     add_view_rules(*t);
     add_nn_rules(*t);
     add_tensor_op_rules(*t);
+    add_along_dim_rules(*t);
+    add_batch_rules(*t);
+    add_random_rules(*t);
     add_derived_variants(*t);
     add_foreach_rules(*t);
     return t;

@@ -26,6 +26,13 @@ void add_nn_rules(RuleTable& table);
 void add_tensor_op_rules(RuleTable& table);
 // ones_like & co.: replaces the pointwise entries (after add_pointwise_rules).
 void add_create_like_rules(RuleTable& table);
+// Free-dim families (FreeDims.h): ops along some dims (sort, scans,
+// reductions, padding, FFT, ...) and batched ops (pooling, upsampling,
+// convolution, normalization, attention, linear algebra).
+void add_along_dim_rules(RuleTable& table);
+void add_batch_rules(RuleTable& table);
+// Random fills, *_like factories and dropout: drawn whole, block kept.
+void add_random_rules(RuleTable& table);
 // The in-place and out= forms of every functional entry that has none of its
 // own, derived from the schema (last: reads the other families' entries).
 void add_derived_variants(RuleTable& table);

@@ -79,6 +79,16 @@ int64_t shard_offset(
     const Placements& placements,
     const DeviceMesh& mesh);
 
+// For rules that leave the outputs' global shapes to the local results
+// (FreeDims.h): output `output`'s dim `dim`, when sharded, has the global
+// size of operand `operand`'s dim `operand_dim`.
+struct GlobalDim {
+  size_t output = 0;
+  int64_t dim = 0;
+  size_t operand = 0;
+  int64_t operand_dim = 0;
+};
+
 struct RuleResult {
   std::vector<Strategy> strategies; // in order of preference on equal cost
   std::vector<Shape> output_shapes; // global, one per tensor output
@@ -89,6 +99,11 @@ struct RuleResult {
       const std::vector<at::Tensor>&,
       const LocalContext&)>
       run_local;
+  // Set (with one empty shape per output in output_shapes) when the global
+  // shapes come from the local results: the sharded output dims, each with
+  // the operand dim it is sharded alike with.
+  bool shapes_from_locals = false;
+  std::vector<GlobalDim> global_dims;
 };
 
 using RuleFn = std::function<RuleResult(const CallInfo&)>;

@@ -7,6 +7,6 @@ double meanLoss(const meshguard::DeviceMesh &Mesh, const at::Tensor &Rows) {
   return Local.item<double>();
 }
 
-at::Tensor medianOfRows(const meshguard::DeviceMesh &Mesh, const at::Tensor &Rows) {
-  return meshguard::from_local(Rows, Mesh, {meshguard::Shard{0}}).median();
+at::Tensor traceOfRows(const meshguard::DeviceMesh &Mesh, const at::Tensor &Rows) {
+  return meshguard::from_local(Rows, Mesh, {meshguard::Shard{0}}).trace();
 }

@@ -71,6 +71,8 @@ public:
   Tensor median() const;
   Tensor trace() const;
   Tensor hypot(const Tensor &Other) const;
+  Tensor histc(int64_t bins = 100, const Scalar &min = 0,
+               const Scalar &max = 0) const;
   Tensor &add_(const Tensor &Other);
   Tensor &mul_(const Scalar &Other);
   Tensor &mul_(const Tensor &Other);

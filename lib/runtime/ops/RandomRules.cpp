@@ -1,0 +1,212 @@
+// Random ops on DTensors: each rank draws the whole tensor's numbers with
+// its generator (seeded alike on every rank, as for bernoulli_ in
+// NnRules.cpp) and keeps its block, so a sharded draw equals one process's
+// draw on the full tensor (what PyTorch's offset-based RNG tracker
+// guarantees) and a replicated one is the same on every rank. Fills
+// (uniform_, normal_, ...), their functional forms, the *_like factories,
+// and dropout.
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include "FreeDims.h"
+#include "Internal.h"
+
+namespace meshguard {
+namespace ops {
+
+namespace {
+
+// This rank's block of `full` under `placements`.
+at::Tensor block_of(
+    at::Tensor full,
+    const Placements& placements,
+    const DeviceMesh& mesh) {
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (auto* s = std::get_if<Shard>(&placements[i])) {
+      full = detail::chunk_of(
+          full,
+          s->dim,
+          mesh.size(static_cast<int64_t>(i)),
+          mesh.coordinate()[i]);
+    }
+  }
+  return full.contiguous();
+}
+
+// Calls `op` with its first argument replaced by `first`; the tensors it
+// returns.
+std::vector<at::Tensor> call_with_first(
+    const c10::OperatorHandle& op,
+    const LocalContext& ctx,
+    size_t num_args,
+    const at::Tensor& first) {
+  torch::jit::Stack stack(ctx.args, ctx.args + num_args);
+  stack[0] = first;
+  op.callBoxed(stack);
+  std::vector<at::Tensor> out;
+  for (const auto& v : stack) {
+    if (v.isTensor()) {
+      out.push_back(v.toTensor());
+    }
+  }
+  return out;
+}
+
+// Self sharded on any dim (or whole); a Partial self gives a whole output
+// where the values do not depend on self's (fills, *_like).
+RuleResult
+self_shaped(const CallInfo& call, size_t outputs, bool partial_whole) {
+  std::vector<FreeDim> dims;
+  const Shape& self = call.operands[0].shape;
+  for (int64_t d = 0; d < static_cast<int64_t>(self.size()); ++d) {
+    std::vector<int64_t> operands(call.operands.size(), kWhole);
+    operands[0] = d;
+    dims.push_back(FreeDim{operands, std::vector<int64_t>(outputs, d)});
+  }
+  RuleResult r = free_dim_rule(call, dims, outputs, /*empty_blocks_ok=*/true);
+  if (partial_whole) {
+    for (const auto& p : call.operands[0].placements) {
+      if (is_partial(p)) {
+        r.strategies.push_back(Strategy{
+            std::vector<Placement>(call.operands.size(), p),
+            std::vector<Placement>(outputs, Replicate{})});
+      }
+    }
+  }
+  return r;
+}
+
+c10::OperatorHandle handle_of(const c10::FunctionSchema& schema) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(
+      schema.name().c_str(), schema.overload_name().c_str());
+}
+
+void add_entry(
+    RuleTable& table,
+    const c10::OperatorHandle& op,
+    const std::string& strategies,
+    RuleFn rule) {
+  const auto& name = op.operator_name();
+  table
+      [name.name + "." +
+       (name.overload_name.empty() ? std::string("default")
+                                   : name.overload_name)] =
+          RuleEntry{"random", strategies, std::move(rule)};
+}
+
+// The overloads of aten::`name` (any, in-place included).
+std::vector<c10::OperatorHandle> overloads(const char* name) {
+  std::vector<c10::OperatorHandle> out;
+  auto& dispatcher = c10::Dispatcher::singleton();
+  for (const auto& op_name : dispatcher.getAllOpNames()) {
+    if (op_name.name == std::string("aten::") + name) {
+      auto handle = dispatcher.findOp(op_name);
+      if (handle && handle->hasSchema() &&
+          !handle->hasKernelForDispatchKey(
+              c10::DispatchKey::CompositeImplicitAutograd)) {
+        out.push_back(*handle);
+      }
+    }
+  }
+  return out;
+}
+
+// A fill (in place, or its functional form, or a *_like factory): drawn
+// whole on a stand-in of self's global shape, the block kept.
+void add_fill(RuleTable& table, const char* name, bool in_place) {
+  for (const auto& op : overloads(name)) {
+    const auto& schema = op.schema();
+    if (schema.returns().size() != 1 ||
+        schema.returns()[0].type()->kind() != c10::TypeKind::TensorType) {
+      continue;
+    }
+    const size_t n = schema.arguments().size();
+    add_entry(
+        table,
+        op,
+        "S(d) → S(d), R → R: every rank draws the whole tensor and keeps its block" +
+            std::string(in_place ? "" : "; P(op) → R"),
+        [op, n, in_place](const CallInfo& call) {
+          RuleResult r = self_shaped(call, 1, !in_place);
+          const Shape global = call.operands[0].shape;
+          r.run_local = [op, n, in_place, global](
+                            const std::vector<at::Tensor>& locals,
+                            const LocalContext& ctx) {
+            const at::Tensor& self = locals[0];
+            const Placements& placements = (*ctx.input_placements)[0];
+            at::Tensor whole = at::empty(global, self.options());
+            at::Tensor drawn = call_with_first(op, ctx, n, whole).at(0);
+            at::Tensor block = block_of(drawn, placements, *ctx.mesh);
+            if (!in_place) {
+              return std::vector<at::Tensor>{block};
+            }
+            self.copy_(block);
+            return std::vector<at::Tensor>{self};
+          };
+          return r;
+        });
+  }
+}
+
+// native_dropout(input, p, train) -> (output, mask): the mask drawn whole
+// (on ones), the block kept; output = input * the block's scaled mask.
+void add_dropout(RuleTable& table) {
+  for (const auto& op : overloads("native_dropout")) {
+    const size_t n = op.schema().arguments().size();
+    if (op.schema().returns().size() != 2) {
+      continue;
+    }
+    add_entry(
+        table,
+        op,
+        "S(d) → S(d), S(d); R → R, R: every rank draws the whole mask and keeps its block",
+        [op, n](const CallInfo& call) {
+          RuleResult r = self_shaped(call, 2, false);
+          const Shape global = call.operands[0].shape;
+          r.run_local = [op, n, global](
+                            const std::vector<at::Tensor>& locals,
+                            const LocalContext& ctx) {
+            const at::Tensor& input = locals[0];
+            const Placements& placements = (*ctx.input_placements)[0];
+            auto drawn =
+                call_with_first(op, ctx, n, at::ones(global, input.options()));
+            at::Tensor scale = block_of(drawn.at(0), placements, *ctx.mesh);
+            at::Tensor mask = block_of(drawn.at(1), placements, *ctx.mesh);
+            return std::vector<at::Tensor>{input * scale, mask};
+          };
+          return r;
+        });
+  }
+}
+
+} // namespace
+
+void add_random_rules(RuleTable& table) {
+  for (const char* name :
+       {"uniform_",
+        "normal_",
+        "exponential_",
+        "geometric_",
+        "log_normal_",
+        "cauchy_"}) {
+    add_fill(table, name, /*in_place=*/true);
+  }
+  for (const char* name :
+       {"uniform",
+        "normal_functional",
+        "exponential",
+        "geometric",
+        "log_normal",
+        "cauchy",
+        "rand_like",
+        "randn_like",
+        "randint_like"}) {
+    add_fill(table, name, /*in_place=*/false);
+  }
+  add_dropout(table);
+}
+
+} // namespace ops
+} // namespace meshguard
