@@ -16,3 +16,4 @@
 #include <meshguard/runtime/Parallelize.h>
 #include <meshguard/runtime/Placement.h>
 #include <meshguard/runtime/ShardingRules.h>
+#include <meshguard/runtime/UserOps.h>

@@ -245,10 +245,60 @@ c10d::ReduceOp to_c10d(ReduceOp op) {
   return c10d::ReduceOp::SUM;
 }
 
-// Gloo has no bool ("Invalid scalar type"): a bool tensor travels as a
-// uint8 view of its bytes, results landing in place.
+// Gloo has no bool, int16 or complex, and libtorch 1.13's no bfloat16
+// ("Invalid scalar type"). Where bytes are only moved (broadcast, gathers)
+// a view of the same bytes travels: bool as uint8, int16 (and 1.13's
+// bfloat16) as half, copied bit for bit, complex as its real pairs; results
+// land in place.
+constexpr bool kGlooHasBFloat16 = MESHGUARD_TORCH_BACKENDS;
+
+// The dtype a reduction is done in where Gloo cannot reduce the tensor's
+// own (and a view would not add up): int16 as int32, 1.13's bfloat16 as
+// float, in a copy that `land` writes back.
+c10::optional<at::ScalarType> widened(at::ScalarType t) {
+  if (t == at::kShort) {
+    return at::kInt;
+  }
+  if (t == at::kBFloat16 && !kGlooHasBFloat16) {
+    return at::kFloat;
+  }
+  return c10::nullopt;
+}
+
 at::Tensor on_the_wire(const at::Tensor& t) {
-  return t.scalar_type() == at::kBool ? t.view(at::kByte) : t;
+  switch (t.scalar_type()) {
+    case at::kBool:
+      return t.view(at::kByte);
+    case at::kBFloat16:
+      return kGlooHasBFloat16 ? t : t.view(at::kHalf);
+    case at::kShort:
+      return t.view(at::kHalf);
+    case at::kComplexFloat:
+    case at::kComplexDouble:
+      return at::view_as_real(t);
+    default:
+      return t;
+  }
+}
+
+// Where values are reduced, a view must also add up: bool as uint8 (see
+// wire_op), complex as its real pairs (a sum of pairs is the complex sum),
+// the others widened.
+at::Tensor to_reduce(const at::Tensor& t) {
+  const auto wide = widened(t.scalar_type());
+  return wide ? t.to(*wide) : on_the_wire(t);
+}
+
+// (used by reduce_scatter, which libtorch 1.13's Gloo lacks)
+[[maybe_unused]] at::Tensor reduce_output(const at::Tensor& t) {
+  const auto wide = widened(t.scalar_type());
+  return wide ? at::empty(t.sizes(), t.options().dtype(*wide)) : on_the_wire(t);
+}
+
+void land(at::Tensor& t, const at::Tensor& wire) {
+  if (widened(t.scalar_type())) {
+    t.copy_(wire);
+  }
 }
 
 std::vector<at::Tensor> on_the_wire(const std::vector<at::Tensor>& tensors) {
@@ -304,9 +354,15 @@ void all_reduce(
   c10d::AllreduceOptions opts;
   opts.reduceOp = to_c10d(wire_op(tensors, op));
   opts.timeout = timeout;
-  std::vector<at::Tensor> wire = on_the_wire(tensors);
+  std::vector<at::Tensor> wire;
+  for (const auto& t : tensors) {
+    wire.push_back(to_reduce(t));
+  }
   detail::wait_for_work(
       pg, pg->allreduce(wire, opts), on_cuda(tensors), timeout, "all_reduce");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    land(tensors[i], wire[i]);
+  }
   if (op == ReduceOp::AVG) {
     for (auto& t : tensors) {
       t.div_(pg->getSize());
@@ -360,7 +416,8 @@ bool reduce_scatter(
   c10d::ReduceScatterOptions opts;
   opts.reduceOp = to_c10d(wire_op({input}, op));
   opts.timeout = timeout;
-  at::Tensor wire_out = on_the_wire(output), wire_in = on_the_wire(input);
+  at::Tensor wire_out = reduce_output(output);
+  at::Tensor wire_in = to_reduce(input);
   // libtorch 2.13 deprecates _reduce_scatter_base for reduce_scatter_single,
   // which older 2.x releases (the GPU check's 2.11) may lack; the alias
   // still works everywhere, so its deprecation is silenced here alone.
@@ -369,6 +426,7 @@ bool reduce_scatter(
   auto work = pg->_reduce_scatter_base(wire_out, wire_in, opts);
 #pragma GCC diagnostic pop
   detail::wait_for_work(pg, work, input.is_cuda(), timeout, "reduce_scatter");
+  land(output, wire_out);
   if (op == ReduceOp::AVG) {
     output.div_(pg->getSize());
   }

@@ -624,19 +624,31 @@ void run_with_rule(
 // ops::sharded_call memoised per operator (schemas live as long as their
 // operator's registration).
 const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
-  static std::mutex mu;
-  static auto* memo = new std::unordered_map<
+  using Memo = std::unordered_map<
       const c10::FunctionSchema*,
-      std::unique_ptr<ops::ShardedCallDecision>>();
+      std::unique_ptr<ops::ShardedCallDecision>>;
+  static std::mutex mu;
+  static auto* memo = new Memo();
+  // Memos of earlier generations of users' rules (register_sharding):
+  // kept, so that a pointer another thread holds stays valid.
+  static auto* retired = new std::vector<Memo>();
+  static uint64_t memo_generation = 0;
+  const uint64_t generation = ops::user_rules_generation();
   const c10::FunctionSchema* key = &op.schema();
   // The same op called again on this thread (a loop, a layer) skips the lock
   // and the hash: memo entries are never erased, so the pointer stays valid.
   thread_local const c10::FunctionSchema* last_key = nullptr;
   thread_local const ops::ShardedCallDecision* last = nullptr;
-  if (key == last_key) {
+  thread_local uint64_t last_generation = 0;
+  if (key == last_key && generation == last_generation) {
     return *last;
   }
   std::lock_guard<std::mutex> lock(mu);
+  if (generation != memo_generation) {
+    retired->push_back(std::move(*memo));
+    memo->clear();
+    memo_generation = generation;
+  }
   auto it = memo->find(key);
   if (it == memo->end()) {
     it = memo->emplace(
@@ -647,6 +659,7 @@ const ops::ShardedCallDecision& rule_for(const c10::OperatorHandle& op) {
   }
   last_key = key;
   last = it->second.get();
+  last_generation = generation;
   return *last;
 }
 

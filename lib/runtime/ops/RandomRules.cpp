@@ -78,11 +78,6 @@ self_shaped(const CallInfo& call, size_t outputs, bool partial_whole) {
   return r;
 }
 
-c10::OperatorHandle handle_of(const c10::FunctionSchema& schema) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(
-      schema.name().c_str(), schema.overload_name().c_str());
-}
-
 void add_entry(
     RuleTable& table,
     const c10::OperatorHandle& op,

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
+#include <torch/library.h>
 
 #include <meshguard/runtime/DTensorImpl.h>
 
@@ -102,6 +104,16 @@ void register_dtensor_fallback() {
     // Replays every known op into `pending` too; register_one skips repeats.
     handles->push_back(
         dispatcher.addRegistrationListener(std::make_unique<Listener>()));
+    // A user's op with a CPU kernel and no autograd kernel (TORCH_LIBRARY)
+    // has none for DTensors' autograd key either: as on plain CPU tensors,
+    // it runs, and backward through it is an error naming it.
+    static auto* autograd = new torch::Library(
+        torch::Library::IMPL,
+        "_",
+        c10::DispatchKey::AutogradPrivateUse2,
+        __FILE__,
+        __LINE__);
+    autograd->fallback(torch::autograd::autogradNotImplementedFallback());
   });
   if (has_pending.load()) {
     std::lock_guard<std::mutex> lock(registry_mutex);

@@ -57,6 +57,9 @@ const RuleTable& rule_table() {
 }
 
 const RuleEntry* find_rule(const std::string& op_name) {
+  if (const RuleEntry* user = find_user_rule(op_name)) {
+    return user;
+  }
   const auto& table = rule_table();
   auto it = table.find(op_name);
   return it == table.end() ? nullptr : &it->second;

@@ -15,7 +15,12 @@ using RuleTable = std::map<std::string, RuleEntry>;
 
 // Built on first use; overloads are taken from the dispatcher's op list.
 const RuleTable& rule_table();
+// Users' rules (register_sharding, UserOps.cpp) first, then the table.
 const RuleEntry* find_rule(const std::string& op_name);
+const RuleEntry* find_user_rule(const std::string& op_name);
+// Grows with every register_sharding: the kernel's memo of each op's rule
+// starts anew.
+uint64_t user_rules_generation();
 
 // Each family adds its entries.
 void add_pointwise_rules(RuleTable& table);
