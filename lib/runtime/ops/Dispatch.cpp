@@ -465,7 +465,8 @@ void run_with_rule(
   auto decision =
       ops::decide(name, entry, call, mesh, ops::Fixed{written, out_placements});
   // A Tensor[] result (split, unbind) holds as many outputs as the rule gives;
-  // other results (an int: _fused_sdp_choice) are no outputs of the rule.
+  // a rule counts every result (_local_scalar_dense's Scalar) or only the
+  // tensors (_fused_sdp_choice's int is none).
   const auto& returns = op.schema().returns();
   const bool list_result = returns.size() == 1 &&
       returns[0].type()->kind() == c10::TypeKind::ListType;
@@ -474,7 +475,8 @@ void run_with_rule(
     tensor_returns += r.type()->kind() == c10::TypeKind::TensorType;
   }
   TORCH_CHECK(
-      list_result || decision->output_shapes.size() == tensor_returns,
+      list_result || decision->output_shapes.size() == returns.size() ||
+          decision->output_shapes.size() == tensor_returns,
       name,
       ": the sharding rule gives ",
       decision->output_shapes.size(),
