@@ -6,9 +6,7 @@ namespace ops {
 ShardedCallDecision sharded_call(const c10::OperatorHandle& op) {
   ShardedCallDecision d;
   const auto& name = op.operator_name();
-  d.name = name.name + "." +
-      (name.overload_name.empty() ? std::string("default")
-                                  : name.overload_name);
+  d.name = entry_name(name);
   d.entry = find_rule(d.name);
   if (d.entry != nullptr) {
     d.kind = ShardedCall::kRule;

@@ -116,10 +116,7 @@ c10::optional<ForeachPlan> plan_for(
   for (const bool by_name_match : {false, true}) {
     for (const auto& base : it->second) {
       const auto& schema = base.schema();
-      const auto& name = base.operator_name();
-      const std::string entry = name.name + "." +
-          (name.overload_name.empty() ? std::string("default")
-                                      : name.overload_name);
+      const std::string entry = entry_name(base.operator_name());
       const bool writes_self =
           !schema.arguments().empty() && writes(schema.arguments()[0]);
       if (!table.count(entry) || writes_self != in_place ||
@@ -199,17 +196,11 @@ void run_elements(
 } // namespace
 
 void add_foreach_rules(RuleTable& table) {
-  auto& dispatcher = c10::Dispatcher::singleton();
-  std::unordered_map<std::string, std::vector<c10::OperatorHandle>> by_name;
+  const auto& by_name = operators_by_name();
   std::vector<c10::OperatorHandle> foreach_ops;
-  for (const auto& name : dispatcher.getAllOpNames()) {
-    auto handle = dispatcher.findOp(name);
-    if (!handle || !handle->hasSchema()) {
-      continue;
-    }
-    by_name[name.name].push_back(*handle);
-    if (name.name.rfind("aten::_foreach_", 0) == 0) {
-      foreach_ops.push_back(*handle);
+  for (const auto& [name, handles] : by_name) {
+    if (name.rfind("aten::_foreach_", 0) == 0) {
+      foreach_ops.insert(foreach_ops.end(), handles.begin(), handles.end());
     }
   }
   for (const auto& op : foreach_ops) {
@@ -222,11 +213,7 @@ void add_foreach_rules(RuleTable& table) {
     if (!plan) {
       continue;
     }
-    const auto& base = plan->base.operator_name();
-    const std::string base_entry = base.name + "." +
-        (base.overload_name.empty() ? std::string("default")
-                                    : base.overload_name);
-    const auto& name = op.operator_name();
+    const std::string base_entry = entry_name(plan->base.operator_name());
     RuleEntry entry;
     entry.family = "foreach";
     entry.strategies =
@@ -235,10 +222,7 @@ void add_foreach_rules(RuleTable& table) {
     entry.run_whole = [plan = *plan](torch::jit::Stack& stack, size_t begin) {
       run_elements(plan, stack, begin);
     };
-    table
-        [name.name + "." +
-         (name.overload_name.empty() ? std::string("default")
-                                     : name.overload_name)] = std::move(entry);
+    table[entry_name(op.operator_name())] = std::move(entry);
   }
 }
 

@@ -184,26 +184,24 @@ size_t add_for_overloads(
     const char* name,
     const std::string& strategies,
     const std::function<RuleFn(const c10::FunctionSchema&)>& make_rule) {
-  auto& dispatcher = c10::Dispatcher::singleton();
   const std::string full = std::string("aten::") + name;
+  // A CompositeImplicitAutograd op never reaches the kernel, except a
+  // backward helper with a rule (CallPolicy.h: its decomposition makes
+  // plain zeros that would meet DTensors).
+  const bool backward_helper =
+      full.size() > 9 && full.compare(full.size() - 9, 9, "_backward") == 0;
   size_t added = 0;
-  for (const auto& op_name : dispatcher.getAllOpNames()) {
-    if (op_name.name != full) {
+  auto it = operators_by_name().find(full);
+  if (it == operators_by_name().end()) {
+    return 0;
+  }
+  for (const c10::OperatorHandle& handle : it->second) {
+    if (handle.hasKernelForDispatchKey(
+            c10::DispatchKey::CompositeImplicitAutograd) &&
+        !backward_helper) {
       continue;
     }
-    auto handle = dispatcher.findOp(op_name);
-    // A CompositeImplicitAutograd op never reaches the kernel, except a
-    // backward helper with a rule (CallPolicy.h: its decomposition makes
-    // plain zeros that would meet DTensors).
-    const bool backward_helper =
-        full.size() > 9 && full.compare(full.size() - 9, 9, "_backward") == 0;
-    if (!handle || !handle->hasSchema() ||
-        (handle->hasKernelForDispatchKey(
-             c10::DispatchKey::CompositeImplicitAutograd) &&
-         !backward_helper)) {
-      continue;
-    }
-    const auto& schema = handle->schema();
+    const auto& schema = handle.schema();
     bool ok = true;
     for (const auto& r : schema.returns()) {
       ok = ok && r.type()->kind() == c10::TypeKind::TensorType;
@@ -218,11 +216,7 @@ size_t add_for_overloads(
     entry.family = family;
     entry.strategies = strategies;
     entry.rule = make_rule(schema);
-    table
-        [full + "." +
-         (op_name.overload_name.empty() ? std::string("default")
-                                        : op_name.overload_name)] =
-            std::move(entry);
+    table[entry_name(handle.operator_name())] = std::move(entry);
     ++added;
   }
   return added;

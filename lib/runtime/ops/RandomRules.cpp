@@ -83,26 +83,22 @@ void add_entry(
     const c10::OperatorHandle& op,
     const std::string& strategies,
     RuleFn rule) {
-  const auto& name = op.operator_name();
-  table
-      [name.name + "." +
-       (name.overload_name.empty() ? std::string("default")
-                                   : name.overload_name)] =
-          RuleEntry{"random", strategies, std::move(rule)};
+  table[entry_name(op.operator_name())] =
+      RuleEntry{"random", strategies, std::move(rule)};
 }
 
-// The overloads of aten::`name` (any, in-place included).
+// The overloads of aten::`name` that reach the kernel (any, in-place
+// included).
 std::vector<c10::OperatorHandle> overloads(const char* name) {
   std::vector<c10::OperatorHandle> out;
-  auto& dispatcher = c10::Dispatcher::singleton();
-  for (const auto& op_name : dispatcher.getAllOpNames()) {
-    if (op_name.name == std::string("aten::") + name) {
-      auto handle = dispatcher.findOp(op_name);
-      if (handle && handle->hasSchema() &&
-          !handle->hasKernelForDispatchKey(
-              c10::DispatchKey::CompositeImplicitAutograd)) {
-        out.push_back(*handle);
-      }
+  auto it = operators_by_name().find(std::string("aten::") + name);
+  if (it == operators_by_name().end()) {
+    return out;
+  }
+  for (const auto& handle : it->second) {
+    if (!handle.hasKernelForDispatchKey(
+            c10::DispatchKey::CompositeImplicitAutograd)) {
+      out.push_back(handle);
     }
   }
   return out;

@@ -36,6 +36,27 @@ int64_t shard_offset(
   return offset;
 }
 
+std::string entry_name(const c10::OperatorName& name) {
+  return name.name + "." +
+      (name.overload_name.empty() ? std::string("default")
+                                  : name.overload_name);
+}
+
+const OperatorsByName& operators_by_name() {
+  static const OperatorsByName* ops = [] {
+    auto& dispatcher = c10::Dispatcher::singleton();
+    auto* out = new OperatorsByName();
+    for (const auto& name : dispatcher.getAllOpNames()) {
+      auto handle = dispatcher.findOp(name);
+      if (handle && handle->hasSchema()) {
+        (*out)[name.name].push_back(*handle);
+      }
+    }
+    return out;
+  }();
+  return *ops;
+}
+
 const RuleTable& rule_table() {
   static const RuleTable* table = [] {
     auto* t = new RuleTable();

@@ -5,6 +5,10 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <ATen/core/dispatch/Dispatcher.h>
 
 #include "ShardingRule.h"
 
@@ -12,6 +16,16 @@ namespace meshguard {
 namespace ops {
 
 using RuleTable = std::map<std::string, RuleEntry>;
+
+// The table's name of an operator: "aten::mm.default", "aten::add.Tensor".
+std::string entry_name(const c10::OperatorName& name);
+
+// Every operator the dispatcher knew (with a schema) when the table was
+// first built, by name: the overloads of each, for the families that read
+// schemas (read once: a family asks for a few names out of thousands).
+using OperatorsByName =
+    std::unordered_map<std::string, std::vector<c10::OperatorHandle>>;
+const OperatorsByName& operators_by_name();
 
 // Built on first use; overloads are taken from the dispatcher's op list.
 const RuleTable& rule_table();

@@ -23,12 +23,6 @@ namespace ops {
 
 namespace {
 
-std::string entry_name(const c10::OperatorName& name) {
-  return name.name + "." +
-      (name.overload_name.empty() ? std::string("default")
-                                  : name.overload_name);
-}
-
 bool same_argument(const c10::Argument& a, const c10::Argument& b) {
   return a.name() == b.name() && *a.type() == *b.type() &&
       a.kwarg_only() == b.kwarg_only();
@@ -116,22 +110,18 @@ derive(const std::string& base_name, const RuleEntry& base, size_t out_args) {
 } // namespace
 
 void add_derived_variants(RuleTable& table) {
-  auto& dispatcher = c10::Dispatcher::singleton();
-  std::unordered_map<std::string, std::vector<c10::OperatorHandle>> by_name;
+  const auto& by_name = operators_by_name();
   std::vector<c10::OperatorHandle> candidates;
-  for (const auto& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind("aten::", 0) != 0) {
+  for (const auto& [name, handles] : by_name) {
+    if (name.rfind("aten::", 0) != 0) {
       continue;
     }
-    auto handle = dispatcher.findOp(name);
-    if (!handle || !handle->hasSchema()) {
-      continue;
-    }
-    by_name[name.name].push_back(*handle);
-    if (!table.count(entry_name(name)) &&
-        !handle->hasKernelForDispatchKey(
-            c10::DispatchKey::CompositeImplicitAutograd)) {
-      candidates.push_back(*handle);
+    for (const auto& handle : handles) {
+      if (!table.count(entry_name(handle.operator_name())) &&
+          !handle.hasKernelForDispatchKey(
+              c10::DispatchKey::CompositeImplicitAutograd)) {
+        candidates.push_back(handle);
+      }
     }
   }
   auto find_base = [&](const std::string& name,
