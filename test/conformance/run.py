@@ -184,7 +184,7 @@ def main():
     if args.ops:
         ops = [o for o in ops if o in args.ops.split(",")]
     elif not args.full:
-        ops = quick_sample(ops, fams, 8)
+        ops = quick_sample(ops, fams, 24)
     worlds = {2: [[2]], 4: [[4], [2, 2]]} if args.full else {2: [[2]]}
     meshes = [m for ms in worlds.values() for m in ms]
     all_cases, uncovered = C.make_cases(ops, meshes, quick=not args.full)
