@@ -7,9 +7,10 @@
 //    Tensor arguments, one per result): the functional rule on the leading
 //    arguments, each out tensor keeping its placement (Fixed::outputs); the
 //    local op writes into the out tensors' local blocks.
-// View rules compute their result with run_local and never derive an
-// in-place form (a view's self changes its metadata, not its values), and
-// rules that replicate every operand (nonzero, masked_select) no out= form.
+// View rules compute their result with run_local and derive neither form (a
+// view's self changes its metadata, not its values; its rule pairs
+// placements for its own output), and rules that replicate every operand
+// (nonzero, masked_select) no out= form.
 
 #include <unordered_map>
 #include <vector>
@@ -147,7 +148,10 @@ void add_derived_variants(RuleTable& table) {
     const size_t outs = trailing_out_args(schema);
     if (outs > 0) {
       const std::string base = find_base(schema.name(), schema, outs);
-      if (!base.empty() && !table.at(base).replicates_operands) {
+      // A view's rule computes its result with run_local and may pair
+      // placements only its own output sizes fit: no out= form of a view.
+      if (!base.empty() && !table.at(base).replicates_operands &&
+          table.at(base).family != "view") {
         table[name] = derive(base, table.at(base), outs);
       }
       continue;
