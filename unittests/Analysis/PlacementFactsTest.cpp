@@ -27,7 +27,10 @@ TEST(OperatorRules, ReadsTheGeneratedTable) {
   EXPECT_TRUE(findOperatorRule("addmm")->PartialFromShard);
   // mse_loss: "S(d)xS(d) (aligned) -> S(d) unreduced, P(sum) for sum and mean".
   EXPECT_TRUE(findOperatorRule("mse_loss")->PartialFromShard);
-  EXPECT_EQ(findOperatorRule("dot")->Policy, ShardedPolicy::Refused);
+  EXPECT_EQ(findOperatorRule("trace")->Policy, ShardedPolicy::Refused);
+  // dot has a rule since the coverage work: S(0) x S(0) gives P(sum).
+  EXPECT_EQ(findOperatorRule("dot")->Policy, ShardedPolicy::Rule);
+  EXPECT_TRUE(findOperatorRule("dot")->PartialFromShard);
   EXPECT_EQ(findOperatorRule("matmul")->Policy, ShardedPolicy::Decomposes);
   EXPECT_EQ(findOperatorRule("no_such_op"), nullptr);
   EXPECT_EQ(findOperatorRule(""), nullptr);
