@@ -52,6 +52,9 @@ REASONS = {
                       "co.): PyTorch writes its own output placement into the out DTensor (re-labelling it, e.g. "
                       "Shard as Partial); meshguard keeps the out tensor's placements, as PyTorch's derived out= "
                       "forms do, and moves the operands to fit them (or refuses when no strategy fits)."),
+    "foreach-grad-1.13": ("open",
+                          "libtorch 1.13 only: its _foreach_ ops have no derivatives (2.x's have), so backward through "
+                          "them fails on plain tensors too; meshguard runs them element by element on either version."),
     "refused": ("open", "PyTorch runs the op on these placements, meshguard refuses it (no strategy in its table)."),
 }
 
@@ -112,6 +115,8 @@ def _strided(case, field, ours, theirs):
 
 
 RULES = [
+    ("foreach-grad-1.13", lambda c, f, o, t: f == "meshguard-fails"
+     and "derivative for aten::_foreach_" in str(o.get("error", ""))),
     ("out-placement", lambda c, f, o, t: c.get("derived") == "out"
      and f in ("placements", "comm-fwd", "comm-bwd", "meshguard-refuses")),
     ("stride", lambda c, f, o, t: f == "stride"),
