@@ -17,6 +17,7 @@
 #include <torch/cuda.h>
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -229,6 +230,24 @@ TEST(Launcher, TimeoutKillsAndNamesRanks) {
   int status = ::pclose(pipe);
   EXPECT_EQ(WEXITSTATUS(status), 124) << out;
   EXPECT_THAT(out, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
+}
+
+// A program that does not exist is one clear line, exit 2 (argparse's), not
+// a Python traceback from inside the launch loop.
+TEST(Launcher, MissingProgramIsAClearError) {
+  std::string cmd = MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 -- /no/such/program 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  std::array<char, 1024> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    out.append(buf.data(), n);
+  }
+  int status = ::pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  EXPECT_THAT(out, HasSubstr("cannot run '/no/such/program': no such executable"));
+  EXPECT_THAT(out, Not(HasSubstr("Traceback")));
 }
 
 // A socket on a loopback port the OS picks, listening but never accepting:
