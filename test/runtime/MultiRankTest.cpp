@@ -26,10 +26,9 @@ struct LaunchResult {
   std::string output;
 };
 
-LaunchResult launch(int nproc, const std::string& filter, int timeout_s = 120, const std::string& env = "") {
-  std::string cmd = env + " MESHGUARD_TIMEOUT_S=${MESHGUARD_TIMEOUT_S:-30} " MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER
-                    " --nproc " + std::to_string(nproc) + " --timeout " + std::to_string(timeout_s) +
-                    " --grace 20 -- " MESHGUARD_RANK_TESTS " --gtest_filter=" + filter + " 2>&1";
+// Runs a shell command; its output (stdout and stderr, as the command
+// redirects) and exit code.
+LaunchResult run_shell(const std::string& cmd) {
   LaunchResult result;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) {
@@ -44,6 +43,12 @@ LaunchResult launch(int nproc, const std::string& filter, int timeout_s = 120, c
   int status = ::pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+LaunchResult launch(int nproc, const std::string& filter, int timeout_s = 120, const std::string& env = "") {
+  return run_shell(env + " MESHGUARD_TIMEOUT_S=${MESHGUARD_TIMEOUT_S:-30} " MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER
+                   " --nproc " + std::to_string(nproc) + " --timeout " + std::to_string(timeout_s) +
+                   " --grace 20 -- " MESHGUARD_RANK_TESTS " --gtest_filter=" + filter + " 2>&1");
 }
 
 size_t count(const std::string& text, const std::string& needle) {
@@ -217,37 +222,19 @@ TEST(MultiRank4, BadInput_RankDiesMidCollective) {
 
 // The launcher's own timeout: a rank that never returns is killed and named.
 TEST(Launcher, TimeoutKillsAndNamesRanks) {
-  std::string cmd = MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 --timeout 2 -- sh -c "
-                    "'[ $RANK = 1 ] && sleep 30; exit 0' 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  std::array<char, 1024> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-    out.append(buf.data(), n);
-  }
-  int status = ::pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(status), 124) << out;
-  EXPECT_THAT(out, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
+  auto r = run_shell(MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 --timeout 2 -- sh -c "
+                     "'[ $RANK = 1 ] && sleep 30; exit 0' 2>&1");
+  EXPECT_EQ(r.exit_code, 124) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
 }
 
 // A program that does not exist is one clear line, exit 2 (argparse's), not
 // a Python traceback from inside the launch loop.
 TEST(Launcher, MissingProgramIsAClearError) {
-  std::string cmd = MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 -- /no/such/program 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  std::array<char, 1024> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-    out.append(buf.data(), n);
-  }
-  int status = ::pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
-  EXPECT_THAT(out, HasSubstr("cannot run '/no/such/program': no such executable"));
-  EXPECT_THAT(out, Not(HasSubstr("Traceback")));
+  auto r = run_shell(MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 -- /no/such/program 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cannot run '/no/such/program': no such executable"));
+  EXPECT_THAT(r.output, Not(HasSubstr("Traceback")));
 }
 
 // A socket on a loopback port the OS picks, listening but never accepting:
