@@ -393,6 +393,56 @@ TEMPLATES.update({
                                             [T([4, 3]), T([4, 3], seed=1)])],
 })
 
+
+# Batch norm: [N, C, H, W] input, per-channel weight, bias and running
+# statistics (a positive variance), training and evaluation.
+BN_INPUT = [4, 4, 3, 3]
+
+
+def _bn_inputs():
+    var = full([4], seed=4).abs() + 0.5
+    return [T(BN_INPUT), T([4], seed=1), T([4], seed=2), T([4], seed=3), T(tensor=var)]
+
+
+def _bn_saved(train):
+    x = full(BN_INPUT)
+    if not train:
+        return [V("save_mean", None), V("save_invstd", None)], []
+    mean = x.mean(dim=(0, 2, 3))
+    invstd = 1 / torch.sqrt(x.var(dim=(0, 2, 3), unbiased=False) + 1e-5)
+    return [I("save_mean", 5), I("save_invstd", 6)], [T(tensor=mean), T(tensor=invstd)]
+
+
+def _bn_backward(train):
+    saved, saved_inputs = _bn_saved(train)
+    return ([I("grad_out", 0), I("input", 1), I("weight", 2), I("running_mean", 3), I("running_var", 4)] + saved +
+            [V("train", train), V("eps", 1e-5), V("output_mask", [True, True, True])],
+            [T(BN_INPUT, seed=7), T(BN_INPUT), T([4], seed=1), T([4], seed=3),
+             T(tensor=full([4], seed=4).abs() + 0.5)] + saved_inputs)
+
+
+BN_STATS = [I("input", 0), I("weight", 1), I("bias", 2), I("running_mean", 3), I("running_var", 4)]
+TEMPLATES.update({
+    "aten::native_batch_norm.default": [
+        lambda t=t: (BN_STATS + [V("training", t), V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())
+        for t in (True, False)],
+    "aten::_native_batch_norm_legit.default": [
+        lambda t=t: (BN_STATS + [V("training", t), V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())
+        for t in (True, False)],
+    "aten::_native_batch_norm_legit_functional.default": [
+        lambda t=t: (BN_STATS + [V("training", t), V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())
+        for t in (True, False)],
+    "aten::_native_batch_norm_legit.no_stats": [
+        lambda: (BN_STATS[:3] + [V("training", True), V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs()[:3])],
+    "aten::_native_batch_norm_legit_no_training.default": [
+        lambda: (BN_STATS + [V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())],
+    "aten::_batch_norm_with_update.default": [
+        lambda: (BN_STATS + [V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())],
+    "aten::_batch_norm_with_update_functional.default": [
+        lambda: (BN_STATS + [V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())],
+    "aten::native_batch_norm_backward.default": [lambda t=t: _bn_backward(t) for t in (True, False)],
+})
+
 # (Templates written in a loop bind the loop variable through a default
 # argument: a closure would see its last value.)
 

@@ -15,7 +15,7 @@ Outcomes, per case:
                    in a collective until it times out, or Gloo aborts the
                    process): PyTorch hangs or crashes there
   meshguard-diverges  the same in meshguard: a bug
-  pytorch-wrong    PyTorch's values or gradients differ from the plain
+  pytorch-wrong    PyTorch's values, gradients or shapes differ from the plain
                    call's and meshguard's agree with it: PyTorch is wrong
   WRONG            meshguard's values (or gradients) differ from PyTorch's or
                    from the plain call: always a bug
@@ -77,6 +77,10 @@ def classify(case, ours, theirs, plain, plain_grads=None):
     if [o["placements"] for o in ours["outputs"]] != [o["placements"] for o in theirs["outputs"]]:
         fields.append("placements")
     if [o["shape"] for o in ours["outputs"]] != [o["shape"] for o in theirs["outputs"]]:
+        if case["values"] and plain is not None and [list(o["shape"]) for o in ours["outputs"]] == [
+                list(r.shape) for r in plain]:
+            # meshguard's is the plain call's shape (an out= tensor ATen resized): PyTorch's is not
+            return "pytorch-wrong", ["shape"], "PyTorch's output shape differs from the plain call's"
         return "WRONG", ["shape"], "output shape differs from PyTorch's"
     if [o["stride"] for o in ours["outputs"]] != [o["stride"] for o in theirs["outputs"]]:
         fields.append("stride")

@@ -366,6 +366,8 @@ MULTI_RANK_TEST(4, FreeDimRules, PoolingConvolutionNormOnTheBatch)
 MULTI_RANK_TEST(2, FreeDimRules, AttentionOnBatchAndHeads)
 MULTI_RANK_TEST(4, FreeDimRules, AttentionOnBatchAndHeads)
 MULTI_RANK_TEST(2, FreeDimRules, BatchedLinearAlgebra)
+MULTI_RANK_TEST(2, FreeDimRules, BatchNormUpdatesRunningStatisticsInPlace)
+MULTI_RANK_TEST(4, FreeDimRules, BatchNormUpdatesRunningStatisticsInPlace)
 // Every dtype through every collective (RankDtypeTest.cpp).
 MULTI_RANK_TEST(2, Dtypes, EveryCollectiveOnEveryDtype)
 MULTI_RANK_TEST(4, Dtypes, EveryCollectiveOnEveryDtype)

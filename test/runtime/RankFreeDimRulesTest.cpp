@@ -74,6 +74,40 @@ TEST(FreeDimRules, PoolingConvolutionNormOnTheBatch) {
   }
 }
 
+// Batch norm in training: the channel dim is free; the running statistics
+// are updated in place where they are (their blocks, or whole), never on a
+// redistributed copy.
+TEST(FreeDimRules, BatchNormUpdatesRunningStatisticsInPlace) {
+  auto mesh = world_mesh();
+  const int64_t c = 4 * world_size();
+  auto x = rnd({3, c, 3, 3}, 110), w = rnd({c}, 111), b = rnd({c}, 112);
+  for (const Placements& stats : {Placements{S0}, Placements{R}}) {
+    for (const Placements& input : {Placements{S1}, Placements{S0}, Placements{R}}) {
+      auto mean = torch::zeros({c}), var = torch::ones({c});
+      auto expected = at::batch_norm(x, w, b, mean, var, true, 0.1, 1e-5, false);
+      auto dmean = distribute_tensor(torch::zeros({c}), mesh, stats);
+      auto dvar = distribute_tensor(torch::ones({c}), mesh, stats);
+      auto out = at::batch_norm(distribute_tensor(x, mesh, input), distribute_tensor(w, mesh, stats),
+                                distribute_tensor(b, mesh, stats), dmean, dvar, true, 0.1, 1e-5, false);
+      const std::string what = "batch_norm(input " + to_string(input) + ", statistics " + to_string(stats) + ")";
+      EXPECT_TRUE(torch::allclose(full_tensor(out), expected, 1e-5, 1e-5)) << what;
+      EXPECT_EQ(to_string(*placements_of(out)), to_string(stats == Placements{S0} ? Placements{S1} : Placements{R}))
+          << what;
+      EXPECT_EQ(to_string(*placements_of(dmean)), to_string(stats)) << what;
+      EXPECT_TRUE(torch::allclose(full_tensor(dmean), mean, 1e-5, 1e-5)) << what << ": running mean";
+      EXPECT_TRUE(torch::allclose(full_tensor(dvar), var, 1e-5, 1e-5)) << what << ": running var";
+    }
+  }
+  // Evaluation: the statistics are constants, the batch stays sharded.
+  auto mean = rnd({c}, 113), var = rnd({c}, 114).abs() + 0.5;
+  auto expected = at::batch_norm(x, w, b, mean, var, false, 0.1, 1e-5, false);
+  auto out = at::batch_norm(distribute_tensor(x, mesh, {S0}), distribute_tensor(w, mesh, {R}),
+                            distribute_tensor(b, mesh, {R}), distribute_tensor(mean, mesh, {R}),
+                            distribute_tensor(var, mesh, {R}), false, 0.1, 1e-5, false);
+  EXPECT_TRUE(torch::allclose(full_tensor(out), expected, 1e-5, 1e-5));
+  EXPECT_EQ(to_string(*placements_of(out)), to_string(Placements{S0}));
+}
+
 namespace {
 
 // Attention as a model calls it; libtorch 1.13 has no fused kernel, so

@@ -59,6 +59,7 @@ void cache_key(
   put(key, reinterpret_cast<intptr_t>(&entry));
   put_ints(key, mesh.shape());
   put(key, fixed.written);
+  put_ints(key, fixed.kept);
   for (const Placements* out : fixed.outputs) {
     key += out ? 'O' : 'o';
     for (size_t d = 0; out && d < out->size(); ++d) {
@@ -112,6 +113,19 @@ bool keeps_out_placements(const Strategy& s, const Fixed& fixed, int64_t d) {
   return true;
 }
 
+bool keeps_placements(
+    const Strategy& s,
+    c10::ArrayRef<int64_t> kept,
+    const CallInfo& call,
+    int64_t d) {
+  for (const int64_t k : kept) {
+    if (!(s.inputs[k] == call.operands[k].placements[d])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::shared_ptr<const Decision> compute(
     const std::string& op_name,
     const RuleEntry& entry,
@@ -146,6 +160,9 @@ std::shared_ptr<const Decision> compute(
       }
       if (!keeps_out_placements(s, fixed, d)) {
         continue; // nor can an out= op move its out tensors
+      }
+      if (!keeps_placements(s, fixed.kept, call, d)) {
+        continue; // nor the other tensors it writes
       }
       double cost = 0;
       int changes = 0; // ties (e.g. empty tensors cost 0 anyway): fewer moved
@@ -183,6 +200,10 @@ std::shared_ptr<const Decision> compute(
           os << " " << (out ? to_string(*out) : std::string("-"));
         }
         os << "), as in PyTorch: redistribute them first or use the functional op";
+      } else if (!fixed.kept.empty()) {
+        os << "; the op writes some of its operands in place (running statistics), so they keep their "
+              "placements: redistribute them first (e.g. to Replicate, or Shard(0) beside a channel-sharded "
+              "input)";
       } else {
         os << "; a Partial operand must be reduced first (redistribute it to Replicate)";
       }

@@ -30,6 +30,9 @@ struct Decision {
 struct Fixed {
   int64_t written = -1;
   c10::ArrayRef<const Placements*> outputs;
+  // Other operands the op writes (batch norm's running statistics): their
+  // local blocks are updated, so they cannot be redistributed either.
+  c10::ArrayRef<int64_t> kept;
 };
 
 // Throws c10::Error when no strategy is reachable.

@@ -50,6 +50,8 @@ void add_create_like_rules(RuleTable& table);
 // convolution, normalization, attention, linear algebra).
 void add_along_dim_rules(RuleTable& table);
 void add_batch_rules(RuleTable& table);
+// Batch norm: the channel dim (training), every other dim (evaluation).
+void add_batch_norm_rules(RuleTable& table);
 // Random fills, *_like factories and dropout: drawn whole, block kept.
 void add_random_rules(RuleTable& table);
 // The in-place and out= forms of every functional entry that has none of its

@@ -127,6 +127,10 @@ struct RuleEntry {
   // _foreach_ ops, element by element through the DTensor kernel
   // (Foreach.cpp). Gets the stack and where the op's arguments begin.
   std::function<void(torch::jit::Stack&, size_t)> run_whole;
+  // Arguments the op writes though its schema does not mark them
+  // (native_batch_norm's running statistics when training), given the
+  // call's arguments: they keep their placements, as marked ones do.
+  std::function<std::vector<size_t>(const c10::IValue* args)> hidden_writes;
 };
 
 // The placement an operand of `in_shape` broadcast to `out_shape` needs when

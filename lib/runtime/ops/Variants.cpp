@@ -65,11 +65,6 @@ size_t trailing_out_args(const c10::FunctionSchema& schema) {
              c10::TypeKind::TensorType) {
     ++k;
   }
-  for (size_t i = 0; i + k < args.size(); ++i) {
-    if (writes(args[i])) {
-      return 0; // writes another argument too
-    }
-  }
   return k > 0 && tensor_returns(schema) == k ? k : 0;
 }
 
@@ -81,11 +76,13 @@ bool functional_form_of(
     size_t extra_args) {
   const auto& b = base.arguments();
   const auto& v = variant.arguments();
-  if (b.size() + extra_args != v.size() || base.is_mutable()) {
+  if (b.size() + extra_args != v.size()) {
     return false;
   }
+  // Both write the same leading arguments (none, or batch norm's running
+  // statistics), so the base's rule keeps them where the variant needs.
   for (size_t i = 0; i < b.size(); ++i) {
-    if (!same_argument(b[i], v[i])) {
+    if (!same_argument(b[i], v[i]) || writes(b[i]) != writes(v[i])) {
       return false;
     }
   }
@@ -100,6 +97,7 @@ derive(const std::string& base_name, const RuleEntry& base, size_t out_args) {
   e.rule = base.rule;
   e.derived_from = base_name;
   e.out_args = out_args;
+  e.hidden_writes = base.hidden_writes;
   e.strategies = base.strategies +
       (out_args > 0
            ? "; out=: as `" + base_name +
