@@ -443,6 +443,44 @@ TEMPLATES.update({
     "aten::native_batch_norm_backward.default": [lambda t=t: _bn_backward(t) for t in (True, False)],
 })
 
+# Writing a source into a part of self; the _copy forms of views; fused Adam
+# (params, grads, exp_avgs, exp_avg_sqs, no max_exp_avg_sqs, steps).
+def _adam(lr=0.01):
+    lists = [IS("self", [0, 1]), IS("grads", [2, 3]), IS("exp_avgs", [4, 5]), IS("exp_avg_sqs", [6, 7]),
+             IS("max_exp_avg_sqs", []), IS("state_steps", [8, 9])]
+    kw = [V("lr", lr, True), V("beta1", 0.9, True), V("beta2", 0.999, True), V("weight_decay", 0.01, True),
+          V("eps", 1e-8, True), V("amsgrad", False, True), V("maximize", False, True), V("grad_scale", None, True),
+          V("found_inf", None, True)]
+    inputs = [T(seed=s) for s in range(4)] + [T(seed=4), T(seed=5)] + [
+        T(tensor=full(SHAPE, seed=s).abs()) for s in (6, 7)] + [
+        T(tensor=torch.tensor(3.0), shardable=False), T(tensor=torch.tensor(3.0), shardable=False)]
+    return lists + kw, inputs
+
+
+TEMPLATES.update({
+    "aten::select_scatter.default": [lambda d=d: ([I("self", 0), I("src", 1), V("dim", d), V("index", 1)],
+                                                  [T(), T([6] if d == 0 else [4], seed=1)]) for d in (0, 1)],
+    "aten::slice_scatter.default": [lambda d=d: ([I("self", 0), I("src", 1), V("dim", d), V("start", 0), V("end", 2),
+                                                  V("step", 1)], [T(), T([2, 6] if d == 0 else [4, 2], seed=1)])
+                                    for d in (0, 1)],
+    "aten::diagonal_scatter.default": [lambda: ([I("self", 0), I("src", 1), V("offset", 0), V("dim1", 1), V("dim2", 2)],
+                                                [T([4, 3, 3]), T([4, 3], seed=1)])],
+    "aten::index_reduce.default": [lambda r=r: ([I("self", 0), V("dim", 1), I("index", 1), I("source", 2), V("reduce", r),
+                                                 V("include_self", True, True)],
+                                                [T(), T(tensor=torch.tensor([1, 3, 1]), shardable=False), T([4, 3], seed=2)])
+                                   for r in ("prod", "amax", "mean")],
+    "aten::view_copy.default": [_view([24]), _view([2, 2, 6])],
+    "aten::expand_copy.default": [lambda: ([I("self", 0), V("size", [3, 4, 6]), V("implicit", False, True)], [T()])],
+    "aten::split_with_sizes_copy.default": [lambda: ([I("self", 0), V("split_sizes", [1, 3]), V("dim", 0)], [T()])],
+    "aten::linalg__powsum.default": [lambda o=o, d=d: ([I("self", 0), V("ord", o), V("dim", d), V("keepdim", False),
+                                                        V("dtype", None, True)], [T()])
+                                     for o in (2.0, 3.0) for d in (None, [1])],
+    "aten::_fused_adam_.default": [_adam],
+    "aten::_fused_adamw_.default": [_adam],
+    "aten::_fused_adam.default": [_adam],
+    "aten::_fused_adamw.default": [_adam],
+})
+
 # (Templates written in a loop bind the loop variable through a default
 # argument: a closure would see its last value.)
 

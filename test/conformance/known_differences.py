@@ -75,7 +75,8 @@ linalg_pinv.atol_rtol_tensor celu.default hypot.default native_dropout_backward.
 """.split())
 
 VIEW_OPS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "flatten", "unflatten", "expand", "permute", "t",
-            "transpose", "squeeze", "unsqueeze", "select", "slice", "split", "split_with_sizes", "unbind")
+            "transpose", "squeeze", "unsqueeze", "select", "slice", "split", "split_with_sizes", "unbind",
+            "view_copy", "expand_copy", "split_with_sizes_copy")
 
 
 def _base(case):

@@ -84,8 +84,8 @@ def call_arguments(case, ins):
 def tensor_outputs(out):
     if isinstance(out, torch.Tensor):
         return [out]
-    if isinstance(out, (tuple, list)):
-        return [o for o in out if isinstance(o, torch.Tensor)]
+    if isinstance(out, (tuple, list)):  # nested: _fused_adam returns lists of tensors
+        return [t for o in out for t in tensor_outputs(o)]
     return []
 
 

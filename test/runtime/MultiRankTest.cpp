@@ -358,6 +358,7 @@ MULTI_RANK_TEST(2, VariantRules, InPlaceFormsFromFunctionalRules)
 MULTI_RANK_TEST(2, VariantRules, OutTensorThatCannotFitIsAnError)
 MULTI_RANK_TEST(2, ForeachRules, ElementByElement)
 MULTI_RANK_TEST(4, ForeachRules, ElementByElement)
+MULTI_RANK_TEST(2, ForeachRules, FusedAdamStepsEveryBlockWhereItLies)
 // The free-dim families (RankFreeDimRulesTest.cpp).
 MULTI_RANK_TEST(2, FreeDimRules, SortAndScansAlongADim)
 MULTI_RANK_TEST(4, FreeDimRules, SortAndScansAlongADim)

@@ -116,3 +116,54 @@ TEST(ForeachRules, ElementByElement) {
               }, {a}, {{S0}}, std::nullopt, false}, mesh);
   }
 }
+
+namespace {
+
+// _fused_adam_ through the dispatcher (libtorch 1.13 has no CPU kernel:
+// false there).
+bool fused_adam_step(std::vector<std::vector<at::Tensor>> lists) {
+  auto op = c10::Dispatcher::singleton().findSchema({"aten::_fused_adam_", ""});
+  if (!op) {
+    return false;
+  }
+  torch::jit::Stack stack;
+  for (auto& l : lists) {
+    stack.emplace_back(c10::List<at::Tensor>(l));
+  }
+  for (double x : {0.01, 0.9, 0.999, 0.01, 1e-8}) {
+    stack.emplace_back(x);
+  }
+  stack.emplace_back(false); // amsgrad
+  stack.emplace_back(false); // maximize
+  stack.emplace_back(c10::IValue()); // grad_scale
+  stack.emplace_back(c10::IValue()); // found_inf
+  try {
+    op->callBoxed(stack);
+  } catch (const c10::NotImplementedError&) {
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+// torch.optim.Adam(fused=True)'s step: each parameter's block updated in
+// place with its gradient (a Partial one reduced first) and its states; a
+// state placed otherwise than its parameter is updated where it lies.
+TEST(ForeachRules, FusedAdamStepsEveryBlockWhereItLies) {
+  auto mesh = world_mesh();
+  const int64_t n = 2 * world_size();
+  auto p = rnd({n, 6}, 120), g = rnd({n, 6}, 121), m = rnd({n, 6}, 122), v = rnd({n, 6}, 123).abs();
+  auto pp = p.clone(), mm = m.clone(), vv = v.clone();
+  if (!fused_adam_step({{pp}, {g}, {mm}, {vv}, {}, {torch::tensor(3.0)}})) {
+    GTEST_SKIP() << "no CPU kernel for _fused_adam_ in this libtorch";
+  }
+  auto dp = distribute_tensor(p, mesh, {S0}), dm = distribute_tensor(m, mesh, {R}), dv = distribute_tensor(v, mesh, {S0});
+  // Each rank's part of the gradient (data parallelism before its all-reduce).
+  auto dg = from_local(g / static_cast<double>(world_size()), mesh, {P}, false, g.sizes().vec());
+  ASSERT_TRUE(fused_adam_step({{dp}, {dg}, {dm}, {dv}, {}, {distribute_tensor(torch::tensor(3.0), mesh, {R})}}));
+  EXPECT_TRUE(torch::allclose(full_tensor(dp), pp, 1e-5, 1e-6)) << "parameters";
+  EXPECT_TRUE(torch::allclose(full_tensor(dm), mm, 1e-5, 1e-6)) << "exp_avg (Replicate, moved and back)";
+  EXPECT_EQ(to_string(*placements_of(dm)), to_string(Placements{R}));
+  EXPECT_TRUE(torch::allclose(full_tensor(dv), vv, 1e-5, 1e-6)) << "exp_avg_sq";
+}

@@ -192,12 +192,16 @@ void add_along_dim_rules(RuleTable& table) {
       return whole_tensor(schema);
     });
   }
-  add_for_overloads(
-      table,
-      family,
-      "nansum",
-      "S(d) → S(d) for d not reduced; S(d) → P(sum) for a reduced d; R → R",
-      [](const auto& schema) { return over_dims(schema, "dim", true); });
+  // A sum of |x|^ord over `dim` (the _foreach_norm fast path's partial
+  // sums): additive over the shards of a reduced dim.
+  for (const char* name : {"nansum", "linalg__powsum"}) {
+    add_for_overloads(
+        table,
+        family,
+        name,
+        "S(d) → S(d) for d not reduced; S(d) → P(sum) for a reduced d; R → R",
+        [](const auto& schema) { return over_dims(schema, "dim", true); });
+  }
   add_for_overloads(
       table,
       family,

@@ -33,6 +33,9 @@ struct ForeachPlan {
   std::vector<int64_t> source;
   std::vector<Take> take; // per foreach argument
   bool returns_list = false;
+  // An in-place foreach op whose elementwise op has no in-place form
+  // (_foreach_maximum_: no maximum_): the functional op, copied into self.
+  bool copy_into_self = false;
 };
 
 // Elementwise ops whose name is not the foreach op's stem.
@@ -107,26 +110,33 @@ c10::optional<ForeachPlan> plan_for(
     stem.pop_back();
   }
   const char* other = renamed(stem);
-  const std::string base_name =
-      "aten::" + (other ? std::string(other) : stem) + (in_place ? "_" : "");
-  auto it = by_name.find(base_name);
-  if (it == by_name.end()) {
-    return c10::nullopt;
-  }
-  for (const bool by_name_match : {false, true}) {
-    for (const auto& base : it->second) {
-      const auto& schema = base.schema();
-      const std::string entry = entry_name(base.operator_name());
-      const bool writes_self =
-          !schema.arguments().empty() && writes(schema.arguments()[0]);
-      if (!table.count(entry) || writes_self != in_place ||
-          schema.returns().size() != 1) {
-        continue;
-      }
-      auto plan = match(foreach, base, by_name_match);
-      if (plan) {
-        plan->returns_list = !foreach.returns().empty();
-        return plan;
+  const std::string functional = "aten::" + (other ? std::string(other) : stem);
+  // The in-place elementwise op, else (in place) the functional one copied.
+  for (const bool copy : {false, true}) {
+    if (copy && !in_place) {
+      break;
+    }
+    const bool base_in_place = in_place && !copy;
+    auto it = by_name.find(functional + (base_in_place ? "_" : ""));
+    if (it == by_name.end()) {
+      continue;
+    }
+    for (const bool by_name_match : {false, true}) {
+      for (const auto& base : it->second) {
+        const auto& schema = base.schema();
+        const std::string entry = entry_name(base.operator_name());
+        const bool writes_self =
+            !schema.arguments().empty() && writes(schema.arguments()[0]);
+        if (!table.count(entry) || writes_self != base_in_place ||
+            schema.returns().size() != 1) {
+          continue;
+        }
+        auto plan = match(foreach, base, by_name_match);
+        if (plan) {
+          plan->returns_list = !foreach.returns().empty();
+          plan->copy_into_self = copy;
+          return plan;
+        }
       }
     }
   }
@@ -183,6 +193,9 @@ void run_elements(
       // The foreach op's own autograd node already recorded the call.
       at::AutoDispatchBelowADInplaceOrView guard;
       plan.base.callBoxed(element);
+      if (plan.copy_into_self) {
+        args[0].toTensorList().get(i).copy_(element.back().toTensor());
+      }
     }
     if (plan.returns_list) {
       results.push_back(element.back().toTensor());

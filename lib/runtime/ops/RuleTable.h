@@ -43,6 +43,11 @@ void add_reduction_rules(RuleTable& table);
 void add_view_rules(RuleTable& table);
 void add_nn_rules(RuleTable& table);
 void add_tensor_op_rules(RuleTable& table);
+// view_copy & co.: their view's rule, the result copied (after add_view_rules).
+void add_view_copy_rules(RuleTable& table);
+// select/slice/diagonal_scatter, index_reduce: every dim they do not work
+// along.
+void add_scatter_rules(RuleTable& table);
 // ones_like & co.: replaces the pointwise entries (after add_pointwise_rules).
 void add_create_like_rules(RuleTable& table);
 // Free-dim families (FreeDims.h): ops along some dims (sort, scans,
@@ -59,6 +64,8 @@ void add_random_rules(RuleTable& table);
 void add_derived_variants(RuleTable& table);
 // The _foreach_ ops whose elementwise op has an entry (after the variants).
 void add_foreach_rules(RuleTable& table);
+// _fused_adam(w)(_): each parameter's block updated where it lies.
+void add_fused_optimizer_rules(RuleTable& table);
 
 // Shorthand for the families' strategy lists: R, P (a sum), S(dim).
 namespace shorthand {

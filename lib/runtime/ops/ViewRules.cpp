@@ -529,8 +529,9 @@ void add_view_rules(RuleTable& table) {
       "view",
       "S(d) → S(d') for a dim repeated once; R → R; P(op) → P(op)",
       repeat_rule};
+  // Not a view (flip copies): its out= form is derived (Variants.cpp).
   table["aten::flip.default"] = {
-      "view",
+      "along-dim",
       "S(d) → S(d) for a dim not flipped; R → R; P(op) → P(op)",
       flip_rule};
 }
