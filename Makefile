@@ -55,6 +55,10 @@ conformance: build
 	@$(CURDIR)/.venv/bin/python test/conformance/training/run.py \
 	  --training $(BUILD)/bin/meshguard_training --report docs/runtime/training-conformance.md
 
+.PHONY: validate
+validate: build
+	@$(CURDIR)/.venv/bin/python test/conformance/validate.py --conformance $(BUILD)/bin/meshguard_conformance --report docs/runtime/validation.md
+
 # meshguard against PyTorch's DTensor on this machine, interleaved: per-op
 # overhead, training steps, debug modes (docs/runtime/benchmarks.md).
 .PHONY: side-by-side

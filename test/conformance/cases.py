@@ -31,7 +31,7 @@ TINY = [1, 3]  # empty shards on dim 0 beyond rank 0
 # random draws: each side's generator is its own).
 NONDETERMINISTIC = ("empty_like", "new_empty", "new_empty_strided", "bernoulli", "uniform", "normal", "normal_functional",
                     "exponential", "geometric", "log_normal", "cauchy", "rand_like", "randn_like", "randint_like",
-                    "native_dropout")
+                    "native_dropout", "multinomial")
 
 
 def nondeterministic(name):
@@ -440,6 +440,10 @@ TEMPLATES.update({
         lambda: (BN_STATS + [V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())],
     "aten::_batch_norm_with_update_functional.default": [
         lambda: (BN_STATS + [V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())],
+    # (Synthesized arguments would pass None statistics, which crashes
+    # PyTorch's own kernel.)
+    "aten::_batch_norm_no_update.default": [
+        lambda: (BN_STATS + [V("momentum", 0.1), V("eps", 1e-5)], _bn_inputs())],
     "aten::native_batch_norm_backward.default": [lambda t=t: _bn_backward(t) for t in (True, False)],
 })
 
@@ -479,6 +483,24 @@ TEMPLATES.update({
     "aten::_fused_adamw_.default": [_adam],
     "aten::_fused_adam.default": [_adam],
     "aten::_fused_adamw.default": [_adam],
+})
+
+_PIXEL_TARGET = torch.tensor([[[1, 0, 3], [2, 2, 0], [3, 1, 1]]] * 4)
+TEMPLATES.update({
+    "aten::nll_loss2d_forward.default": [
+        lambda r=r: ([I("self", 0), I("target", 1), V("weight", None), V("reduction", r), V("ignore_index", -100)],
+                     [T([4, 4, 3, 3]), T(tensor=_PIXEL_TARGET)]) for r in (0, 1, 2)],
+    "aten::nll_loss2d_backward.default": [
+        lambda: ([I("grad_output", 0), I("self", 1), I("target", 2), V("weight", None), V("reduction", 0),
+                  V("ignore_index", -100), I("total_weight", 3)],
+                 [T([4, 3, 3]), T([4, 4, 3, 3], seed=1), T(tensor=_PIXEL_TARGET), T(tensor=torch.tensor(36.0))])],
+    "aten::equal.default": [lambda: ([I("self", 0), I("other", 1)], [T(), T()]),
+                            lambda: ([I("self", 0), I("other", 1)], [T(), T(seed=1)])],
+    "aten::is_same_size.default": [lambda: ([I("self", 0), I("other", 1)], [T(), T([4, 1])])],
+    "aten::multinomial.default": [lambda: ([I("self", 0), V("num_samples", 2), V("replacement", False),
+                                            V("generator", None, True)], [T(tensor=full(SHAPE).abs() + 0.1)])],
+    "aten::bernoulli.default": [lambda: ([I("self", 0), V("generator", None, True)],
+                                         [T(tensor=torch.rand(SHAPE, generator=torch.Generator().manual_seed(5)))])],
 })
 
 # (Templates written in a loop bind the loop variable through a default

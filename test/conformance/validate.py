@@ -3,15 +3,15 @@
 in the manner of PyTorch's torch/distributed/tensor/_ops/strategy_validation.py.
 
 For each overload's cases (cases.py's inputs and arguments), on meshes [2]
-and [2, 2], every placement combination of the tensor inputs (per mesh dim
-R, S(d) for each dim, P(sum) for floating operands; at most --cap per case
-and mesh, a fixed random sample beyond that) is judged twice:
+and [2, 2], the placement combinations of the tensor inputs (per mesh dim
+R, S(d) for each dim, P(sum) for floating operands) are judged twice:
 
   ground truth  plain torch, no distribution: the op on each rank's local
                 pieces. The combination is valid without communication when
                 the local outputs are exactly the pieces of the full result
                 under some output placement (R, S(d), P(sum|avg|max|min)
-                per mesh dim).
+                per mesh dim), for two Partial splits and several draws of
+                the values, and on [2, 2] per mesh dim as well.
   meshguard     the same combination through meshguard_conformance
                 (run.py's launch), read from its record: values, output
                 placements, collectives, refusal.
@@ -23,8 +23,12 @@ and reported as
   failed     meshguard's ranks crashed or diverged, or its output could not
              be read (a bug too)
 
+Cap (--cap, per case and mesh): the combinations that can be valid first
+(on [2] the valid ones, on [2, 2] those valid on each mesh dim), then a
+fixed random sample of the others.
+
   validate.py --conformance build/bin/meshguard_conformance
-              [--ops aten::mm.default,... | --full] [--cap 64]
+              [--ops aten::mm.default,... | --full] [--cap 256]
               [--report docs/runtime/validation.md] [--work DIR]
 
 Exits 1 when a combination is incorrect or failed, 2 on bad input.
@@ -192,38 +196,111 @@ def written_inputs(name, overload, args):
             for r in schema.returns], outs
 
 
-def ground_truth(case, combo, plain, written):
-    """(valid, placements per output): whether the op on local pieces gives
-    the pieces of the plain result, under each Partial split."""
-    name, overload, mesh = case["op"], case["overload"], case["mesh"]
-    fulls = [s["full"] for s in case["inputs"]]
+def call(case, ins):
+    """The op on these tensors: its tensor outputs, or None when it fails."""
+    pos, kw = R.call_arguments(case, ins)
+    try:
+        return [o.detach() for o in R.tensor_outputs(C.op_of(case["op"], case["overload"])(*pos, **kw))]
+    except Exception:
+        return None
+
+
+def permuted(t, seed):
+    """t's values in another order (the same values: an op's domain holds)."""
+    g = torch.Generator().manual_seed(seed)
+    return t.flatten()[torch.randperm(t.numel(), generator=g)].reshape(t.shape)
+
+
+def context(case, inputs, plain):
+    """What every combination of one case shares: the written inputs, the
+    other draws of its values, and which outputs depend on which input."""
+    written, outs_in = written_inputs(case["op"], case["overload"], case["args"])
+    fulls = [t.tensor for t in inputs]
+    # Two more draws, the floating inputs' values permuted: a placement that
+    # explains the outputs by chance (a median that happens to be the max of
+    # the shards' medians) does not do it three times.
+    draws = [(fulls, plain)]
+    for seed in (1, 2):
+        other = [permuted(f, seed) if f.is_floating_point() else f for f in fulls]
+        outs = call(case, [f.clone() for f in other])
+        if outs is not None and len(outs) == len(plain):
+            draws.append((other, outs))
+    # Input i's values changed (permuted, scaled, a 0 and an inf put in):
+    # the outputs that change depend on it. An output that depends on a
+    # P(sum) input must stay Partial on that mesh dim; one that does not
+    # (layer norm's mean from its weight) may be anything. Without the 0 and
+    # inf, logical_not and isposinf of a Partial look Replicate.
+    depends = []
+    for i, f in enumerate(fulls):
+        if not f.is_floating_point() or f.numel() == 0:
+            depends.append([False] * len(plain))
+            continue
+        changed = permuted(f, 3) * -1.5 + 0.25
+        changed.view(-1)[0] = 0.0
+        changed.view(-1)[-1] = float("inf")
+        outs = call(case, [changed if j == i else g.clone() for j, g in enumerate(fulls)])
+        depends.append([outs is None or len(outs) != len(plain) or not compare.close(o, p)
+                        for o, p in zip(outs or plain, plain)])
+    return {"written": written, "outs_in": outs_in, "draws": draws, "depends": depends, "zeros": {}}
+
+
+def zero_draw(case, combo, ctx):
+    """One more draw for a combination with P(sum) inputs: a 0 in each of
+    them (logical_not of a Partial whose pieces are all nonzero looks right
+    otherwise; a 0 elsewhere would break what is right: x / y, y
+    Replicate). None when the plain call fails there."""
+    idx = frozenset(i for i, pl in enumerate(combo) if "P(sum)" in pl)
+    if idx not in ctx["zeros"]:
+        fulls = [f.clone() for f in ctx["draws"][0][0]]
+        for i in idx:
+            fulls[i].view(-1)[0] = 0.0
+        outs = call(case, [f.clone() for f in fulls])
+        ctx["zeros"][idx] = (fulls, outs) if outs is not None and len(outs) == len(ctx["draws"][0][1]) else None
+    return ctx["zeros"][idx]
+
+
+def local_truth(case, combo, fulls, plain, ctx):
+    """Per output, the placements under which the op on local pieces of
+    `fulls` gives the pieces of `plain` under both Partial splits (an empty
+    set: none); None when the local call fails."""
+    mesh = case["mesh"]
     has_partial = any(p == "P(sum)" for pl in combo for p in pl)
     per_output = None
-    written, outs_in = written
     for offset in ((False, True) if has_partial else (False,)):
         pieces = collections.defaultdict(dict)  # output index -> coord -> local output
         for coord in coords(mesh):
             ins = [local_piece(f, pl, mesh, coord, offset) for f, pl in zip(fulls, combo)]
-            for i in outs_in:  # an out= piece is only written: empty, so that resizing it is no warning
+            for i in ctx["outs_in"]:  # an out= piece is only written: empty, so that resizing it is no warning
                 ins[i] = ins[i].new_empty(0)
-            pos, kw = R.call_arguments(case, ins)
-            try:
-                outs = R.tensor_outputs(C.op_of(name, overload)(*pos, **kw))
-            except Exception:
-                return False, None  # the local call itself fails
-            if len(outs) != len(plain):
-                return False, None
+            outs = call(case, ins)
+            if outs is None or len(outs) != len(plain):
+                return None
             for i, o in enumerate(outs):
-                pieces[i][coord] = o.detach()
-        found = []
-        for i, full in enumerate(plain):
-            ok = set(explanations(pieces[i], mesh, full))
-            if i < len(written) and written[i] is not None:
-                ok &= {tuple(combo[written[i]])}
-            found.append(ok if per_output is None else ok & per_output[i])
-        per_output = found
-        if not all(per_output):
+                pieces[i][coord] = o
+        found = [set(explanations(pieces[i], mesh, full)) for i, full in enumerate(plain)]
+        per_output = found if per_output is None else [a & b for a, b in zip(per_output, found)]
+    return per_output
+
+
+def ground_truth(case, combo, ctx):
+    """(valid, placements per output): whether some output placement
+    explains the local outputs in every draw of the values."""
+    per_output = None
+    zeros = zero_draw(case, combo, ctx) if any("P(sum)" in pl for pl in combo) else None
+    for fulls, plain in ctx["draws"] + ([zeros] if zeros else []):
+        found = local_truth(case, combo, fulls, plain, ctx)
+        if found is None:
             return False, None
+        per_output = found if per_output is None else [a & b for a, b in zip(per_output, found)]
+    for o, ps in enumerate(per_output):
+        w = ctx["written"][o] if o < len(ctx["written"]) else None
+        if w is not None:  # in-place and out=: the written operand's placement
+            ps &= {tuple(combo[w])}
+        partial_dims = {k for i, pl in enumerate(combo) if ctx["depends"][i][o]
+                        for k, p in enumerate(pl) if p == "P(sum)"}
+        per_output[o] = {p for p in ps if all(p[k].startswith("P(") for k in partial_dims)}
+    if not all(per_output):
+        return False, None
     return True, per_output
 
 
@@ -302,12 +379,12 @@ def build(ops, cap):
             if not plain:
                 notes[op] = "no tensor output: skipped"
                 continue
-            written = written_inputs(name, overload, args)
+            ctx = context(base, inputs, plain)
 
             def judged(combo, mesh):
                 case = dict(base, id="%s v%d %s" % (op, vi, C.describe(mesh, combo)), mesh=list(mesh),
                             inputs=[{"full": t.tensor, "placements": p} for t, p in zip(inputs, combo)])
-                valid, placements = ground_truth(case, combo, plain, written)
+                valid, placements = ground_truth(case, combo, ctx)
                 return {"case": case, "op": op, "plain": plain, "valid": valid, "truth": placements}
 
             # Every 1-D combination is judged (cheap, no launch): its valid
@@ -442,7 +519,7 @@ def summary_line(rows, seconds):
                 total["missing-moved"], total["failed"], seconds))
 
 
-def write_report(path, rows, examples, notes, totals, cap, seconds, command):
+def write_report(path, rows, examples, notes, totals, cap, seconds, command, full_note):
     out = ["# Validation: meshguard's sharding rules against brute force\n",
            "Generated by `%s` on %s against PyTorch %s (plain torch for the ground truth, no distribution; "
            "meshguard through `meshguard_conformance` on Gloo). How it works: the docstring of "
@@ -452,12 +529,16 @@ def write_report(path, rows, examples, notes, totals, cap, seconds, command):
            "For each case of cases.py and each placement combination of its tensor inputs (per mesh dim R, S(d), "
            "P(sum) for floating operands) on meshes 2 and 2x2, the op runs on each rank's local pieces in plain "
            "torch: the combination is **valid without communication** when the local outputs are exactly the pieces "
-           "of the full result under some output placement (R, S(d), P(sum/avg/max/min)), with both the harness's "
-           "Partial split and a sign-varying one. meshguard runs the same combination. **incorrect**: meshguard's "
-           "value differs from the plain call (0 allowed). **missing**: valid without communication, but meshguard "
-           "refuses it or issues collectives. **failed**: meshguard's ranks crash or diverge.\n",
-           "Cap: at most %d combinations per case and mesh (a fixed random sample beyond that; the table gives "
-           "how many exist). Run time: %.0f s on this machine.\n" % (cap, seconds)]
+           "of the full result under some output placement (R, S(d), P(sum/avg/max/min)). Against chance matches: "
+           "two splits of a Partial input (the harness's and a sign-varying one), the values as given, permuted "
+           "twice, and with a 0 in each Partial input; an output that depends on a Partial input stays "
+           "Partial on its mesh dim, and on 2x2 the output placement must also hold per mesh dim (as DTensor "
+           "expands a rule). meshguard runs the same combination. **incorrect**: meshguard's value differs from "
+           "the plain call (0 allowed). **missing**: valid without communication, but meshguard refuses it or "
+           "issues collectives. **failed**: meshguard's ranks crash or diverge.\n",
+           "Cap: %d combinations per case and mesh: first those that can be valid (on 2 the valid ones, on 2x2 "
+           "those valid on each mesh dim), then a fixed random sample of the others; *tried (of)* below gives how "
+           "many exist. Run time: %.0f s on this machine (2 cores), %s.\n" % (cap, seconds, full_note)]
     out.append("## Totals per mesh\n")
     out.append("| mesh | " + " | ".join(COLUMNS) + " |\n|---|" + "---|" * len(COLUMNS))
     for nd in (1, 2):
@@ -550,9 +631,18 @@ def main():
         command = "python3 test/conformance/validate.py --conformance build/bin/meshguard_conformance"
         command += " --full" if args.full else (" --ops " + args.ops if args.ops else "")
         command += "" if args.cap == CAP else " --cap %d" % args.cap
-        write_report(args.report, rows, examples, notes, totals, args.cap, seconds, command + " --report " + args.report)
+        write_report(args.report, rows, examples, notes, totals, args.cap, seconds, command + " --report " + args.report,
+                     full_estimate(args.full, len(table), len({op for op, _ in rows}), seconds))
     print(summary_line(rows, seconds))
     return 1 if examples.get("incorrect") or examples.get("failed") else 0
+
+
+def full_estimate(full, table_size, ran, seconds):
+    """How long --full takes, at this run's rate per overload."""
+    if full:
+        return "every overload of the rule table"
+    return "`--full` (the rule table's %d overloads) about %.0f minutes at this run's rate" % (
+        table_size, table_size * seconds / max(ran, 1) / 60)
 
 
 def _aten_overload(name):

@@ -232,3 +232,41 @@ TEST(TensorOpRules, PartialsThroughRunningSumsAndFilledFactories) {
   EXPECT_EQ(to_string(*placements_of(got)), to_string(Placements{S0}));
   EXPECT_TRUE(at::equal(full_tensor(got), at::full({4, 2}, 7.0)));
 }
+
+// equal and is_same_size answer alike on every rank: equal compares the
+// blocks and all-reduces the answer, whatever the placements.
+TEST(TensorOpRules, EqualAndIsSameSizeAgreeOnEveryRank) {
+  auto mesh = world_mesh();
+  const int64_t n = 2 * world_size() + 1; // uneven
+  auto a = rnd({n, 6}, 130), b = a.clone();
+  b[n - 1][5] += 1; // differs in the last rank's block only
+  auto da = distribute_tensor(a, mesh, {S0});
+  EXPECT_TRUE(at::equal(da, distribute_tensor(a, mesh, {S0})));
+  EXPECT_TRUE(at::equal(da, distribute_tensor(a, mesh, {R})));
+  EXPECT_TRUE(at::equal(da, distribute_tensor(a, mesh, {S1})));
+  EXPECT_FALSE(at::equal(da, distribute_tensor(b, mesh, {S0})));
+  EXPECT_FALSE(at::equal(distribute_tensor(b, mesh, {R}), da));
+  // A Partial sum whose parts add up to `a` exactly: rank 0 holds it all.
+  auto part = mesh.coordinate()[0] == 0 ? a.clone() : at::zeros_like(a);
+  auto partial = from_local(part, mesh, {P}, false, a.sizes().vec());
+  EXPECT_TRUE(at::equal(partial, distribute_tensor(a, mesh, {R})));
+  EXPECT_FALSE(at::equal(partial, distribute_tensor(b, mesh, {S0})));
+  EXPECT_TRUE(at::is_same_size(da, distribute_tensor(b, mesh, {R})));
+  EXPECT_FALSE(at::is_same_size(da, distribute_tensor(rnd({n, 5}, 131), mesh, {S0})));
+}
+
+// bernoulli(p) on a sharded p: each element drawn with its own probability,
+// the same tensor on every rank (p of 0 and 1 pin the draws).
+TEST(TensorOpRules, BernoulliDrawsEachElementWithItsProbability) {
+  auto mesh = world_mesh();
+  const int64_t n = 2 * world_size() + 1;
+  auto p = at::zeros({n, 6});
+  p.index_put_({at::indexing::Slice(), at::indexing::Slice(0, 3)}, 1.0);
+  auto drawn = at::bernoulli(distribute_tensor(p, mesh, {S0}));
+  EXPECT_EQ(to_string(*placements_of(drawn)), to_string(Placements{S0}));
+  EXPECT_TRUE(at::equal(full_tensor(drawn), p));
+  auto half = at::bernoulli(distribute_tensor(at::full({n, 64}, 0.5), mesh, {S1}));
+  const double mean = full_tensor(half).mean().item<double>();
+  EXPECT_GT(mean, 0.3);
+  EXPECT_LT(mean, 0.7);
+}

@@ -163,7 +163,8 @@ void add_along_dim_rules(RuleTable& table) {
         "cumprod",
         "logcumsumexp",
         "_safe_softmax",
-        "linalg_cross"}) {
+        "linalg_cross",
+        "frexp"}) { // frexp: along no dim (mantissa and exponent)
     add_for_overloads(table, family, name, along, [](const auto& schema) {
       return along_dim(schema, /*keeps_rank=*/true);
     });

@@ -331,9 +331,11 @@ std::vector<at::Tensor> nll_loss_mean_local(
       weight_arg.isTensor() ? weight_arg.toTensor() : at::Tensor();
   const int64_t ignore_index = ctx.args[4].toInt();
   const Placements& self_placements = (*ctx.input_placements).at(0);
+  // nll_loss2d_forward for [N, C, H, W] inputs.
+  auto forward =
+      self.dim() == 4 ? &at::nll_loss2d_forward : &at::nll_loss_forward;
   if (!any_shard(self_placements)) {
-    auto out = at::nll_loss_forward(
-        self, target, weight, at::Reduction::Mean, ignore_index);
+    auto out = forward(self, target, weight, at::Reduction::Mean, ignore_index);
     return {std::get<0>(out), std::get<1>(out)};
   }
   const at::Tensor kept = target.ne(ignore_index);
@@ -348,8 +350,8 @@ std::vector<at::Tensor> nll_loss_mean_local(
           total, *ctx.mesh, static_cast<int64_t>(d), ReduceOp::SUM);
     }
   }
-  const at::Tensor sum = std::get<0>(at::nll_loss_forward(
-      self, target, weight, at::Reduction::Sum, ignore_index));
+  const at::Tensor sum = std::get<0>(
+      forward(self, target, weight, at::Reduction::Sum, ignore_index));
   return {sum / total, total};
 }
 
@@ -363,15 +365,20 @@ RuleResult nll_loss_rule(const CallInfo& call) {
   const Shape self = arg_shape(call, 0);
   const int64_t reduction = call.arg(3).toInt();
   RuleResult r;
-  if (self.size() == 2) {
+  const bool rows = self.size() == 2 || self.size() == 4; // nll_loss(2d)
+  if (rows) {
     r.strategies.push_back(
         {per_operand(call, {{0, S(0)}, {1, S(0)}}),
          {reduction == at::Reduction::None ? S(0) : P,
           reduction == at::Reduction::Sum ? P : R}});
   }
   r.strategies.push_back({per_operand(call, {}), {R, R}});
-  const bool batched = self.size() == 2 && reduction == at::Reduction::None;
-  r.output_shapes = {batched ? Shape{self[0]} : Shape{}, Shape{}};
+  Shape unreduced = {self[0]};
+  if (self.size() == 4) {
+    unreduced = {self[0], self[2], self[3]};
+  }
+  const bool batched = rows && reduction == at::Reduction::None;
+  r.output_shapes = {batched ? unreduced : Shape{}, Shape{}};
   if (reduction == at::Reduction::Mean) {
     r.run_local = nll_loss_mean_local;
   }
@@ -386,7 +393,7 @@ RuleResult nll_loss_backward_rule(const CallInfo& call) {
   const Shape self = arg_shape(call, 1);
   const int64_t reduction = call.arg(4).toInt();
   RuleResult r;
-  if (self.size() == 2) {
+  if (self.size() == 2 || self.size() == 4) { // nll_loss(2d)_backward
     r.strategies.push_back(
         {per_operand(
              call,
@@ -444,6 +451,11 @@ void add_nn_rules(RuleTable& table) {
       "nn",
       "grad R (S(0) unreduced), self S(0), target S(0), weight R, total_weight R → S(0); R → R",
       nll_loss_backward_rule};
+  // The [N, C, H, W] forms (cross_entropy on images): the same, per pixel.
+  table["aten::nll_loss2d_forward.default"] =
+      table.at("aten::nll_loss_forward.default");
+  table["aten::nll_loss2d_backward.default"] =
+      table.at("aten::nll_loss_backward.default");
 }
 
 } // namespace ops

@@ -9,223 +9,13 @@
 #include <ATen/ExpandUtils.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include "PointwiseOps.h"
 #include "RuleTable.h"
 
 namespace meshguard {
 namespace ops {
 
 namespace {
-
-// How a Partial operand may pass through the op unreduced.
-enum class PartialRule {
-  kNone, // not linear: reduce first
-  kAllSame, // every operand Partial of the same op: a + b, copies
-  kAllSameSum, // the same, but only for sum/avg (negation, sums)
-  kOneScaled, // one operand Partial(sum/avg), the others Replicate: a * r
-  kSelfScaled, // the dividend only: a / r
-  kZeroFill, // masked_fill(a, mask, 0): zeros sum to zero (norm's backward)
-};
-
-const std::unordered_map<std::string, PartialRule>& pointwise_ops() {
-  static const std::unordered_map<std::string, PartialRule> ops = [] {
-    std::unordered_map<std::string, PartialRule> m;
-    for (const char* name :
-         {"abs",
-          "acos",
-          "acosh",
-          "addcdiv",
-          "addcmul",
-          "asin",
-          "asinh",
-          "atan",
-          "atan2",
-          "atanh",
-          "bitwise_and",
-          "bitwise_not",
-          "bitwise_or",
-          "bitwise_xor",
-          "ceil",
-          "clamp",
-          "clamp_max",
-          "clamp_min",
-          "clip",
-          "cos",
-          "cosh",
-          "elu",
-          "elu_backward",
-          "eq",
-          "erf",
-          "erfc",
-          "erfinv",
-          "exp",
-          "exp2",
-          "expm1",
-          "fill",
-          "floor",
-          "floor_divide",
-          "fmod",
-          "frac",
-          "full_like",
-          "ge",
-          "gelu",
-          "gelu_backward",
-          "gt",
-          "hardsigmoid",
-          "hardsigmoid_backward",
-          "hardswish",
-          "hardswish_backward",
-          "hardtanh",
-          "hardtanh_backward",
-          "isinf",
-          "isnan",
-          "le",
-          "leaky_relu",
-          "leaky_relu_backward",
-          "lerp",
-          "log",
-          "log10",
-          "log1p",
-          "log2",
-          "logical_and",
-          "logical_not",
-          "logical_or",
-          "logical_xor",
-          "logit",
-          "logit_backward",
-          "lt",
-          "masked_fill",
-          "maximum",
-          "minimum",
-          "mish",
-          "nan_to_num",
-          "ne",
-          "ones_like",
-          "empty_like",
-          "pow",
-          "reciprocal",
-          "relu",
-          "remainder",
-          "round",
-          "rsqrt",
-          "sgn",
-          "sigmoid",
-          "sigmoid_backward",
-          "sign",
-          "silu",
-          "silu_backward",
-          "sin",
-          "sinh",
-          "softplus",
-          "softplus_backward",
-          "sqrt",
-          "square",
-          "tan",
-          "tanh",
-          "tanh_backward",
-          "threshold",
-          "threshold_backward",
-          "trunc",
-          "where",
-          "xlogy"}) {
-      m[name] = PartialRule::kNone;
-    }
-    // Elementwise functions of torch.special and friends: sharded like any
-    // pointwise op, a Partial operand reduced first (none is linear).
-    for (const char* name :
-         {"__lshift__",
-          "__rshift__",
-          "angle",
-          "bitwise_left_shift",
-          "bitwise_right_shift",
-          "celu",
-          "conj_physical",
-          "copysign",
-          "deg2rad",
-          "digamma",
-          "fmax",
-          "fmin",
-          "gcd",
-          "hardshrink",
-          "hardshrink_backward",
-          "heaviside",
-          "hypot",
-          "i0",
-          "igamma",
-          "igammac",
-          "isneginf",
-          "isposinf",
-          "lcm",
-          "ldexp",
-          "lgamma",
-          "logaddexp",
-          "logaddexp2",
-          "mvlgamma",
-          "native_dropout_backward",
-          "nextafter",
-          "polygamma",
-          "rad2deg",
-          "signbit",
-          "sinc",
-          "softshrink",
-          "softshrink_backward",
-          "special_airy_ai",
-          "special_bessel_j0",
-          "special_bessel_j1",
-          "special_bessel_y0",
-          "special_bessel_y1",
-          "special_chebyshev_polynomial_t",
-          "special_chebyshev_polynomial_u",
-          "special_chebyshev_polynomial_v",
-          "special_chebyshev_polynomial_w",
-          "special_entr",
-          "special_erfcx",
-          "special_hermite_polynomial_h",
-          "special_hermite_polynomial_he",
-          "special_i0e",
-          "special_i1",
-          "special_i1e",
-          "special_laguerre_polynomial_l",
-          "special_legendre_polynomial_p",
-          "special_log_ndtr",
-          "special_modified_bessel_i0",
-          "special_modified_bessel_i1",
-          "special_modified_bessel_k0",
-          "special_modified_bessel_k1",
-          "special_ndtri",
-          "special_scaled_modified_bessel_k0",
-          "special_scaled_modified_bessel_k1",
-          "special_shifted_chebyshev_polynomial_t",
-          "special_shifted_chebyshev_polynomial_u",
-          "special_shifted_chebyshev_polynomial_v",
-          "special_shifted_chebyshev_polynomial_w",
-          "special_spherical_bessel_j0",
-          "special_xlog1py",
-          "special_zeta"}) {
-      m[name] = PartialRule::kNone;
-    }
-    for (const char* name :
-         {"alias",
-          "clone",
-          "copy",
-          "detach",
-          "_to_copy",
-          "lift_fresh",
-          "positive",
-          "zero",
-          "zeros_like"}) {
-      m[name] = PartialRule::kAllSame;
-    }
-    for (const char* name : {"add", "sub", "rsub", "neg"}) {
-      m[name] = PartialRule::kAllSameSum;
-    }
-    m["masked_fill"] = PartialRule::kZeroFill;
-    m["mul"] = PartialRule::kOneScaled;
-    m["div"] = PartialRule::kSelfScaled;
-    m["true_divide"] = PartialRule::kSelfScaled;
-    return m;
-  }();
-  return ops;
-}
 
 // The op's current Partial (taken from the first Partial operand on any
 // mesh dim); the rule offers Partial strategies for it only.
@@ -398,6 +188,47 @@ RuleResult like_factory_rule(
   return r;
 }
 
+// An out= form (its last argument the one written, a kwarg-only Tensor)
+// whose functional overload decomposes (silu_backward.grad_input,
+// conj_physical.out): there is no functional rule to derive it from
+// (Variants.cpp), so the pointwise rule is given here.
+bool out_of_decomposing(const c10::FunctionSchema& schema) {
+  const auto& args = schema.arguments();
+  if (args.empty() || schema.returns().size() != 1) {
+    return false;
+  }
+  auto writes = [](const c10::Argument& a) {
+    return a.alias_info() != nullptr && a.alias_info()->isWrite();
+  };
+  const auto& out = args.back();
+  if (!out.kwarg_only() || !writes(out) ||
+      out.type()->kind() != c10::TypeKind::TensorType) {
+    return false;
+  }
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (writes(args[i]) || args[i].type()->kind() == c10::TypeKind::ListType) {
+      return false;
+    }
+  }
+  auto it = operators_by_name().find(schema.name());
+  if (it == operators_by_name().end()) {
+    return false;
+  }
+  for (const auto& base : it->second) {
+    const auto& b = base.schema().arguments();
+    bool same = b.size() + 1 == args.size() && !base.schema().is_mutable() &&
+        base.hasKernelForDispatchKey(
+            c10::DispatchKey::CompositeImplicitAutograd);
+    for (size_t i = 0; same && i < b.size(); ++i) {
+      same = b[i].name() == args[i].name();
+    }
+    if (same) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 void add_pointwise_rules(RuleTable& table) {
@@ -455,6 +286,19 @@ void add_pointwise_rules(RuleTable& table) {
                 // never run
     }
     const auto& schema = handle->schema();
+    if (out_of_decomposing(schema)) {
+      RuleEntry entry;
+      entry.family = "pointwise";
+      entry.strategies =
+          "S(d)×… → S(d) for any output dim d (broadcast operands R); R×…×R → R; out=: the out tensor keeps its "
+          "placement (the functional overload decomposes)";
+      entry.out_args = 1;
+      entry.rule = [](const CallInfo& call) {
+        return pointwise_rule(call, PartialRule::kNone, false, false);
+      };
+      table[entry_name(handle->operator_name())] = std::move(entry);
+      continue;
+    }
     // Only the functional and self-in-place forms: out= variants, list
     // arguments and multiple results are not pointwise in our sense.
     bool ok = schema.returns().size() == 1 &&

@@ -106,9 +106,17 @@ std::vector<c10::OperatorHandle> overloads(const char* name) {
 
 // A fill (in place, or its functional form, or a *_like factory): drawn
 // whole on a stand-in of self's global shape, the block kept.
-void add_fill(RuleTable& table, const char* name, bool in_place) {
+// `only`: that overload alone.
+void add_fill(
+    RuleTable& table,
+    const char* name,
+    bool in_place,
+    const char* only = nullptr) {
   for (const auto& op : overloads(name)) {
     const auto& schema = op.schema();
+    if (only != nullptr && schema.overload_name() != only) {
+      continue;
+    }
     if (schema.returns().size() != 1 ||
         schema.returns()[0].type()->kind() != c10::TypeKind::TensorType) {
       continue;
@@ -172,6 +180,43 @@ void add_dropout(RuleTable& table) {
   }
 }
 
+// bernoulli(self, generator): element i is 1 with probability self[i].
+// Every rank draws the whole tensor's uniform numbers and keeps its block,
+// where its block of probabilities lies: 1 where the number is below it.
+void add_bernoulli(RuleTable& table) {
+  for (const auto& op : overloads("bernoulli")) {
+    const auto& args = op.schema().arguments();
+    if (args.size() != 2 || args[1].name() != "generator" ||
+        op.schema().returns().size() != 1) {
+      continue; // bernoulli.p is a fill (values independent of self)
+    }
+    add_entry(
+        table,
+        op,
+        "S(d) → S(d), R → R: every rank draws the whole tensor's uniform numbers and keeps its block; a "
+        "Partial self is reduced first",
+        [](const CallInfo& call) {
+          RuleResult r = self_shaped(call, 1, false);
+          const Shape global = call.operands[0].shape;
+          r.run_local = [global](
+                            const std::vector<at::Tensor>& locals,
+                            const LocalContext& ctx) {
+            const at::Tensor& p = locals[0];
+            c10::optional<at::Generator> gen;
+            if (!ctx.args[1].isNone()) {
+              gen = ctx.args[1].toGenerator();
+            }
+            at::Tensor drawn =
+                at::empty(global, p.options()).uniform_(0, 1, gen);
+            at::Tensor block =
+                block_of(drawn, (*ctx.input_placements)[0], *ctx.mesh);
+            return std::vector<at::Tensor>{block.lt(p).to(p.scalar_type())};
+          };
+          return r;
+        });
+  }
+}
+
 } // namespace
 
 void add_random_rules(RuleTable& table) {
@@ -196,7 +241,20 @@ void add_random_rules(RuleTable& table) {
         "randint_like"}) {
     add_fill(table, name, /*in_place=*/false);
   }
+  add_fill(table, "bernoulli", /*in_place=*/false, "p");
+  add_bernoulli(table);
   add_dropout(table);
+  // multinomial draws each row's samples in turn from the generator: the
+  // probabilities are gathered and every rank draws them all alike.
+  for (const auto& op : overloads("multinomial")) {
+    if (op.schema().returns().size() == 1 && !op.schema().is_mutable()) {
+      add_entry(
+          table,
+          op,
+          "a sharded or Partial self is gathered: R → R (every rank draws the same samples)",
+          [](const CallInfo& call) { return free_dim_rule(call, {}, 1); });
+    }
+  }
 }
 
 } // namespace ops

@@ -70,6 +70,7 @@ const RuleTable& rule_table() {
     add_tensor_op_rules(*t);
     add_along_dim_rules(*t);
     add_scatter_rules(*t);
+    add_predicate_rules(*t);
     add_batch_rules(*t);
     add_batch_norm_rules(*t);
     add_random_rules(*t);

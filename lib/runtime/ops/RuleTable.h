@@ -45,6 +45,8 @@ void add_nn_rules(RuleTable& table);
 void add_tensor_op_rules(RuleTable& table);
 // view_copy & co.: their view's rule, the result copied (after add_view_rules).
 void add_view_copy_rules(RuleTable& table);
+// equal, is_same_size: a bool about whole tensors (PredicateRules.cpp).
+void add_predicate_rules(RuleTable& table);
 // select/slice/diagonal_scatter, index_reduce: every dim they do not work
 // along.
 void add_scatter_rules(RuleTable& table);
