@@ -503,6 +503,36 @@ TEMPLATES.update({
                                          [T(tensor=torch.rand(SHAPE, generator=torch.Generator().manual_seed(5)))])],
 })
 
+# Advanced indexing: x[rows], x[:, cols], x[rows, cols], x[mask]; index_put
+# with distinct rows (a repeated one is written in no fixed order). The
+# indices may be sharded (the harness gives them placements too); -1 in
+# IS is None.
+_ROWS = torch.tensor([3, 0, 2])
+_COLS = torch.tensor([5, 1, 1, 4])
+_SIXTEENS = torch.randint(-8, 8, SHAPE, generator=torch.Generator().manual_seed(16)).float() * 16
+TEMPLATES.update({
+    "aten::index.Tensor": [
+        lambda: ([I("self", 0), IS("indices", [1])], [T(), T(tensor=_ROWS)]),
+        lambda: ([I("self", 0), IS("indices", [-1, 1])], [T(), T(tensor=_COLS)]),
+        lambda: ([I("self", 0), IS("indices", [1, 2])], [T(), T(tensor=_ROWS), T(tensor=_COLS[:3])]),
+        lambda: ([I("self", 0), IS("indices", [-1, 1])], [T([4, 6, 2]), T(tensor=torch.tensor([[5, 1], [0, 2]]))]),
+        lambda: ([I("self", 0), IS("indices", [1])], [T(), T([4, 6], dtype=torch.bool, seed=3)])],
+    "aten::index_put.default": [
+        lambda a=a: ([I("self", 0), IS("indices", [1]), I("values", 2), V("accumulate", a)],
+                     [T(), T(tensor=_ROWS), T([3, 6], seed=1)]) for a in (False, True)] + [
+        lambda: ([I("self", 0), IS("indices", [-1, 1]), I("values", 2), V("accumulate", False)],
+                 [T(), T(tensor=torch.tensor([5, 1, 3])), T([4, 3], seed=1)]),
+        lambda: ([I("self", 0), IS("indices", [1]), I("values", 2), V("accumulate", False)],
+                 [T(), T([4, 6], dtype=torch.bool, seed=3), T(tensor=torch.tensor(2.0))])],
+    "aten::_index_put_impl.default": [
+        lambda: ([I("self", 0), IS("indices", [1]), I("values", 2), V("accumulate", True), V("unsafe", False)],
+                 [T(), T(tensor=_ROWS), T([3, 6], seed=1)])],
+    # Multiples of 16: a Partial input's shares (k/16 of the value) add up
+    # exactly, so reading the bits as another dtype compares bit for bit.
+    "aten::view.dtype": [lambda: ([I("self", 0), DT("dtype", torch.int32)], [T(tensor=_SIXTEENS)]),
+                         lambda: ([I("self", 0), DT("dtype", torch.float16)], [T(tensor=_SIXTEENS)])],
+})
+
 # (Templates written in a loop bind the loop variable through a default
 # argument: a closure would see its last value.)
 

@@ -73,7 +73,8 @@ softplus.default softplus_backward.default stack.default where.self xlogy.Tensor
 norm.ScalarOpt_dtype norm.ScalarOpt_dim_dtype prod.default masked_fill.Tensor var.correction std.correction var_mean.correction std_mean.correction
 all.default all.dim all.dims any.default any.dim any.dims argmax.default argmin.default median.default nanmedian.default
 linalg_pinv.atol_rtol_tensor celu.default hypot.default native_dropout_backward.default special_xlog1py.default
-equal.default multinomial.default nll_loss2d_forward.default nll_loss2d_backward.default
+equal.default multinomial.default nll_loss2d_forward.default nll_loss2d_backward.default index.Tensor index_put.default
+_index_put_impl.default
 """.split())
 
 VIEW_OPS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "flatten", "unflatten", "expand", "permute", "t",

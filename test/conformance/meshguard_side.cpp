@@ -41,6 +41,12 @@ Record new_record() {
   return Record(c10::StringType::get(), c10::AnyType::get());
 }
 
+// A Tensor?[] argument (index's indices): its list holds optional tensors.
+bool optional_elements(const c10::Argument& arg) {
+  const auto list = arg.type()->cast<c10::ListType>();
+  return list != nullptr && list->getElementType()->kind() == c10::TypeKind::OptionalType;
+}
+
 c10::impl::GenericList new_list() {
   return c10::impl::GenericList(c10::AnyType::get());
 }
@@ -272,6 +278,13 @@ Record run_case(const c10::Dict<c10::IValue, c10::IValue>& c, const DeviceMesh& 
     const std::string kind = d.at("kind").toStringRef();
     if (kind == "input") {
       stack.emplace_back(ins.at(d.at("index").toInt()));
+    } else if (kind == "inputs" && optional_elements(schema_args.at(i))) {
+      // Tensor?[] (indices): -1 is None.
+      c10::List<c10::optional<at::Tensor>> list;
+      for (const auto& j : elements(d.at("indices"))) {
+        list.push_back(j.toInt() < 0 ? c10::optional<at::Tensor>() : ins.at(j.toInt()));
+      }
+      stack.emplace_back(list);
     } else if (kind == "inputs") {
       c10::List<at::Tensor> list;
       for (const auto& j : elements(d.at("indices"))) {

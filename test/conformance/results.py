@@ -60,7 +60,7 @@ def collective_kind(op_text):
 
 
 # c10::ScalarType's codes of the dtypes cases name (c10/core/ScalarType.h).
-DTYPE_CODES = {torch.float32: 6, torch.float64: 7}
+DTYPE_CODES = {torch.int32: 3, torch.int64: 4, torch.float16: 5, torch.float32: 6, torch.float64: 7}
 
 
 def call_arguments(case, ins):
@@ -68,8 +68,8 @@ def call_arguments(case, ins):
     for a in case["args"]:
         if a["kind"] == "input":
             v = ins[a["index"]]
-        elif a["kind"] == "inputs":
-            v = [ins[i] for i in a["indices"]]
+        elif a["kind"] == "inputs":  # -1: None in a Tensor?[]
+            v = [ins[i] if i >= 0 else None for i in a["indices"]]
         elif a.get("dtype"):
             v = {code: dtype for dtype, code in DTYPE_CODES.items()}[a["value"]]
         else:

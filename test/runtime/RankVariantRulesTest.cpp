@@ -3,6 +3,8 @@
 // (ops/Foreach.cpp), against the same calls on full tensors in this process.
 // Run under meshguard-launch.
 
+#include <limits>
+
 #include <torch/torch.h>
 
 #include "DifferentialCase.h"
@@ -166,4 +168,35 @@ TEST(ForeachRules, FusedAdamStepsEveryBlockWhereItLies) {
   EXPECT_TRUE(torch::allclose(full_tensor(dm), mm, 1e-5, 1e-6)) << "exp_avg (Replicate, moved and back)";
   EXPECT_EQ(to_string(*placements_of(dm)), to_string(Placements{R}));
   EXPECT_TRUE(torch::allclose(full_tensor(dv), vv, 1e-5, 1e-6)) << "exp_avg_sq";
+}
+
+// GradScaler's unscale step: each block unscaled where it lies, found_inf
+// the same on every rank and set when a non-finite value sits in any rank's
+// block (here only the last rank's).
+TEST(ForeachRules, AmpUnscaleFindsANonFiniteValueInAnyBlock) {
+  auto mesh = world_mesh();
+  const int64_t n = 2 * world_size();
+  auto a = rnd({n, 6}, 130), b = rnd({6, n}, 131);
+  auto inv_scale = torch::tensor({0.25});
+  try {
+    auto plain = a.clone();
+    auto found = torch::zeros({1});
+    at::_amp_foreach_non_finite_check_and_unscale_({plain}, found, inv_scale);
+  } catch (const c10::Error&) {
+    GTEST_SKIP() << "no CPU kernel for _amp_foreach_non_finite_check_and_unscale_ in this libtorch";
+  }
+  for (const bool poisoned : {false, true}) {
+    auto bb = b.clone();
+    if (poisoned) {
+      bb.index_put_({1, n - 1}, std::numeric_limits<float>::infinity());
+    }
+    auto da = distribute_tensor(a, mesh, {S0}), db = distribute_tensor(bb, mesh, {S1});
+    auto found = torch::zeros({1});
+    at::_amp_foreach_non_finite_check_and_unscale_({da, db}, found, inv_scale);
+    EXPECT_EQ(found.item<float>(), poisoned ? 1.0f : 0.0f) << "found_inf, poisoned=" << poisoned;
+    EXPECT_TRUE(torch::allclose(full_tensor(da), a * 0.25)) << "unscaled in place";
+    EXPECT_EQ(to_string(*placements_of(db)), to_string(Placements{S1}));
+    auto expected = bb * 0.25;
+    EXPECT_TRUE(torch::equal(full_tensor(db).isfinite(), expected.isfinite()));
+  }
 }

@@ -47,6 +47,29 @@ void put_ints(std::string& key, c10::IntArrayRef v) {
 // Everything a rule may read: operand specs and the int/bool/list/dtype
 // arguments. Scalars do not change any rule's decision, except whether they
 // are present (fixed by the overload).
+// The dtype of each tensor argument and of each list element (-1: None or
+// not a tensor), for rules that read them (RuleEntry::keys_tensor_kinds).
+void put_tensor_kinds(std::string& key, const CallInfo& call) {
+  auto kind = [&](const c10::IValue& v) {
+    put(key,
+        v.isTensor() && v.toTensor().defined()
+            ? static_cast<int64_t>(v.toTensor().scalar_type())
+            : -1);
+  };
+  for (size_t i = 0; i < call.num_args; ++i) {
+    const c10::IValue& v = call.arg(i);
+    if (v.isTensor()) {
+      kind(v);
+    } else if (v.isList()) {
+      const auto list = v.toListRef();
+      put(key, static_cast<int64_t>(list.size()));
+      for (const c10::IValue& e : list) {
+        kind(e);
+      }
+    }
+  }
+}
+
 // Written into `key` (cleared first), so that a cache hit reuses one
 // thread-local buffer instead of allocating a new string per call.
 void cache_key(
@@ -99,6 +122,9 @@ void cache_key(
     } else {
       key += '?';
     }
+  }
+  if (entry.keys_tensor_kinds) {
+    put_tensor_kinds(key, call);
   }
 }
 

@@ -65,11 +65,13 @@ const RuleTable& rule_table() {
     add_matrix_rules(*t);
     add_reduction_rules(*t);
     add_view_rules(*t);
+    add_squeeze_rules(*t);
     add_view_copy_rules(*t);
     add_nn_rules(*t);
     add_tensor_op_rules(*t);
     add_along_dim_rules(*t);
     add_scatter_rules(*t);
+    add_index_rules(*t);
     add_predicate_rules(*t);
     add_batch_rules(*t);
     add_batch_norm_rules(*t);
@@ -77,6 +79,7 @@ const RuleTable& rule_table() {
     add_derived_variants(*t);
     add_foreach_rules(*t);
     add_fused_optimizer_rules(*t);
+    add_amp_unscale_rules(*t);
     return t;
   }();
   return *table;

@@ -41,6 +41,13 @@ void add_pointwise_rules(RuleTable& table);
 void add_matrix_rules(RuleTable& table);
 void add_reduction_rules(RuleTable& table);
 void add_view_rules(RuleTable& table);
+// unsqueeze, squeeze and squeeze_ (SqueezeRules.cpp).
+void add_squeeze_rules(RuleTable& table);
+// index.Tensor, index_put, _index_put_impl (IndexRules.cpp).
+void add_index_rules(RuleTable& table);
+// GradScaler's _amp_foreach_non_finite_check_and_unscale_
+// (AmpUnscaleRules.cpp).
+void add_amp_unscale_rules(RuleTable& table);
 void add_nn_rules(RuleTable& table);
 void add_tensor_op_rules(RuleTable& table);
 // view_copy & co.: their view's rule, the result copied (after add_view_rules).

@@ -17,15 +17,12 @@
 
 #include "Internal.h"
 #include "ops/DispatchSupport.h"
-#include "ops/IValueTensors.h"
 #include "ops/Propagator.h"
 
 namespace meshguard {
 namespace dispatch {
 
 namespace {
-
-using ops::for_each_tensor;
 
 // The call as the propagator sees it, with the callers' DTensors behind it.
 struct RuleCall {
@@ -156,15 +153,19 @@ RuleCall collect_operands(
         add(t, impl, i, k++);
       }
     } else if (v.isList()) {
-      bool has_tensor = false;
-      for_each_tensor(args[i], [&](const at::Tensor& t) {
-        has_tensor = has_tensor || t.defined();
-      });
-      if (has_tensor) {
-        fail_no_rule(
-            op,
-            scan,
-            "Tensor?[] operands (indices) run on all-Replicate operands only");
+      // Tensor?[] (indices): each DTensor element is an operand at its
+      // position; a plain (scalar-like) one stays as it is.
+      const auto list = v.toListRef();
+      for (size_t k = 0; k < list.size(); ++k) {
+        if (!list[k].isTensor() || !list[k].toTensor().defined()) {
+          continue;
+        }
+        const at::Tensor& t = list[k].toTensor();
+        if (auto* impl = get_dtensor_impl(t)) {
+          add(t, impl, i, static_cast<int64_t>(k));
+        } else {
+          ++call.plain_tensors;
+        }
       }
     }
   }
@@ -229,11 +230,26 @@ std::vector<at::Tensor> place_locals(
       ++k;
       continue;
     }
-    c10::List<at::Tensor> list;
-    for (; k < operands.size() && operands[k].arg_index == arg; ++k) {
-      list.push_back(locals[k]);
+    c10::IValue& slot = (*stack)[args_begin + arg];
+    if (slot.isTensorList()) {
+      c10::List<at::Tensor> list;
+      for (; k < operands.size() && operands[k].arg_index == arg; ++k) {
+        list.push_back(locals[k]);
+      }
+      slot = list;
+      continue;
     }
-    (*stack)[args_begin + arg] = list;
+    // Tensor?[]: Nones and plain elements stay in their places.
+    c10::List<c10::optional<at::Tensor>> list;
+    for (const c10::IValue& e : slot.toListRef()) {
+      list.push_back(
+          e.isTensor() ? c10::optional<at::Tensor>(e.toTensor())
+                       : c10::nullopt);
+    }
+    for (; k < operands.size() && operands[k].arg_index == arg; ++k) {
+      list.set(static_cast<size_t>(operands[k].list_index), locals[k]);
+    }
+    slot = list;
   }
   return locals;
 }

@@ -131,6 +131,10 @@ struct RuleEntry {
   // (native_batch_norm's running statistics when training), given the
   // call's arguments: they keep their placements, as marked ones do.
   std::function<std::vector<size_t>(const c10::IValue* args)> hidden_writes;
+  // The rule reads the tensor arguments' dtypes or where a Tensor?[] holds
+  // None (view.dtype, indexing's masks): the decision cache's key holds
+  // them too.
+  bool keys_tensor_kinds = false;
 };
 
 // The placement an operand of `in_shape` broadcast to `out_shape` needs when

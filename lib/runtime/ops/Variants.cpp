@@ -98,6 +98,7 @@ derive(const std::string& base_name, const RuleEntry& base, size_t out_args) {
   e.derived_from = base_name;
   e.out_args = out_args;
   e.hidden_writes = base.hidden_writes;
+  e.keys_tensor_kinds = base.keys_tensor_kinds;
   e.strategies = base.strategies +
       (out_args > 0
            ? "; out=: as `" + base_name +

@@ -7,44 +7,12 @@
 #include <c10/util/accumulate.h>
 
 #include "RuleTable.h"
+#include "ViewSupport.h"
 
 namespace meshguard {
 namespace ops {
 
 namespace {
-
-// dim_map[d]: the output dim that input dim d's shard becomes, -1 when a
-// shard on d cannot survive the view.
-RuleResult
-map_rule(const CallInfo& call, const std::vector<int64_t>& dim_map, Shape out) {
-  RuleResult r;
-  for (size_t d = 0; d < dim_map.size(); ++d) {
-    if (dim_map[d] >= 0) {
-      r.strategies.push_back(
-          {{Shard{static_cast<int64_t>(d)}}, {Shard{dim_map[d]}}});
-    }
-  }
-  r.strategies.push_back({{Replicate{}}, {Replicate{}}});
-  for (const auto& p : call.operands[0].placements) {
-    if (is_partial(p)) {
-      r.strategies.push_back({{p}, {p}});
-    }
-  }
-  r.output_shapes = {std::move(out)};
-  return r;
-}
-
-int64_t wrap_dim(int64_t d, int64_t ndim) {
-  const int64_t n = std::max<int64_t>(ndim, 1);
-  TORCH_CHECK(
-      d >= -n && d < n,
-      "view rule: dim ",
-      d,
-      " out of range for ",
-      ndim,
-      "-d tensor");
-  return d < 0 ? d + n : d;
-}
 
 RuleResult permute_like(
     const CallInfo& call,
@@ -141,45 +109,6 @@ RuleResult reshape_rule(
         use_view ? locals[0].view((*ctx.output_shapes)[0])
                  : locals[0].reshape((*ctx.output_shapes)[0])};
   };
-  return r;
-}
-
-RuleResult unsqueeze_rule(const CallInfo& call, int64_t dim) {
-  const Shape& in = call.operands[0].shape;
-  const int64_t d = wrap_dim(dim, static_cast<int64_t>(in.size()) + 1);
-  Shape out = in;
-  out.insert(out.begin() + d, 1);
-  std::vector<int64_t> dim_map(in.size());
-  for (int64_t i = 0; i < static_cast<int64_t>(in.size()); ++i) {
-    dim_map[i] = i < d ? i : i + 1;
-  }
-  return map_rule(call, dim_map, out);
-}
-
-// squeeze by the GLOBAL sizes: a shard may be 1 long locally without the
-// dim being 1 long.
-RuleResult squeeze_rule(const CallInfo& call, std::vector<bool> squeeze) {
-  const Shape& in = call.operands[0].shape;
-  Shape out;
-  std::vector<int64_t> dim_map(in.size(), -1);
-  std::vector<int64_t> dropped;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (squeeze[i] && in[i] == 1) {
-      dropped.push_back(static_cast<int64_t>(i));
-    } else {
-      dim_map[i] = static_cast<int64_t>(out.size());
-      out.push_back(in[i]);
-    }
-  }
-  RuleResult r = map_rule(call, dim_map, out);
-  r.run_local =
-      [dropped](const std::vector<at::Tensor>& locals, const LocalContext&) {
-        at::Tensor t = locals[0];
-        for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) {
-          t = t.squeeze(*it);
-        }
-        return std::vector<at::Tensor>{t};
-      };
   return r;
 }
 
@@ -428,6 +357,31 @@ std::vector<int64_t> split_sizes(int64_t size, int64_t split_size) {
   return out;
 }
 
+// view.dtype(self, dtype): the same bytes read as another dtype; the last
+// dim's length scales with the element sizes, so a shard stays on the other
+// dims (and on the last when the sizes match). A Partial's bits are no
+// values to reduce: it is reduced first.
+RuleResult view_dtype_rule(const CallInfo& call) {
+  const Shape& in = call.operands[0].shape;
+  const auto from = static_cast<int64_t>(call.arg(0).toTensor().element_size());
+  const auto to =
+      static_cast<int64_t>(c10::elementSize(call.arg(1).toScalarType()));
+  Shape out = in;
+  if (from != to && !out.empty()) {
+    out.back() = out.back() * from / to;
+  }
+  RuleResult r;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (from == to || d + 1 < in.size()) {
+      r.strategies.push_back(
+          {{Shard{static_cast<int64_t>(d)}}, {Shard{static_cast<int64_t>(d)}}});
+    }
+  }
+  r.strategies.push_back({{Replicate{}}, {Replicate{}}});
+  r.output_shapes = {std::move(out)};
+  return r;
+}
+
 } // namespace
 
 void add_view_rules(RuleTable& table) {
@@ -486,26 +440,6 @@ void add_view_rules(RuleTable& table) {
         }
         return permute_like(c, dims);
       }};
-  table["aten::unsqueeze.default"] = {"view", follow, [](const CallInfo& c) {
-                                        return unsqueeze_rule(
-                                            c, c.arg(1).toInt());
-                                      }};
-  const std::string squeeze =
-      "S(d) → S(d') for a kept dim; a squeezed dim must be R; R → R; P(op) → P(op)";
-  table["aten::squeeze.default"] = {
-      "view", squeeze, [](const CallInfo& c) {
-        return squeeze_rule(
-            c, std::vector<bool>(c.operands[0].shape.size(), true));
-      }};
-  table["aten::squeeze.dim"] = {
-      "view", squeeze, [](const CallInfo& c) {
-        const auto ndim = static_cast<int64_t>(c.operands[0].shape.size());
-        std::vector<bool> which(ndim, false);
-        if (ndim > 0) {
-          which[wrap_dim(c.arg(1).toInt(), ndim)] = true;
-        }
-        return squeeze_rule(c, which);
-      }};
   const std::string reshape =
       "S(d) → S(d') when d is the outermost dim of a merged/split group and both d and d' "
       "divide by the mesh size (even chunks), else gathered; R → R; P(op) → P(op)";
@@ -521,6 +455,12 @@ void add_view_rules(RuleTable& table) {
       "view", reshape, [](const CallInfo& c) {
         return reshape_rule(c, c.arg(1).toIntVector(), false);
       }};
+  RuleEntry view_dtype{
+      "view",
+      "S(d) → S(d) (not the last dim when the element sizes differ); R → R; P(op) reduced first",
+      view_dtype_rule};
+  view_dtype.keys_tensor_kinds = true; // self's element size
+  table["aten::view.dtype"] = std::move(view_dtype);
   table["aten::expand.default"] = {
       "view",
       "S(d) → S(d') for a dim that is not broadcast; R → R; P(op) → P(op)",
