@@ -1,0 +1,213 @@
+// Loading a DCP checkpoint into DTensors of any mesh and placements: each
+// rank works out its block of every tensor (nested torch.chunk over the
+// mesh dims, as the DTensor holds it), reads the chunks that overlap it, and
+// copies the overlaps into its local tensor.
+
+#include <meshguard/runtime/Checkpoint.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <meshguard/runtime/DTensorImpl.h>
+
+#include "Internal.h"
+#include "checkpoint/DcpMetadata.h"
+#include "checkpoint/RestrictedPickle.h"
+
+namespace meshguard {
+namespace checkpoint {
+
+namespace {
+
+std::string join(const std::string& dir, const std::string& file) {
+  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  TORCH_CHECK(in.good(), path, ": cannot be opened (no checkpoint there?)");
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// `length` bytes at `offset` of `path`; a file that is shorter is an error
+// naming the entry.
+std::vector<char> read_range(
+    const std::string& path,
+    uint64_t offset,
+    uint64_t length,
+    const std::string& entry) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  TORCH_CHECK(in.good(), path, ": cannot be opened (entry '", entry, "')");
+  const auto size = static_cast<uint64_t>(in.tellg());
+  TORCH_CHECK(
+      offset <= size && length <= size - offset,
+      path,
+      ": truncated: entry '",
+      entry,
+      "' needs bytes ",
+      offset,
+      "..",
+      offset + length,
+      ", the file has ",
+      size);
+  std::vector<char> bytes(length);
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(bytes.data(), static_cast<std::streamsize>(length));
+  TORCH_CHECK(in.good(), path, ": read failed (entry '", entry, "')");
+  return bytes;
+}
+
+c10::IValue unpickle_item(
+    const std::vector<char>& bytes,
+    const std::string& path,
+    const std::string& entry) {
+  try {
+    return torch::jit::pickle_load(bytes);
+  } catch (const c10::Error& e) {
+    TORCH_CHECK(
+        false,
+        path,
+        ": entry '",
+        entry,
+        "' is not a readable torch.save archive: ",
+        e.what_without_backtrace());
+  }
+}
+
+// This rank's block of a tensor of `shape` under `placements`: start and
+// length per dim.
+struct Block {
+  std::vector<int64_t> start;
+  std::vector<int64_t> length;
+};
+
+Block block_of(const DTensorSpec& spec, const std::string& name) {
+  Block b{std::vector<int64_t>(spec.shape.size(), 0), spec.shape};
+  const auto coordinate = spec.mesh.coordinate();
+  for (size_t i = 0; i < spec.placements.size(); ++i) {
+    const Placement& p = spec.placements[i];
+    TORCH_CHECK(
+        !is_partial(p),
+        "checkpoint::load: '",
+        name,
+        "' is Partial on mesh dim ",
+        i,
+        "; load into Replicate, then redistribute");
+    if (const auto* s = std::get_if<Shard>(&p)) {
+      const int64_t k = spec.mesh.size(static_cast<int64_t>(i));
+      const int64_t c = coordinate[i];
+      b.start[s->dim] += detail::chunk_offset(b.length[s->dim], k, c);
+      b.length[s->dim] = detail::chunk_length(b.length[s->dim], k, c);
+    }
+  }
+  return b;
+}
+
+void load_tensor(
+    const std::string& dir,
+    const std::string& name,
+    const TensorEntry& entry,
+    const at::Tensor& target) {
+  const DTensorImpl* impl = get_dtensor_impl(target);
+  const std::vector<int64_t> shape =
+      impl ? impl->spec().shape : target.sizes().vec();
+  TORCH_CHECK(
+      shape == entry.shape,
+      "checkpoint::load: '",
+      name,
+      "' has shape ",
+      c10::IntArrayRef(shape),
+      " here and ",
+      c10::IntArrayRef(entry.shape),
+      " in the checkpoint");
+  const Block block = impl
+      ? block_of(impl->spec(), name)
+      : Block{std::vector<int64_t>(shape.size(), 0), shape};
+  at::Tensor local = impl ? impl->local() : target;
+  if (local.numel() == 0) {
+    return;
+  }
+  at::NoGradGuard no_grad;
+  for (const Chunk& chunk : entry.chunks) {
+    std::vector<int64_t> lo(shape.size()), hi(shape.size());
+    bool overlaps = true;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      lo[d] = std::max(block.start[d], chunk.offsets[d]);
+      hi[d] = std::min(
+          block.start[d] + block.length[d], chunk.offsets[d] + chunk.sizes[d]);
+      overlaps = overlaps && lo[d] < hi[d];
+    }
+    if (!overlaps) {
+      continue;
+    }
+    const std::string path = join(dir, chunk.file);
+    const c10::IValue item = unpickle_item(
+        read_range(path, chunk.offset, chunk.length, name), path, name);
+    TORCH_CHECK(
+        item.isTensor() &&
+            item.toTensor().sizes() == c10::IntArrayRef(chunk.sizes),
+        path,
+        ": entry '",
+        name,
+        "' holds a chunk of another shape than the metadata says (",
+        c10::IntArrayRef(chunk.sizes),
+        ")");
+    at::Tensor src = item.toTensor();
+    at::Tensor dst = local;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const auto dim = static_cast<int64_t>(d);
+      src = src.narrow(dim, lo[d] - chunk.offsets[d], hi[d] - lo[d]);
+      dst = dst.narrow(dim, lo[d] - block.start[d], hi[d] - lo[d]);
+    }
+    dst.copy_(src);
+  }
+}
+
+} // namespace
+
+CheckpointInfo read_info(const std::string& dir) {
+  const std::string path = join(dir, ".metadata");
+  const std::string bytes = read_file(path);
+  return decode_metadata(*read_pickle(bytes, path), path);
+}
+
+void load(
+    const std::map<std::string, at::Tensor>& state_dict,
+    const std::string& dir) {
+  const CheckpointInfo info = read_info(dir);
+  for (const auto& [name, tensor] : state_dict) {
+    auto it = info.tensors.find(name);
+    TORCH_CHECK(
+        it != info.tensors.end(),
+        "checkpoint::load: ",
+        dir,
+        " has no tensor entry '",
+        name,
+        "'",
+        info.objects.count(name) ? " (it is a non-tensor entry: load_object)"
+                                 : "");
+    load_tensor(dir, name, it->second, tensor);
+  }
+}
+
+c10::IValue load_object(const std::string& dir, const std::string& name) {
+  const CheckpointInfo info = read_info(dir);
+  auto it = info.objects.find(name);
+  TORCH_CHECK(
+      it != info.objects.end(),
+      "checkpoint::load_object: ",
+      dir,
+      " has no non-tensor entry '",
+      name,
+      "'");
+  const std::string path = join(dir, it->second.file);
+  return unpickle_item(
+      read_range(path, it->second.offset, it->second.length, name), path, name);
+}
+
+} // namespace checkpoint
+} // namespace meshguard
