@@ -1,8 +1,10 @@
 """The checkpoint tests across PyTorch and meshguard (ctest
-runtime.checkpoint.PyTorchToMeshguard): PyTorch 2.x saves DCP checkpoints on
-2 ranks (1-D mesh) and 4 ranks (2x2), then meshguard's rank tests
-(Checkpoint.*) load them on 1, 3 and 4 ranks into other placements and
-compare every value with PyTorch's full tensors.
+runtime.checkpoint.BothWays): PyTorch 2.x saves DCP checkpoints on 2 ranks
+(1-D mesh) and 4 ranks (2x2); meshguard saves one on 3 ranks
+(Checkpoint.SavesWhatPyTorchLoads), which PyTorch's dcp.load reads on 2 and
+4 ranks (pytorch_load.py); then meshguard's rank tests load all three on 1,
+3 and 4 ranks into other placements. Every value is compared with the
+saving side's full tensors.
 
 usage: run.py --python PY --launcher meshguard-launch --rank-tests BIN
 Prints SKIPPED when PY has no torch 2.x with torch.distributed.checkpoint.
@@ -44,10 +46,24 @@ def main():
                 print("FAILED: PyTorch's dcp.save on %d ranks" % nproc)
                 return 1
         env["MESHGUARD_CHECKPOINT_DIR"] = work
+        code, out = run([sys.executable, args.launcher, "--nproc", "3", "--timeout", "240", "--",
+                         args.rank_tests, "--gtest_filter=Checkpoint.SavesWhatPyTorchLoads"],
+                        dict(env, MESHGUARD_CHECKPOINT_SAVE="1"))
+        if code != 0 or out.count("[  PASSED  ] 1 test") != 3:
+            print(out[-6000:])
+            print("FAILED: meshguard's checkpoint::save on 3 ranks")
+            return 1
+        for nproc in (2, 4):
+            code, out = run([sys.executable, args.launcher, "--nproc", str(nproc), "--timeout", "240", "--",
+                             args.python, os.path.join(HERE, "pytorch_load.py"), os.path.join(work, "meshguard")], env)
+            print("PyTorch loads meshguard's on %d ranks: %s" % (nproc, "ok" if code == 0 else "FAILED"))
+            if code != 0:
+                print(out[-4000:])
+                return 1
         failed = 0
         for nproc in (1, 3, 4):
             code, out = run([sys.executable, args.launcher, "--nproc", str(nproc), "--timeout", "240", "--",
-                             args.rank_tests, "--gtest_filter=Checkpoint.*"], env)
+                             args.rank_tests, "--gtest_filter=Checkpoint.LoadsWhat*:Checkpoint.Damaged*"], env)
             # Both tests ran on every rank (none skipped).
             ran = out.count("[  PASSED  ] 2 tests") == nproc and "SKIPPED" not in out
             print("meshguard loads on %d ranks: %s" % (nproc, "ok" if code == 0 and ran else "FAILED"))

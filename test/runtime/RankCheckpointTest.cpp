@@ -68,7 +68,8 @@ TEST(Checkpoint, LoadsWhatPyTorchSavedOnAnyMesh) {
     GTEST_SKIP() << "MESHGUARD_CHECKPOINT_DIR is not set (test/checkpoint/run.py sets it)";
   }
   auto mesh = world_mesh();
-  for (const char* saved : {"one_d", "two_d"}) {
+  // PyTorch's two checkpoints, and meshguard's own (SavesWhatPyTorchLoads).
+  for (const char* saved : {"one_d", "two_d", "meshguard"}) {
     const std::string ck = dir + "/" + saved;
     for (const auto& [name, x] : expected(ck + ".expected.pt")) {
       for (const Placements& p : targets(x)) {
@@ -83,7 +84,7 @@ TEST(Checkpoint, LoadsWhatPyTorchSavedOnAnyMesh) {
   }
   if (world_size() == 4) {
     auto mesh2 = init_device_mesh("cpu", {2, 2});
-    for (const char* saved : {"one_d", "two_d"}) {
+    for (const char* saved : {"one_d", "two_d", "meshguard"}) {
       const std::string ck = dir + "/" + saved;
       for (const auto& [name, x] : expected(ck + ".expected.pt")) {
         if (x.dim() < 2) {
@@ -152,4 +153,83 @@ TEST(Checkpoint, DamagedCheckpointsAreClearErrors) {
   EXPECT_NE(error_of([&] { checkpoint::read_info((copy / "missing").string()); }).find("cannot be opened"),
             std::string::npos);
   fs::remove_all(copy);
+}
+
+namespace {
+
+// What SavesWhatPyTorchLoads writes, the same on every rank.
+std::map<std::string, at::Tensor> save_values() {
+  std::map<std::string, at::Tensor> v;
+  v["w"] = rnd({7, 5}, 150);
+  v["cols"] = rnd({4, 9}, 151);
+  v["r"] = rnd({3, 3}, 152);
+  v["half"] = rnd({5, 2}, 153).to(at::kBFloat16);
+  v["tiny"] = rnd({1, 4}, 154);
+  v["plain"] = at::arange(3, at::kLong);
+  v["scalar"] = at::scalar_tensor(2.5);
+  // Multiples of the world size: a Partial's shares add up exactly.
+  v["part"] = at::randint(-4, 4, {4, 2}, at::make_generator<at::CPUGeneratorImpl>(155)).to(at::kFloat) * world_size();
+  return v;
+}
+
+} // namespace
+
+// meshguard saves (uneven and empty blocks, Replicate written once, a
+// Partial reduced when asked, plain tensors and objects); test/checkpoint's
+// pytorch_load.py loads it with dcp.load on other world sizes, and
+// LoadsWhatPyTorchSavedOnAnyMesh loads it back here. Saving again replaces
+// the files; a save that fails publishes nothing and keeps the last one.
+TEST(Checkpoint, SavesWhatPyTorchLoads) {
+  const std::string dir = checkpoint_dir();
+  if (dir.empty()) {
+    GTEST_SKIP() << "MESHGUARD_CHECKPOINT_DIR is not set (test/checkpoint/run.py sets it)";
+  }
+  if (std::getenv("MESHGUARD_CHECKPOINT_SAVE") == nullptr) {
+    GTEST_SKIP() << "loading run (run.py sets MESHGUARD_CHECKPOINT_SAVE for the saving run)";
+  }
+  auto mesh = world_mesh();
+  const auto v = save_values();
+  std::map<std::string, at::Tensor> sd{
+      {"w", distribute_tensor(v.at("w"), mesh, {S0})},
+      {"cols", distribute_tensor(v.at("cols"), mesh, {S1})},
+      {"r", distribute_tensor(v.at("r"), mesh, {R})},
+      {"half", distribute_tensor(v.at("half"), mesh, {S0})},
+      {"tiny", distribute_tensor(v.at("tiny"), mesh, {S0})},
+      {"plain", v.at("plain")},
+      {"scalar", v.at("scalar")},
+      {"part", from_local(v.at("part") / world_size(), mesh, {P}, false, std::vector<int64_t>{4, 2})},
+  };
+  const std::string out = dir + "/meshguard";
+  EXPECT_NE(error_of([&] { checkpoint::save(sd, out, mesh); }).find("'part' is Partial on mesh dim 0"),
+            std::string::npos);
+  checkpoint::SaveOptions reduce;
+  reduce.reduce_partial = true;
+  auto before = v.at("w") * 0 - 1;
+  checkpoint::save({{"w", distribute_tensor(before, mesh, {S0})}}, out, mesh, {{"step", 1}}, reduce);
+  checkpoint::save(sd, out, mesh, {{"step", 11}, {"name", std::string("meshguard")}}, reduce);
+  // One data file per rank that holds a block, none left from the first save.
+  size_t files = 0;
+  for (const auto& f : fs::directory_iterator(out)) {
+    files += f.path().extension() == ".distcp";
+  }
+  EXPECT_LE(files, static_cast<size_t>(world_size()));
+
+  // A failing save (an object that cannot be pickled, written by the first
+  // rank): every rank throws, the last checkpoint stays loadable.
+  auto future = c10::make_intrusive<c10::ivalue::Future>(c10::IntType::get());
+  const std::string failed =
+      error_of([&] { checkpoint::save({{"w", distribute_tensor(before, mesh, {S0})}}, out, mesh, {{"f", future}}); });
+  EXPECT_NE(failed.find("nothing was published"), std::string::npos) << failed;
+  auto w = distribute_tensor(at::zeros({7, 5}), mesh, {R});
+  checkpoint::load({{"w", w}}, out);
+  EXPECT_TRUE(torch::equal(full_tensor(w), v.at("w")));
+  EXPECT_EQ(checkpoint::load_object(out, "step").toInt(), 11);
+  if (rank() == 0) {
+    c10::impl::GenericDict expected(c10::StringType::get(), c10::TensorType::get());
+    for (const auto& [name, x] : v) {
+      expected.insert(name, x);
+    }
+    const std::vector<char> bytes = torch::jit::pickle_save(expected);
+    std::ofstream(out + ".expected.pt", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
 }

@@ -18,6 +18,9 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
+
+#include <meshguard/runtime/DeviceMesh.h>
 
 namespace meshguard {
 namespace checkpoint {
@@ -54,6 +57,29 @@ struct CheckpointInfo {
 // and with its bytes' place. A missing, truncated, corrupt or foreign file is
 // a c10::Error naming the file (and the entry).
 CheckpointInfo read_info(const std::string& dir);
+
+struct SaveOptions {
+  // Reduce Partial DTensors (one all-reduce each) instead of refusing them.
+  bool reduce_partial = false;
+};
+
+// Saves `tensors` and `objects` (non-tensor entries: a step, a string) into
+// `dir`, called on every rank of `mesh` (the DTensors' mesh): each rank
+// writes the blocks it holds to its own file, a Replicate block once (by the
+// rank at coordinate 0 of the mesh dims it is replicated on), plain tensors
+// and objects by the mesh's first rank; that rank then publishes
+// `.metadata`, written aside and renamed, so a save that dies half-way
+// leaves the previous checkpoint in `dir` as it was (files of earlier
+// saves are removed once the new metadata is in place). PyTorch's dcp.load
+// reads the result on any world size. A Partial DTensor is an error unless
+// options.reduce_partial. A rank that fails to write makes every rank throw,
+// with its message, and nothing is published.
+void save(
+    const std::map<std::string, at::Tensor>& tensors,
+    const std::string& dir,
+    const DeviceMesh& mesh,
+    const std::map<std::string, c10::IValue>& objects = {},
+    const SaveOptions& options = {});
 
 // Loads every entry of `state_dict` (name -> tensor) from the checkpoint in
 // `dir`, in place: a DTensor's local block receives the bytes of the chunks

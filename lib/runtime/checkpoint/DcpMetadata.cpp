@@ -9,6 +9,21 @@ namespace {
 
 using K = PyValue::Kind;
 
+const std::pair<const char*, at::ScalarType> kDtypes[] = {
+    {"float32", at::kFloat},
+    {"float64", at::kDouble},
+    {"float16", at::kHalf},
+    {"bfloat16", at::kBFloat16},
+    {"int64", at::kLong},
+    {"int32", at::kInt},
+    {"int16", at::kShort},
+    {"int8", at::kChar},
+    {"uint8", at::kByte},
+    {"bool", at::kBool},
+    {"complex64", at::kComplexFloat},
+    {"complex128", at::kComplexDouble},
+};
+
 constexpr const char* kModule = "torch.distributed.checkpoint.metadata.";
 
 class Decoder {
@@ -104,25 +119,9 @@ class Decoder {
   }
 
   at::ScalarType dtype(const PyValue& v, const std::string& where) const {
-    static const std::pair<const char*, at::ScalarType> kDtypes[] = {
-        {"torch.float32", at::kFloat},
-        {"torch.float64", at::kDouble},
-        {"torch.float16", at::kHalf},
-        {"torch.bfloat16", at::kBFloat16},
-        {"torch.int64", at::kLong},
-        {"torch.int32", at::kInt},
-        {"torch.int16", at::kShort},
-        {"torch.int8", at::kChar},
-        {"torch.uint8", at::kByte},
-        {"torch.bool", at::kBool},
-        {"torch.complex64", at::kComplexFloat},
-        {"torch.complex128", at::kComplexDouble},
-    };
-    if (v.is(K::kGlobal)) {
-      for (const auto& [name, type] : kDtypes) {
-        if (v.text == name) {
-          return type;
-        }
+    if (v.is(K::kGlobal) && v.text.rfind("torch.", 0) == 0) {
+      if (auto type = dtype_of_name(v.text.substr(6))) {
+        return *type;
       }
     }
     fail(where + " is a " + kind_name(v) + ", not a dtype meshguard reads");
@@ -285,6 +284,24 @@ class Decoder {
 };
 
 } // namespace
+
+std::optional<std::string> dtype_name(at::ScalarType type) {
+  for (const auto& [name, t] : kDtypes) {
+    if (t == type) {
+      return std::string(name);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<at::ScalarType> dtype_of_name(const std::string& name) {
+  for (const auto& [n, t] : kDtypes) {
+    if (name == n) {
+      return t;
+    }
+  }
+  return std::nullopt;
+}
 
 CheckpointInfo decode_metadata(const PyValue& root, const std::string& what) {
   return Decoder(what).run(root);

@@ -5,61 +5,20 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
-#include <fstream>
-#include <sstream>
-
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <meshguard/runtime/DTensorImpl.h>
 
 #include "Internal.h"
 #include "checkpoint/DcpMetadata.h"
+#include "checkpoint/Files.h"
+#include "checkpoint/LocalBlock.h"
 #include "checkpoint/RestrictedPickle.h"
 
 namespace meshguard {
 namespace checkpoint {
 
 namespace {
-
-std::string join(const std::string& dir, const std::string& file) {
-  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TORCH_CHECK(in.good(), path, ": cannot be opened (no checkpoint there?)");
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-// `length` bytes at `offset` of `path`; a file that is shorter is an error
-// naming the entry.
-std::vector<char> read_range(
-    const std::string& path,
-    uint64_t offset,
-    uint64_t length,
-    const std::string& entry) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  TORCH_CHECK(in.good(), path, ": cannot be opened (entry '", entry, "')");
-  const auto size = static_cast<uint64_t>(in.tellg());
-  TORCH_CHECK(
-      offset <= size && length <= size - offset,
-      path,
-      ": truncated: entry '",
-      entry,
-      "' needs bytes ",
-      offset,
-      "..",
-      offset + length,
-      ", the file has ",
-      size);
-  std::vector<char> bytes(length);
-  in.seekg(static_cast<std::streamoff>(offset));
-  in.read(bytes.data(), static_cast<std::streamsize>(length));
-  TORCH_CHECK(in.good(), path, ": read failed (entry '", entry, "')");
-  return bytes;
-}
 
 c10::IValue unpickle_item(
     const std::vector<char>& bytes,
@@ -76,35 +35,6 @@ c10::IValue unpickle_item(
         "' is not a readable torch.save archive: ",
         e.what_without_backtrace());
   }
-}
-
-// This rank's block of a tensor of `shape` under `placements`: start and
-// length per dim.
-struct Block {
-  std::vector<int64_t> start;
-  std::vector<int64_t> length;
-};
-
-Block block_of(const DTensorSpec& spec, const std::string& name) {
-  Block b{std::vector<int64_t>(spec.shape.size(), 0), spec.shape};
-  const auto coordinate = spec.mesh.coordinate();
-  for (size_t i = 0; i < spec.placements.size(); ++i) {
-    const Placement& p = spec.placements[i];
-    TORCH_CHECK(
-        !is_partial(p),
-        "checkpoint::load: '",
-        name,
-        "' is Partial on mesh dim ",
-        i,
-        "; load into Replicate, then redistribute");
-    if (const auto* s = std::get_if<Shard>(&p)) {
-      const int64_t k = spec.mesh.size(static_cast<int64_t>(i));
-      const int64_t c = coordinate[i];
-      b.start[s->dim] += detail::chunk_offset(b.length[s->dim], k, c);
-      b.length[s->dim] = detail::chunk_length(b.length[s->dim], k, c);
-    }
-  }
-  return b;
 }
 
 void load_tensor(
@@ -124,9 +54,8 @@ void load_tensor(
       " here and ",
       c10::IntArrayRef(entry.shape),
       " in the checkpoint");
-  const Block block = impl
-      ? block_of(impl->spec(), name)
-      : Block{std::vector<int64_t>(shape.size(), 0), shape};
+  const Block block =
+      impl ? block_of(impl->spec(), name, "load") : whole(shape);
   at::Tensor local = impl ? impl->local() : target;
   if (local.numel() == 0) {
     return;

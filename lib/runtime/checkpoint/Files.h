@@ -1,0 +1,51 @@
+#pragma once
+
+// The file work of checkpoints: reading whole files and byte ranges (a
+// short file is an error naming the entry), and writing durably (fsync) and
+// atomically (written aside, renamed into place).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace meshguard {
+namespace checkpoint {
+
+std::string join(const std::string& dir, const std::string& file);
+
+std::string read_file(const std::string& path);
+
+// `length` bytes at `offset` of `path`, for entry `entry`.
+std::vector<char> read_range(
+    const std::string& path,
+    uint64_t offset,
+    uint64_t length,
+    const std::string& entry);
+
+// Appends to a new file (truncated on open); sync() flushes it to disk.
+class FileWriter {
+ public:
+  explicit FileWriter(const std::string& path);
+  ~FileWriter();
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  // Returns the offset the bytes start at.
+  uint64_t write(const char* data, size_t size);
+  void sync_and_close();
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// Writes `bytes` to `dir`/`name` through a temporary file renamed into
+// place, both synced: readers see the old file or the new one, whole.
+void publish_file(
+    const std::string& dir,
+    const std::string& name,
+    const std::string& bytes);
+
+} // namespace checkpoint
+} // namespace meshguard

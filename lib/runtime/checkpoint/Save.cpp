@@ -1,0 +1,336 @@
+// Saving a state dict as PyTorch's DCP FileSystemWriter does: every rank
+// writes the blocks it holds (each a torch.save archive) to its own file;
+// the ranks' records (entry, offsets, sizes, file range) are gathered over
+// the mesh; the mesh's first rank publishes .metadata. Files carry a token
+// of this save in their names, so a save that dies half-way overwrites
+// nothing the previous checkpoint's metadata points to.
+
+#include <meshguard/runtime/Checkpoint.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <meshguard/runtime/DTensorImpl.h>
+
+#include "Internal.h"
+#include "checkpoint/DcpMetadata.h"
+#include "checkpoint/Files.h"
+#include "checkpoint/LocalBlock.h"
+
+namespace meshguard {
+namespace checkpoint {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A block this rank writes.
+struct Item {
+  std::string name;
+  std::vector<int64_t> offsets;
+  std::vector<int64_t> sizes;
+  at::Tensor value;
+};
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    n *= s;
+  }
+  return n;
+}
+
+std::string join_ints(const std::vector<int64_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    out += (i ? "," : "") + std::to_string(v[i]);
+  }
+  return out;
+}
+
+std::vector<int64_t> split_ints(const std::string& s) {
+  std::vector<int64_t> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    out.push_back(std::stoll(part));
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, sep)) {
+    out.push_back(part);
+  }
+  return out;
+}
+
+// Every rank's string, in the mesh's rank order.
+std::vector<std::string> gather_strings(
+    const std::string& mine,
+    const DeviceMesh& mesh) {
+  const auto on_mesh = at::TensorOptions().device(mesh.device());
+  const auto lengths = detail::all_gather_mesh(
+      at::full(
+          {1}, static_cast<int64_t>(mine.size()), on_mesh.dtype(at::kLong)),
+      mesh);
+  int64_t longest = 1;
+  for (const at::Tensor& l : lengths) {
+    longest = std::max(longest, l.cpu().item<int64_t>());
+  }
+  at::Tensor buffer = at::zeros({longest}, at::kByte);
+  std::memcpy(buffer.data_ptr(), mine.data(), mine.size());
+  const auto all = detail::all_gather_mesh(buffer.to(mesh.device()), mesh);
+  std::vector<std::string> out;
+  for (size_t r = 0; r < all.size(); ++r) {
+    const at::Tensor bytes = all[r].cpu();
+    out.emplace_back(
+        static_cast<const char*>(bytes.data_ptr()),
+        lengths[r].cpu().item<int64_t>());
+  }
+  return out;
+}
+
+// The blocks of `tensors` this rank writes. Runs the same collectives on
+// every rank (reductions of Partial DTensors when asked), in name order.
+std::vector<Item> items_to_write(
+    const std::map<std::string, at::Tensor>& tensors,
+    const DeviceMesh& mesh,
+    const SaveOptions& options) {
+  const auto& coordinate = mesh.coordinate();
+  const bool first = std::all_of(
+      coordinate.begin(), coordinate.end(), [](int64_t c) { return c == 0; });
+  std::vector<Item> items;
+  for (const auto& [name, t] : tensors) {
+    TORCH_CHECK(
+        name.find_first_of("\t\n") == std::string::npos,
+        "checkpoint::save: an entry name holds a tab or newline");
+    const DTensorImpl* impl = get_dtensor_impl(t);
+    if (impl == nullptr) {
+      if (first) {
+        items.push_back(
+            {name, std::vector<int64_t>(t.dim(), 0), t.sizes().vec(), t});
+      }
+      continue;
+    }
+    TORCH_CHECK(
+        impl->spec().mesh == mesh,
+        "checkpoint::save: '",
+        name,
+        "' lives on ",
+        impl->spec().mesh.to_string(),
+        ", not on the mesh that saves (",
+        mesh.to_string(),
+        ")");
+    DTensorSpec spec = impl->spec();
+    at::Tensor local = impl->local();
+    Placements reduced = spec.placements;
+    for (Placement& p : reduced) {
+      if (is_partial(p) && options.reduce_partial) {
+        p = Replicate{};
+      }
+    }
+    if (!(reduced == spec.placements)) {
+      local = detail::redistribute_local(local, spec, reduced);
+      spec.placements = reduced;
+    }
+    if (numel(spec.shape) == 0) {
+      if (first) {
+        items.push_back(
+            {name,
+             std::vector<int64_t>(spec.shape.size(), 0),
+             spec.shape,
+             at::empty(spec.shape, local.options())});
+      }
+      continue;
+    }
+    const Block block = block_of(spec, name, "save");
+    bool writes = numel(block.length) > 0;
+    for (size_t i = 0; i < spec.placements.size(); ++i) {
+      writes = writes && (is_shard(spec.placements[i]) || coordinate[i] == 0);
+    }
+    if (writes) {
+      items.push_back({name, block.start, block.length, local});
+    }
+  }
+  return items;
+}
+
+// Writes this rank's items and objects to `file`; returns the records.
+std::string write_items(
+    const std::string& dir,
+    const std::string& file,
+    const std::vector<Item>& items,
+    const std::map<std::string, c10::IValue>& objects) {
+  std::ostringstream records;
+  if (items.empty() && objects.empty()) {
+    return "";
+  }
+  FileWriter out(join(dir, file));
+  for (const Item& item : items) {
+    const std::vector<char> bytes =
+        torch::jit::pickle_save(item.value.detach().cpu().contiguous().clone());
+    const uint64_t at = out.write(bytes.data(), bytes.size());
+    records << "T\t" << item.name << "\t" << join_ints(item.offsets) << "\t"
+            << join_ints(item.sizes) << "\t" << file << "\t" << at << "\t"
+            << bytes.size() << "\n";
+  }
+  for (const auto& [name, value] : objects) {
+    const std::vector<char> bytes = torch::jit::pickle_save(value);
+    const uint64_t at = out.write(bytes.data(), bytes.size());
+    records << "O\t" << name << "\t" << file << "\t" << at << "\t"
+            << bytes.size() << "\n";
+  }
+  out.sync_and_close();
+  return records.str();
+}
+
+// The metadata of every rank's records.
+CheckpointInfo collect(
+    const std::vector<std::string>& records,
+    const std::map<std::string, at::Tensor>& tensors) {
+  CheckpointInfo info;
+  for (const auto& [name, t] : tensors) {
+    const DTensorImpl* impl = get_dtensor_impl(t);
+    TensorEntry& e = info.tensors[name];
+    e.dtype = t.scalar_type();
+    e.shape = impl ? impl->spec().shape : t.sizes().vec();
+  }
+  for (const std::string& rank_records : records) {
+    for (const std::string& line : split(rank_records, '\n')) {
+      const std::vector<std::string> f = split(line, '\t');
+      if (f.size() == 7 && f[0] == "T") {
+        info.tensors.at(f[1]).chunks.push_back(Chunk{
+            split_ints(f[2]),
+            split_ints(f[3]),
+            f[4],
+            std::stoull(f[5]),
+            std::stoull(f[6])});
+      } else if (f.size() == 5 && f[0] == "O") {
+        info.objects[f[1]] =
+            ObjectEntry{f[2], std::stoull(f[3]), std::stoull(f[4])};
+      }
+    }
+  }
+  for (auto& [name, e] : info.tensors) {
+    std::sort(
+        e.chunks.begin(), e.chunks.end(), [](const Chunk& a, const Chunk& b) {
+          return a.offsets < b.offsets;
+        });
+    int64_t covered = 0;
+    for (const Chunk& c : e.chunks) {
+      covered += numel(c.sizes);
+    }
+    TORCH_CHECK(
+        covered == numel(e.shape) && !e.chunks.empty(),
+        "checkpoint::save: the blocks written of '",
+        name,
+        "' cover ",
+        covered,
+        " of its ",
+        numel(e.shape),
+        " elements (a bug; please report it)");
+  }
+  return info;
+}
+
+// Data files no entry of `info` names: an earlier save's.
+void remove_stale_files(const std::string& dir, const CheckpointInfo& info) {
+  std::set<std::string> used;
+  for (const auto& [name, e] : info.tensors) {
+    for (const Chunk& c : e.chunks) {
+      used.insert(c.file);
+    }
+  }
+  for (const auto& [name, o] : info.objects) {
+    used.insert(o.file);
+  }
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir, ec)) {
+    const std::string file = f.path().filename().string();
+    if (file.rfind("__", 0) == 0 && f.path().extension() == ".distcp" &&
+        used.count(file) == 0) {
+      fs::remove(f.path(), ec);
+    }
+  }
+}
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+} // namespace
+
+void save(
+    const std::map<std::string, at::Tensor>& tensors,
+    const std::string& dir,
+    const DeviceMesh& mesh,
+    const std::map<std::string, c10::IValue>& objects,
+    const SaveOptions& options) {
+  const auto& coordinate = mesh.coordinate();
+  const bool first = std::all_of(
+      coordinate.begin(), coordinate.end(), [](int64_t c) { return c == 0; });
+  const std::vector<Item> items = items_to_write(tensors, mesh, options);
+  // This save's token: the first rank's random number, so that its files
+  // never overwrite a file the previous metadata names.
+  const std::string token = gather_strings(
+      std::to_string(std::random_device{}() & 0xffffff), mesh)[0];
+  const std::string file =
+      "__" + std::to_string(mesh.get_rank()) + "_" + token + ".distcp";
+  std::string mine;
+  try {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    mine = write_items(
+        dir,
+        file,
+        items,
+        first ? objects : std::map<std::string, c10::IValue>{});
+  } catch (const std::exception& e) {
+    mine = "E\t" + first_line(e.what()) + "\n";
+  }
+  const std::vector<std::string> records = gather_strings(mine, mesh);
+  std::string failed;
+  for (size_t r = 0; r < records.size(); ++r) {
+    if (records[r].rfind("E\t", 0) == 0) {
+      failed += "\n  rank " + std::to_string(mesh.mesh()[r]) + ": " +
+          records[r].substr(2, records[r].size() - 3);
+    }
+  }
+  TORCH_CHECK(
+      failed.empty(),
+      "checkpoint::save to ",
+      dir,
+      ": nothing was published; ranks failed to write:",
+      failed);
+  std::string publish_error;
+  if (first) {
+    try {
+      const CheckpointInfo info = collect(records, tensors);
+      publish_file(dir, ".metadata", encode_metadata(info));
+      remove_stale_files(dir, info);
+    } catch (const std::exception& e) {
+      publish_error = first_line(e.what());
+    }
+  }
+  // No rank returns before the metadata is in place (or has failed).
+  const std::string published = gather_strings(publish_error, mesh)[0];
+  TORCH_CHECK(
+      published.empty(),
+      "checkpoint::save to ",
+      dir,
+      ": the metadata was not published: ",
+      published);
+}
+
+} // namespace checkpoint
+} // namespace meshguard
