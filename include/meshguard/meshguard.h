@@ -3,6 +3,7 @@
 // The meshguard runtime: a C++ DTensor for libtorch. Link meshguard::runtime.
 
 #include <meshguard/runtime/CallSite.h>
+#include <meshguard/runtime/Checkpoint.h>
 #include <meshguard/runtime/CollectiveGuard.h>
 #include <meshguard/runtime/Collectives.h>
 #include <meshguard/runtime/DTensor.h>

@@ -141,6 +141,28 @@ TEST(Checkpoint, DamagedCheckpointsAreClearErrors) {
   });
   EXPECT_NE(truncated.find(".distcp: truncated: entry '"), std::string::npos) << truncated;
 
+  // Mutated metadata (random bytes changed, cut, repeated): read or a clear
+  // error, never a crash or a hang.
+  std::ifstream original(copy / ".metadata", std::ios::binary);
+  const std::string metadata((std::istreambuf_iterator<char>(original)), std::istreambuf_iterator<char>());
+  original.close();
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(160 + rank());
+  size_t errors = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string m = metadata;
+    const int64_t edits = at::randint(1, 4, {1}, gen).item<int64_t>();
+    for (int64_t e = 0; e < edits; ++e) {
+      const auto at = static_cast<size_t>(at::randint(0, static_cast<int64_t>(m.size()), {1}, gen).item<int64_t>());
+      m[at] = static_cast<char>(at::randint(0, 256, {1}, gen).item<int64_t>());
+    }
+    if (i % 3 == 0) {
+      m.resize(static_cast<size_t>(at::randint(0, static_cast<int64_t>(m.size()), {1}, gen).item<int64_t>()));
+    }
+    std::ofstream(copy / ".metadata", std::ios::binary | std::ios::trunc) << m;
+    errors += error_of([&] { checkpoint::read_info(copy.string()); }) != "(no error)";
+  }
+  EXPECT_GT(errors, 0u);
+
   // A metadata pickle that would run a program: refused by name, nothing run.
   const std::string evil("\x80\x02" "cposix\nsystem\n" "X\x04\x00\x00\x00" "true" "\x85R.", 28);
   std::ofstream(copy / ".metadata", std::ios::binary | std::ios::trunc) << evil;

@@ -91,10 +91,10 @@ class Decoder {
     if (v.is(K::kStr)) {
       return v.text;
     }
-    // A pathlib path: its parts as arguments.
+    // A pathlib path: its parts as arguments (strings, not paths again).
     if (v.is(K::kObject) && v.text.rfind("pathlib.", 0) == 0 &&
-        !v.items.empty()) {
-      return text(*v.items[0], where);
+        !v.items.empty() && v.items[0]->is(K::kStr)) {
+      return v.items[0]->text;
     }
     fail(where + " is a " + kind_name(v) + ", not a str");
   }
