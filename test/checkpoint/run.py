@@ -25,11 +25,42 @@ def run(cmd, env=None, timeout=300):
     return p.returncode, (p.stdout + p.stderr)
 
 
+def check_tool(tool, work):
+    """meshguard-checkpoint: info lists PyTorch's entries; verify passes the
+    three checkpoints and fails, naming file and entry, on a cut copy."""
+    ok = True
+    code, out = run([tool, "info", os.path.join(work, "one_d")])
+    if code != 0 or "w  Float [5, 3], 2 chunk(s)" not in out or "step  object:" not in out:
+        print(out[-3000:])
+        print("FAILED: meshguard-checkpoint info")
+        ok = False
+    for name in ("one_d", "two_d", "meshguard"):
+        code, out = run([tool, "verify", os.path.join(work, name)])
+        if code != 0 or "all readable" not in out:
+            print(out[-3000:])
+            print("FAILED: meshguard-checkpoint verify %s" % name)
+            ok = False
+    cut = os.path.join(work, "cut")
+    shutil.copytree(os.path.join(work, "meshguard"), cut)
+    for f in os.listdir(cut):
+        if f.endswith(".distcp"):
+            path = os.path.join(cut, f)
+            os.truncate(path, os.path.getsize(path) - 1)
+    code, out = run([tool, "verify", cut])
+    if code != 1 or ".distcp: truncated: entry '" not in out:
+        print(out[-3000:])
+        print("FAILED: meshguard-checkpoint verify of a cut checkpoint (exit %d)" % code)
+        ok = False
+    print("meshguard-checkpoint info/verify: %s" % ("ok" if ok else "FAILED"))
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--launcher", required=True)
     ap.add_argument("--rank-tests", required=True)
+    ap.add_argument("--tool", required=True, help="meshguard-checkpoint")
     args = ap.parse_args()
     code, out = run([args.python, "-c", "import torch.distributed.checkpoint, torch.distributed.tensor"])
     if code != 0:
@@ -60,6 +91,8 @@ def main():
             if code != 0:
                 print(out[-4000:])
                 return 1
+        if not check_tool(args.tool, work):
+            return 1
         failed = 0
         for nproc in (1, 3, 4):
             code, out = run([sys.executable, args.launcher, "--nproc", str(nproc), "--timeout", "240", "--",

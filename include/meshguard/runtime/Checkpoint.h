@@ -13,6 +13,7 @@
 // Docs: docs/runtime/checkpoint.md.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -94,6 +95,15 @@ void load(
 
 // A non-tensor entry's value (the optimizer's step, a string).
 c10::IValue load_object(const std::string& dir, const std::string& name);
+
+// Checks a whole checkpoint: the chunks of every tensor lie within its
+// shape, do not overlap and cover it, and every chunk and object reads back
+// (its bytes within its file, a torch.save archive of the metadata's
+// shape). Returns a one-line summary; throws a c10::Error naming the file
+// and entry of the first problem. `progress` is called after each entry.
+std::string verify(
+    const std::string& dir,
+    const std::function<void(const std::string& entry)>& progress = {});
 
 } // namespace checkpoint
 } // namespace meshguard
