@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <c10/util/Exception.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 
 namespace meshguard {
 namespace checkpoint {
@@ -66,6 +67,25 @@ std::vector<char> read_range(
   in.read(bytes.data(), static_cast<std::streamsize>(length));
   TORCH_CHECK(in.good(), path, ": read failed (entry '", entry, "')");
   return bytes;
+}
+
+c10::IValue read_item(
+    const std::string& path,
+    uint64_t offset,
+    uint64_t length,
+    const std::string& entry) {
+  const std::vector<char> bytes = read_range(path, offset, length, entry);
+  try {
+    return torch::jit::pickle_load(bytes);
+  } catch (const c10::Error& e) {
+    TORCH_CHECK(
+        false,
+        path,
+        ": entry '",
+        entry,
+        "' is not a readable torch.save archive: ",
+        e.what_without_backtrace());
+  }
 }
 
 FileWriter::FileWriter(const std::string& path) : path_(path) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/ivalue.h>
+
 namespace meshguard {
 namespace checkpoint {
 
@@ -17,6 +19,14 @@ std::string read_file(const std::string& path);
 
 // `length` bytes at `offset` of `path`, for entry `entry`.
 std::vector<char> read_range(
+    const std::string& path,
+    uint64_t offset,
+    uint64_t length,
+    const std::string& entry);
+
+// The torch.save archive at that range, unpickled (a chunk's tensor, an
+// object); one that does not read is an error naming file and entry.
+c10::IValue read_item(
     const std::string& path,
     uint64_t offset,
     uint64_t length,

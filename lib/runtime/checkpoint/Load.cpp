@@ -5,8 +5,6 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
-#include <torch/csrc/jit/serialization/pickle.h>
-
 #include <meshguard/runtime/DTensorImpl.h>
 
 #include "Internal.h"
@@ -19,23 +17,6 @@ namespace meshguard {
 namespace checkpoint {
 
 namespace {
-
-c10::IValue unpickle_item(
-    const std::vector<char>& bytes,
-    const std::string& path,
-    const std::string& entry) {
-  try {
-    return torch::jit::pickle_load(bytes);
-  } catch (const c10::Error& e) {
-    TORCH_CHECK(
-        false,
-        path,
-        ": entry '",
-        entry,
-        "' is not a readable torch.save archive: ",
-        e.what_without_backtrace());
-  }
-}
 
 void load_tensor(
     const std::string& dir,
@@ -74,8 +55,7 @@ void load_tensor(
       continue;
     }
     const std::string path = join(dir, chunk.file);
-    const c10::IValue item = unpickle_item(
-        read_range(path, chunk.offset, chunk.length, name), path, name);
+    const c10::IValue item = read_item(path, chunk.offset, chunk.length, name);
     TORCH_CHECK(
         item.isTensor() &&
             item.toTensor().sizes() == c10::IntArrayRef(chunk.sizes),
@@ -134,8 +114,7 @@ c10::IValue load_object(const std::string& dir, const std::string& name) {
       name,
       "'");
   const std::string path = join(dir, it->second.file);
-  return unpickle_item(
-      read_range(path, it->second.offset, it->second.length, name), path, name);
+  return read_item(path, it->second.offset, it->second.length, name);
 }
 
 } // namespace checkpoint

@@ -7,6 +7,8 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
+#include <c10/util/accumulate.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -37,14 +39,6 @@ struct Item {
   std::vector<int64_t> sizes;
   at::Tensor value;
 };
-
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) {
-    n *= s;
-  }
-  return n;
-}
 
 std::string join_ints(const std::vector<int64_t>& v) {
   std::string out;
@@ -143,7 +137,7 @@ std::vector<Item> items_to_write(
       local = detail::redistribute_local(local, spec, reduced);
       spec.placements = reduced;
     }
-    if (numel(spec.shape) == 0) {
+    if (c10::multiply_integers(spec.shape) == 0) {
       if (first) {
         items.push_back(
             {name,
@@ -154,7 +148,7 @@ std::vector<Item> items_to_write(
       continue;
     }
     const Block block = block_of(spec, name, "save");
-    bool writes = numel(block.length) > 0;
+    bool writes = c10::multiply_integers(block.length) > 0;
     for (size_t i = 0; i < spec.placements.size(); ++i) {
       writes = writes && (is_shard(spec.placements[i]) || coordinate[i] == 0);
     }
@@ -228,16 +222,16 @@ CheckpointInfo collect(
         });
     int64_t covered = 0;
     for (const Chunk& c : e.chunks) {
-      covered += numel(c.sizes);
+      covered += c10::multiply_integers(c.sizes);
     }
     TORCH_CHECK(
-        covered == numel(e.shape) && !e.chunks.empty(),
+        covered == c10::multiply_integers(e.shape) && !e.chunks.empty(),
         "checkpoint::save: the blocks written of '",
         name,
         "' cover ",
         covered,
         " of its ",
-        numel(e.shape),
+        c10::multiply_integers(e.shape),
         " elements (a bug; please report it)");
   }
   return info;

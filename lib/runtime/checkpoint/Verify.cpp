@@ -4,7 +4,7 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
-#include <torch/csrc/jit/serialization/pickle.h>
+#include <c10/util/accumulate.h>
 
 #include "checkpoint/Files.h"
 
@@ -13,14 +13,6 @@ namespace checkpoint {
 
 namespace {
 
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) {
-    n *= s;
-  }
-  return n;
-}
-
 bool overlap(const Chunk& a, const Chunk& b) {
   for (size_t d = 0; d < a.offsets.size(); ++d) {
     if (a.offsets[d] + a.sizes[d] <= b.offsets[d] ||
@@ -28,28 +20,8 @@ bool overlap(const Chunk& a, const Chunk& b) {
       return false;
     }
   }
-  return numel(a.sizes) > 0 && numel(b.sizes) > 0;
-}
-
-c10::IValue read_item(
-    const std::string& dir,
-    const std::string& file,
-    uint64_t offset,
-    uint64_t length,
-    const std::string& entry) {
-  const std::string path = join(dir, file);
-  const std::vector<char> bytes = read_range(path, offset, length, entry);
-  try {
-    return torch::jit::pickle_load(bytes);
-  } catch (const c10::Error& e) {
-    TORCH_CHECK(
-        false,
-        path,
-        ": entry '",
-        entry,
-        "' is not a readable torch.save archive: ",
-        e.what_without_backtrace());
-  }
+  return c10::multiply_integers(a.sizes) > 0 &&
+      c10::multiply_integers(b.sizes) > 0;
 }
 
 } // namespace
@@ -75,8 +47,9 @@ std::string verify(
             " and ",
             c10::IntArrayRef(e.chunks[j].offsets));
       }
-      covered += numel(c.sizes);
-      const c10::IValue item = read_item(dir, c.file, c.offset, c.length, name);
+      covered += c10::multiply_integers(c.sizes);
+      const c10::IValue item =
+          read_item(join(dir, c.file), c.offset, c.length, name);
       TORCH_CHECK(
           item.isTensor() &&
               item.toTensor().sizes() == c10::IntArrayRef(c.sizes),
@@ -90,21 +63,21 @@ std::string verify(
       bytes += c.length;
     }
     TORCH_CHECK(
-        covered == numel(e.shape),
+        covered == c10::multiply_integers(e.shape),
         dir,
         ": the chunks of entry '",
         name,
         "' cover ",
         covered,
         " of its ",
-        numel(e.shape),
+        c10::multiply_integers(e.shape),
         " elements");
     if (progress) {
       progress(name);
     }
   }
   for (const auto& [name, o] : info.objects) {
-    read_item(dir, o.file, o.offset, o.length, name);
+    read_item(join(dir, o.file), o.offset, o.length, name);
     bytes += o.length;
     if (progress) {
       progress(name);

@@ -11,6 +11,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "RuleTable.h"
+#include "ViewSupport.h"
 
 namespace meshguard {
 namespace ops {
@@ -18,18 +19,6 @@ namespace ops {
 namespace {
 
 using namespace shorthand;
-
-int64_t wrap(int64_t d, int64_t ndim) {
-  const int64_t n = std::max<int64_t>(ndim, 1);
-  TORCH_CHECK(
-      d >= -n && d < n,
-      "tensor op rule: dim ",
-      d,
-      " out of range for ",
-      ndim,
-      "-d tensor");
-  return d < 0 ? d + n : d;
-}
 
 // The Partials found among the operands (each gives an all-Partial strategy
 // to the ops that are linear in all their operands together).
@@ -93,7 +82,7 @@ RuleResult cat_rule(const CallInfo& call) {
     }
   }
   RuleResult r;
-  const int64_t dim = wrap(call.arg(1).toInt(), static_cast<int64_t>(ndim));
+  const int64_t dim = wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(ndim));
   Shape out = first ? *first : Shape{0};
   if (first) {
     out[dim] = 0;
@@ -128,7 +117,7 @@ RuleResult cat_rule(const CallInfo& call) {
 RuleResult stack_rule(const CallInfo& call) {
   const Shape& in = call.operands[0].shape;
   const int64_t ndim = static_cast<int64_t>(in.size());
-  const int64_t dim = wrap(call.arg(1).toInt(), ndim + 1);
+  const int64_t dim = wrap_dim(call.arg(1).toInt(), ndim + 1);
   const size_t n = call.operands.size();
   Shape out = in;
   out.insert(out.begin() + dim, static_cast<int64_t>(n));
@@ -151,7 +140,7 @@ RuleResult index_select_rule(const CallInfo& call) {
   const Shape self = shape_of(call, 0);
   const Shape index = shape_of(call, 2);
   const int64_t ndim = static_cast<int64_t>(self.size());
-  const int64_t dim = wrap(call.arg(1).toInt(), ndim);
+  const int64_t dim = wrap_dim(call.arg(1).toInt(), ndim);
   Shape out = self;
   int64_t picked = 1;
   for (auto v : index) {
@@ -187,7 +176,7 @@ RuleResult gather_rule(const CallInfo& call) {
   const Shape index = shape_of(call, 2);
   const int64_t ndim = static_cast<int64_t>(index.size());
   const int64_t dim =
-      wrap(call.arg(1).toInt(), static_cast<int64_t>(self.size()));
+      wrap_dim(call.arg(1).toInt(), static_cast<int64_t>(self.size()));
   RuleResult r;
   if (dim < ndim) {
     // A block of the index along `dim` reads the whole self there (on any
@@ -273,7 +262,7 @@ RuleResult add_into_rule(
   const Shape index = shape_of(call, 2);
   const Shape src = shape_of(call, src_arg);
   const int64_t ndim = static_cast<int64_t>(self.size());
-  const int64_t dim = wrap(call.arg(1).toInt(), ndim);
+  const int64_t dim = wrap_dim(call.arg(1).toInt(), ndim);
   RuleResult r;
   for (int64_t d = 0; d < ndim; ++d) {
     const bool alike = d != dim && d < static_cast<int64_t>(src.size()) &&

@@ -30,7 +30,7 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
   const int64_t n = std::max<int64_t>(ndim, 1);
   TORCH_CHECK(
       d >= -n && d < n,
-      "view rule: dim ",
+      "sharding rule: dim ",
       d,
       " out of range for ",
       ndim,

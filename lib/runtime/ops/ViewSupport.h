@@ -1,7 +1,8 @@
 #pragma once
 
 // What the view families share (ViewRules.cpp, SqueezeRules.cpp): a view
-// described by where each input dim goes, and dims wrapped as torch does.
+// described by where each input dim goes; and dims wrapped as torch does
+// (also TensorOpRules.cpp).
 
 #include <vector>
 
