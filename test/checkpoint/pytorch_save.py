@@ -45,6 +45,12 @@ def main():
         sd["scalar"] = full["scalar"].clone()
         sd["step"] = 7
         sd["name"] = "adam"
+        # A model's state dict nested as get_state_dict returns it: DCP
+        # flattens it to "model.weight", "model.bias".
+        torch.manual_seed(11)  # the same module on every rank
+        lin = torch.nn.Linear(3, 2)
+        sd["model"] = {k: v.detach().clone() for k, v in lin.state_dict().items()}
+        full.update({"model." + k: v.detach().clone() for k, v in lin.state_dict().items()})
     dcp.save(sd, checkpoint_id=out)
     if dist.get_rank() == 0:
         torch.save(full, out + ".expected.pt")

@@ -98,6 +98,14 @@ TEST(Checkpoint, LoadsWhatPyTorchSavedOnAnyMesh) {
       }
     }
   }
+  // A libtorch module takes the parameters of PyTorch's nn.Linear(3, 2),
+  // saved as {"model": lin.state_dict()}.
+  torch::nn::Linear lin(3, 2);
+  checkpoint::load(checkpoint::module_state(*lin, "model."), dir + "/one_d");
+  const auto pytorch = expected(dir + "/one_d.expected.pt");
+  EXPECT_TRUE(torch::equal(lin->weight, pytorch.at("model.weight")));
+  EXPECT_TRUE(torch::equal(lin->bias, pytorch.at("model.bias")));
+  EXPECT_TRUE(lin->weight.requires_grad());
   EXPECT_EQ(checkpoint::load_object(dir + "/one_d", "step").toInt(), 7);
   EXPECT_EQ(checkpoint::load_object(dir + "/one_d", "name").toStringRef(), "adam");
 }

@@ -17,29 +17,27 @@
 
 namespace {
 
-std::string shape_str(const std::vector<int64_t> &v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    out += (i ? ", " : "") + std::to_string(v[i]);
-  }
-  return out + "]";
+std::string shapeText(const std::vector<int64_t> &Shape) {
+  std::string Out = "[";
+  for (size_t I = 0; I < Shape.size(); ++I)
+    Out += (I ? ", " : "") + std::to_string(Shape[I]);
+  return Out + "]";
 }
 
-void info(const std::string &dir) {
-  const auto ck = meshguard::checkpoint::read_info(dir);
-  for (const auto &[name, e] : ck.tensors) {
-    std::cout << name << "  " << c10::toString(e.dtype) << " "
-              << shape_str(e.shape) << ", " << e.chunks.size() << " chunk(s)\n";
-    for (const auto &c : e.chunks) {
-      std::cout << "    at " << shape_str(c.offsets) << " size "
-                << shape_str(c.sizes) << ": " << c.file << " bytes " << c.offset
-                << ".." << c.offset + c.length << "\n";
-    }
+void printInfo(const std::string &Dir) {
+  const auto Info = meshguard::checkpoint::read_info(Dir);
+  for (const auto &[Name, Entry] : Info.tensors) {
+    std::cout << Name << "  " << c10::toString(Entry.dtype) << " "
+              << shapeText(Entry.shape) << ", " << Entry.chunks.size()
+              << " chunk(s)\n";
+    for (const auto &Chunk : Entry.chunks)
+      std::cout << "    at " << shapeText(Chunk.offsets) << " size "
+                << shapeText(Chunk.sizes) << ": " << Chunk.file << " bytes "
+                << Chunk.offset << ".." << Chunk.offset + Chunk.length << "\n";
   }
-  for (const auto &[name, o] : ck.objects) {
-    std::cout << name << "  object: " << o.file << " bytes " << o.offset << ".."
-              << o.offset + o.length << "\n";
-  }
+  for (const auto &[Name, Object] : Info.objects)
+    std::cout << Name << "  object: " << Object.file << " bytes "
+              << Object.offset << ".." << Object.offset + Object.length << "\n";
 }
 
 int usage() {
@@ -50,26 +48,26 @@ int usage() {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
+  if (argc != 3)
     return usage();
-  }
-  const std::string command = argv[1];
-  const std::string dir = argv[2];
+  const std::string Command = argv[1];
+  const std::string Dir = argv[2];
   try {
-    if (command == "info") {
-      info(dir);
-    } else if (command == "verify") {
-      std::cout << meshguard::checkpoint::verify(dir,
-                                                 [](const std::string &entry) {
+    if (Command == "info") {
+      printInfo(Dir);
+    } else if (Command == "verify") {
+      std::cout << meshguard::checkpoint::verify(Dir,
+                                                 [](const std::string &Entry) {
                                                    std::cerr << "verified "
-                                                             << entry << "\n";
+                                                             << Entry << "\n";
                                                  })
                 << "\n";
     } else {
       return usage();
     }
-  } catch (const c10::Error &e) {
-    std::cerr << "meshguard-checkpoint: " << e.what_without_backtrace() << "\n";
+  } catch (const c10::Error &Error) {
+    std::cerr << "meshguard-checkpoint: " << Error.what_without_backtrace()
+              << "\n";
     return 1;
   }
   return 0;

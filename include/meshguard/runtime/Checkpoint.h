@@ -23,6 +23,12 @@
 
 #include <meshguard/runtime/DeviceMesh.h>
 
+namespace torch {
+namespace nn {
+class Module;
+} // namespace nn
+} // namespace torch
+
 namespace meshguard {
 namespace checkpoint {
 
@@ -95,6 +101,15 @@ void load(
 
 // A non-tensor entry's value (the optimizer's step, a string).
 c10::IValue load_object(const std::string& dir, const std::string& name);
+
+// A module's parameters and buffers under PyTorch's names ("fc1.weight"),
+// each after `prefix`: the map save() and load() take. A PyTorch job that
+// saved {"model": model.state_dict()} wrote "model.fc1.weight": load with
+// prefix "model.". The tensors are the module's own, so load() fills the
+// module in place (DTensor parameters block by block).
+std::map<std::string, at::Tensor> module_state(
+    const torch::nn::Module& module,
+    const std::string& prefix = "");
 
 // Checks a whole checkpoint: the chunks of every tensor lie within its
 // shape, do not overlap and cover it, and every chunk and object reads back

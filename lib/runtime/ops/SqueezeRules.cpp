@@ -110,7 +110,15 @@ void add_squeeze_rules(RuleTable& table) {
   if (functional == ops.end() || in_place == ops.end()) {
     return;
   }
+  // The dimname overloads decompose before the kernel (into .dim).
+  auto decomposes = [](const c10::OperatorHandle& op) {
+    return op.hasKernelForDispatchKey(
+        c10::DispatchKey::CompositeImplicitAutograd);
+  };
   for (const c10::OperatorHandle& op : functional->second) {
+    if (decomposes(op)) {
+      continue;
+    }
     table[entry_name(op.operator_name())] = {
         "view", squeeze, [](const CallInfo& c) {
           return squeeze_rule(c, squeezed_dims(c));
@@ -118,7 +126,8 @@ void add_squeeze_rules(RuleTable& table) {
   }
   for (const c10::OperatorHandle& op : in_place->second) {
     for (const c10::OperatorHandle& base : functional->second) {
-      if (base.schema().overload_name() != op.schema().overload_name()) {
+      if (base.schema().overload_name() != op.schema().overload_name() ||
+          decomposes(op) || decomposes(base)) {
         continue;
       }
       RuleEntry entry;
