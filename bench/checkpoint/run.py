@@ -27,8 +27,14 @@ def launch(nproc, program):
                        capture_output=True, text=True, env=env)
     if p.returncode != 0:
         sys.exit((p.stdout + p.stderr)[-4000:])
-    return {line.split()[0]: [float(x) for x in line.split()[2::2]] for line in p.stdout.splitlines()
-            if line.split() and line.split()[0] in ("meshguard", "pytorch", "disk")}
+    out = {}
+    for line in (p.stdout + p.stderr).splitlines():
+        words = line.split()
+        if words[:1] and words[0].startswith("[rank"):  # the launcher's prefix
+            words = words[2:]
+        if words[:1] and words[0] in ("meshguard", "pytorch", "disk"):
+            out[words[0]] = [float(x) for x in words[2::2]]
+    return out
 
 
 def main():

@@ -6,11 +6,16 @@ full value to DIR.expected.pt for the loader to compare with.
 usage (through scripts/meshguard-launch, 2 or 4 ranks): pytorch_save.py DIR
 """
 
+import os
 import sys
 
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
+# results.finish: a barrier, then os._exit past c10d's teardown, which now
+# and then aborts a finished process.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance"))
+from results import finish  # noqa: E402
 from torch.distributed.tensor import Replicate, Shard, distribute_tensor, init_device_mesh
 
 
@@ -54,7 +59,7 @@ def main():
     dcp.save(sd, checkpoint_id=out)
     if dist.get_rank() == 0:
         torch.save(full, out + ".expected.pt")
-    dist.destroy_process_group()
+    finish()
 
 
 if __name__ == "__main__":

@@ -42,6 +42,10 @@ class FileWriter {
 
   // Returns the offset the bytes start at.
   uint64_t write(const char* data, size_t size);
+  // Bytes written so far.
+  uint64_t size() const {
+    return size_;
+  }
   void sync_and_close();
 
  private:

@@ -16,7 +16,9 @@
 #include <set>
 #include <sstream>
 
-#include <torch/csrc/jit/serialization/pickle.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 
 #include <meshguard/runtime/DTensorImpl.h>
 
@@ -159,6 +161,54 @@ std::vector<Item> items_to_write(
   return items;
 }
 
+// The tensor torch.save would write for `t`: its bytes alone (a view's
+// whole storage would be written otherwise), on the CPU. Copies only when
+// `t` is not already that.
+at::Tensor compact(const at::Tensor& t) {
+  at::Tensor c = t.detach().cpu().contiguous();
+  if (c.storage_offset() != 0 || c.storage().nbytes() != c.nbytes()) {
+    c = c.clone();
+  }
+  return c;
+}
+
+// Writes `value` in torch.save's format (what pickle_save makes) straight
+// into `out`: pickle_save would build the whole archive in memory first.
+// Returns where it starts and sets its length.
+uint64_t
+write_archive(const c10::IValue& value, FileWriter& out, uint64_t& length) {
+  std::vector<char> pickle;
+  torch::jit::Pickler pickler([&](const char* bytes, size_t n) {
+    pickle.insert(pickle.end(), bytes, bytes + n);
+  });
+  pickler.protocol();
+  pickler.pushIValue(value);
+  pickler.stop();
+  const uint64_t start = out.size();
+  // The zip writer must not see an exception (its destructor writes too):
+  // the first failure is kept and thrown after it is gone.
+  std::string failure;
+  {
+    caffe2::serialize::PyTorchStreamWriter zip(
+        [&](const void* data, size_t n) -> size_t {
+          if (failure.empty()) {
+            try {
+              out.write(static_cast<const char*>(data), n);
+            } catch (const std::exception& e) {
+              failure = e.what();
+            }
+          }
+          return n;
+        });
+    torch::jit::writeArchiveAndTensors(
+        "data", pickle.data(), pickle.size(), pickler.tensorData(), zip);
+    zip.writeEndOfFile();
+  }
+  TORCH_CHECK(failure.empty(), failure);
+  length = out.size() - start;
+  return start;
+}
+
 // Writes this rank's items and objects to `file`; returns the records.
 std::string write_items(
     const std::string& dir,
@@ -170,19 +220,17 @@ std::string write_items(
     return "";
   }
   FileWriter out(join(dir, file));
+  uint64_t length = 0;
   for (const Item& item : items) {
-    const std::vector<char> bytes =
-        torch::jit::pickle_save(item.value.detach().cpu().contiguous().clone());
-    const uint64_t at = out.write(bytes.data(), bytes.size());
+    const uint64_t at = write_archive(compact(item.value), out, length);
     records << "T\t" << item.name << "\t" << join_ints(item.offsets) << "\t"
             << join_ints(item.sizes) << "\t" << file << "\t" << at << "\t"
-            << bytes.size() << "\n";
+            << length << "\n";
   }
   for (const auto& [name, value] : objects) {
-    const std::vector<char> bytes = torch::jit::pickle_save(value);
-    const uint64_t at = out.write(bytes.data(), bytes.size());
-    records << "O\t" << name << "\t" << file << "\t" << at << "\t"
-            << bytes.size() << "\n";
+    const uint64_t at = write_archive(value, out, length);
+    records << "O\t" << name << "\t" << file << "\t" << at << "\t" << length
+            << "\n";
   }
   out.sync_and_close();
   return records.str();
