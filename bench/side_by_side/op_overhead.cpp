@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/TensorIndexing.h>
 #include <ATen/Parallel.h>
 
 #include <meshguard/meshguard.h>
@@ -47,6 +48,12 @@ int main(int argc, char** argv) {
   at::Tensor xs = distribute_tensor(x, mesh, s0), ys = distribute_tensor(y, mesh, s0);
   at::Tensor xr = distribute_tensor(x, mesh, r), wr = distribute_tensor(w, mesh, r), br = distribute_tensor(b, mesh, r);
   at::Tensor xl = to_local(xs), yl = to_local(ys);
+  // Indexing, convolution and attention on batch shards (issue #39's rows).
+  at::Tensor cols = at::arange(0, 64, 2), colsr = distribute_tensor(cols, mesh, r);
+  at::Tensor img = at::randn({8, 4, 8, 8}), kernel = at::randn({4, 4, 3, 3});
+  at::Tensor imgs = distribute_tensor(img, mesh, s0), kernelr = distribute_tensor(kernel, mesh, r);
+  at::Tensor imgl = to_local(imgs);
+  at::Tensor q = at::randn({4, 2, 16, 8}), qs = distribute_tensor(q, mesh, s0), ql = to_local(qs);
   struct Row {
     const char* name;
     std::function<void()> dtensor, local;
@@ -64,6 +71,11 @@ int main(int argc, char** argv) {
       {"view S(0)", [&] { (void)xs.view({64, 8, 8}); }, [&] { (void)xl.view({xl.size(0), 8, 8}); }},
       {"softmax(-1) S(0)", [&] { (void)at::softmax(xs, -1); }, [&] { (void)at::softmax(xl, -1); }},
       {"softmax(-1) R", [&] { (void)at::softmax(xr, -1); }, [&] { (void)at::softmax(x, -1); }},
+      {"index S(0)[:, cols]", [&] { (void)xs.index({at::indexing::Slice(), colsr}); },
+       [&] { (void)xl.index({at::indexing::Slice(), cols}); }},
+      {"conv2d S(0)", [&] { (void)at::conv2d(imgs, kernelr); }, [&] { (void)at::conv2d(imgl, kernel); }},
+      {"sdpa S(0)", [&] { (void)at::scaled_dot_product_attention(qs, qs, qs); },
+       [&] { (void)at::scaled_dot_product_attention(ql, ql, ql); }},
   };
   std::string json = "{\"rows\": [";
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -38,6 +38,16 @@ def main():
     xs, ys = distribute_tensor(x, mesh, [Shard(0)]), distribute_tensor(y, mesh, [Shard(0)])
     xr, wr, br = (distribute_tensor(t, mesh, [Replicate()]) for t in (x, w, b))
     xl, yl = xs.to_local(), ys.to_local()
+    # Indexing, convolution and attention on batch shards (issue #39's rows).
+    cols = torch.arange(0, 64, 2)
+    colsr = distribute_tensor(cols, mesh, [Replicate()])
+    img, kernel = torch.randn(8, 4, 8, 8), torch.randn(4, 4, 3, 3)
+    imgs, kernelr = distribute_tensor(img, mesh, [Shard(0)]), distribute_tensor(kernel, mesh, [Replicate()])
+    imgl = imgs.to_local()
+    q = torch.randn(4, 2, 16, 8)
+    qs = distribute_tensor(q, mesh, [Shard(0)])
+    ql = qs.to_local()
+    sdpa = torch.nn.functional.scaled_dot_product_attention
     rows = [
         ("add S(0)+S(0)", lambda: xs + ys, lambda: xl + yl),
         ("add R+R", lambda: xr + wr, lambda: x + w),
@@ -50,6 +60,9 @@ def main():
         ("view S(0)", lambda: xs.view(64, 8, 8), lambda: xl.view(xl.shape[0], 8, 8)),
         ("softmax(-1) S(0)", lambda: torch.softmax(xs, -1), lambda: torch.softmax(xl, -1)),
         ("softmax(-1) R", lambda: torch.softmax(xr, -1), lambda: torch.softmax(x, -1)),
+        ("index S(0)[:, cols]", lambda: xs[:, colsr], lambda: xl[:, cols]),
+        ("conv2d S(0)", lambda: torch.conv2d(imgs, kernelr), lambda: torch.conv2d(imgl, kernel)),
+        ("sdpa S(0)", lambda: sdpa(qs, qs, qs), lambda: sdpa(ql, ql, ql)),
     ]
     out = []
     for name, dtensor, local in rows:
