@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,14 +33,27 @@ class Module;
 namespace meshguard {
 namespace checkpoint {
 
+// The on-disk layouts: DCP's FileSystemWriter (`.metadata` and
+// `__{rank}_{n}.distcp`) and Hugging Face safetensors (DCP's
+// HuggingFaceStorageWriter: `.safetensors` files, one per rank with
+// DCP_SHARDING_INFO in their headers, or consolidated whole tensors).
+enum class Format { kDcp, kSafetensors };
+
+// How a chunk's bytes are stored in its file.
+enum class Encoding {
+  kTorchSave, // a torch.save archive holding the chunk (DCP's .distcp)
+  kRaw, // its elements, row-major, little-endian, of the entry's dtype
+};
+
 // One chunk of a tensor entry: where it lies in the global tensor and where
 // its bytes are.
 struct Chunk {
   std::vector<int64_t> offsets;
   std::vector<int64_t> sizes;
   std::string file; // relative to the checkpoint directory
-  uint64_t offset = 0; // of its torch.save archive in the file
+  uint64_t offset = 0; // of its bytes (a torch.save archive, or raw) in the file
   uint64_t length = 0;
+  Encoding encoding = Encoding::kTorchSave;
 };
 
 struct TensorEntry {
@@ -56,11 +70,13 @@ struct ObjectEntry {
 };
 
 struct CheckpointInfo {
+  Format format = Format::kDcp;
   std::map<std::string, TensorEntry> tensors;
   std::map<std::string, ObjectEntry> objects;
 };
 
-// Reads and checks `dir`/.metadata: every chunk within its tensor's shape
+// Reads and checks the index of the checkpoint in `dir` (`.metadata`, or
+// the safetensors files' headers): every chunk within its tensor's shape
 // and with its bytes' place. A missing, truncated, corrupt or foreign file is
 // a c10::Error naming the file (and the entry).
 CheckpointInfo read_info(const std::string& dir);
@@ -68,6 +84,8 @@ CheckpointInfo read_info(const std::string& dir);
 struct SaveOptions {
   // Reduce Partial DTensors (one all-reduce each) instead of refusing them.
   bool reduce_partial = false;
+  // The layout written; PyTorch's matching reader loads it.
+  Format format = Format::kDcp;
 };
 
 // Saves `tensors` and `objects` (non-tensor entries: a step, a string) into
@@ -85,6 +103,50 @@ void save(
     const std::map<std::string, at::Tensor>& tensors,
     const std::string& dir,
     const DeviceMesh& mesh,
+    const std::map<std::string, c10::IValue>& objects = {},
+    const SaveOptions& options = {});
+
+// A save going on in the background (async_save).
+class PendingSave {
+ public:
+  PendingSave();
+  PendingSave(PendingSave&&) noexcept;
+  PendingSave& operator=(PendingSave&&) noexcept;
+  // Waits for the save; an error wait() did not throw is logged.
+  ~PendingSave();
+
+  // Blocks until the metadata is published (or the save failed on some
+  // rank: then throws, on every rank, the message save() would throw).
+  void wait();
+  // Whether wait() would return at once.
+  bool done() const;
+
+ private:
+  friend PendingSave async_save(
+      const std::map<std::string, at::Tensor>&,
+      const std::string&,
+      const DeviceMesh&,
+      const DeviceMesh&,
+      const std::map<std::string, c10::IValue>&,
+      const SaveOptions&);
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// save() in two parts. Before it returns, the blocks this rank writes are
+// copied to CPU memory (staged), so the caller may go on changing its
+// tensors; a background thread then writes them and publishes the metadata.
+// The background's collectives (the ranks' records, the publication) run
+// over `coordination`: a mesh of the same ranks, in the same order, that
+// nothing else uses while the save runs (a second init_device_mesh("cpu",
+// ...) made once for checkpoints; PyTorch's async_save also wants a Gloo
+// group of its own), since collectives of two threads on one group would
+// pair wrongly. Everything else is as in save().
+PendingSave async_save(
+    const std::map<std::string, at::Tensor>& tensors,
+    const std::string& dir,
+    const DeviceMesh& mesh,
+    const DeviceMesh& coordination,
     const std::map<std::string, c10::IValue>& objects = {},
     const SaveOptions& options = {});
 

@@ -43,11 +43,12 @@ std::string read_file(const std::string& path) {
   return out.str();
 }
 
-std::vector<char> read_range(
+void read_range_into(
     const std::string& path,
     uint64_t offset,
     uint64_t length,
-    const std::string& entry) {
+    const std::string& entry,
+    void* dst) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   TORCH_CHECK(in.good(), path, ": cannot be opened (entry '", entry, "')");
   const auto size = static_cast<uint64_t>(in.tellg());
@@ -62,10 +63,18 @@ std::vector<char> read_range(
       offset + length,
       ", the file has ",
       size);
-  std::vector<char> bytes(length);
   in.seekg(static_cast<std::streamoff>(offset));
-  in.read(bytes.data(), static_cast<std::streamsize>(length));
+  in.read(static_cast<char*>(dst), static_cast<std::streamsize>(length));
   TORCH_CHECK(in.good(), path, ": read failed (entry '", entry, "')");
+}
+
+std::vector<char> read_range(
+    const std::string& path,
+    uint64_t offset,
+    uint64_t length,
+    const std::string& entry) {
+  std::vector<char> bytes(length);
+  read_range_into(path, offset, length, entry, bytes.data());
   return bytes;
 }
 
@@ -86,6 +95,43 @@ c10::IValue read_item(
         "' is not a readable torch.save archive: ",
         e.what_without_backtrace());
   }
+}
+
+at::Tensor read_chunk(
+    const std::string& dir,
+    const std::string& entry,
+    at::ScalarType dtype,
+    const Chunk& chunk) {
+  const std::string path = join(dir, chunk.file);
+  if (chunk.encoding == Encoding::kRaw) {
+    at::Tensor t = at::empty(chunk.sizes, at::TensorOptions().dtype(dtype));
+    TORCH_CHECK(
+        t.nbytes() == chunk.length,
+        path,
+        ": entry '",
+        entry,
+        "' has a chunk of ",
+        chunk.length,
+        " bytes where its sizes ",
+        c10::IntArrayRef(chunk.sizes),
+        " of ",
+        dtype,
+        " need ",
+        t.nbytes());
+    read_range_into(path, chunk.offset, chunk.length, entry, t.data_ptr());
+    return t;
+  }
+  const c10::IValue item = read_item(path, chunk.offset, chunk.length, entry);
+  TORCH_CHECK(
+      item.isTensor() &&
+          item.toTensor().sizes() == c10::IntArrayRef(chunk.sizes),
+      path,
+      ": entry '",
+      entry,
+      "' holds a chunk of another shape than the metadata says (",
+      c10::IntArrayRef(chunk.sizes),
+      ")");
+  return item.toTensor();
 }
 
 FileWriter::FileWriter(const std::string& path) : path_(path) {

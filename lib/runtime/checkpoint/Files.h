@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <ATen/ATen.h>
 #include <ATen/core/ivalue.h>
+
+#include <meshguard/runtime/Checkpoint.h>
 
 namespace meshguard {
 namespace checkpoint {
@@ -24,6 +27,14 @@ std::vector<char> read_range(
     uint64_t length,
     const std::string& entry);
 
+// The same, into `dst` (`length` bytes of room).
+void read_range_into(
+    const std::string& path,
+    uint64_t offset,
+    uint64_t length,
+    const std::string& entry,
+    void* dst);
+
 // The torch.save archive at that range, unpickled (a chunk's tensor, an
 // object); one that does not read is an error naming file and entry.
 c10::IValue read_item(
@@ -31,6 +42,15 @@ c10::IValue read_item(
     uint64_t offset,
     uint64_t length,
     const std::string& entry);
+
+// Chunk `chunk` of entry `entry` (dtype `dtype`) of the checkpoint in
+// `dir`, read whatever its encoding, as a tensor of the chunk's sizes; bytes
+// that do not make one are an error naming file and entry.
+at::Tensor read_chunk(
+    const std::string& dir,
+    const std::string& entry,
+    at::ScalarType dtype,
+    const Chunk& chunk);
 
 // Appends to a new file (truncated on open); sync() flushes it to disk.
 class FileWriter {

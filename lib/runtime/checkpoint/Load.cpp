@@ -54,18 +54,7 @@ void load_tensor(
     if (!overlaps) {
       continue;
     }
-    const std::string path = join(dir, chunk.file);
-    const c10::IValue item = read_item(path, chunk.offset, chunk.length, name);
-    TORCH_CHECK(
-        item.isTensor() &&
-            item.toTensor().sizes() == c10::IntArrayRef(chunk.sizes),
-        path,
-        ": entry '",
-        name,
-        "' holds a chunk of another shape than the metadata says (",
-        c10::IntArrayRef(chunk.sizes),
-        ")");
-    at::Tensor src = item.toTensor();
+    at::Tensor src = read_chunk(dir, name, entry.dtype, chunk);
     at::Tensor dst = local;
     for (size_t d = 0; d < shape.size(); ++d) {
       const auto dim = static_cast<int64_t>(d);

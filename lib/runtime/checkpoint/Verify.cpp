@@ -48,17 +48,7 @@ std::string verify(
             c10::IntArrayRef(e.chunks[j].offsets));
       }
       covered += c10::multiply_integers(c.sizes);
-      const c10::IValue item =
-          read_item(join(dir, c.file), c.offset, c.length, name);
-      TORCH_CHECK(
-          item.isTensor() &&
-              item.toTensor().sizes() == c10::IntArrayRef(c.sizes),
-          join(dir, c.file),
-          ": entry '",
-          name,
-          "' holds a chunk of another shape than the metadata says (",
-          c10::IntArrayRef(c.sizes),
-          ")");
+      read_chunk(dir, name, e.dtype, c);
       ++chunks;
       bytes += c.length;
     }
