@@ -6,6 +6,8 @@
 //   meshguard-checkpoint verify DIR   bounds, overlap, coverage, every chunk
 //                                     read back; exit 1 naming the file and
 //                                     entry of the first problem
+//   meshguard-checkpoint convert SRC DST --format dcp|safetensors [--force]
+//                                     any layout in, the named one out
 // Docs: docs/runtime/checkpoint.md.
 
 #include <iostream>
@@ -14,6 +16,8 @@
 #include <c10/util/Exception.h>
 
 #include <meshguard/runtime/Checkpoint.h>
+
+#include "Convert.h"
 
 namespace {
 
@@ -41,13 +45,17 @@ void printInfo(const std::string &Dir) {
 }
 
 int usage() {
-  std::cerr << "usage: meshguard-checkpoint info DIR | verify DIR\n";
+  std::cerr << "usage: meshguard-checkpoint info DIR | verify DIR\n"
+               "       meshguard-checkpoint convert SRC DST --format "
+               "dcp|safetensors [--force]\n";
   return 2;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && std::string(argv[1]) == "convert")
+    return meshguard::tool::runConvert(argc - 2, argv + 2);
   if (argc != 3)
     return usage();
   const std::string Command = argv[1];

@@ -5,6 +5,8 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
+#include <filesystem>
+
 #include <meshguard/runtime/DTensorImpl.h>
 
 #include "Internal.h"
@@ -12,6 +14,7 @@
 #include "checkpoint/Files.h"
 #include "checkpoint/LocalBlock.h"
 #include "checkpoint/RestrictedPickle.h"
+#include "checkpoint/Safetensors.h"
 
 namespace meshguard {
 namespace checkpoint {
@@ -69,6 +72,10 @@ void load_tensor(
 
 CheckpointInfo read_info(const std::string& dir) {
   const std::string path = join(dir, ".metadata");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && holds_safetensors(dir)) {
+    return read_safetensors_info(dir);
+  }
   const std::string bytes = read_file(path);
   return decode_metadata(*read_pickle(bytes, path), path);
 }
@@ -94,6 +101,14 @@ void load(
 
 c10::IValue load_object(const std::string& dir, const std::string& name) {
   const CheckpointInfo info = read_info(dir);
+  TORCH_CHECK(
+      info.format != Format::kSafetensors,
+      "checkpoint::load_object: ",
+      dir,
+      " is a safetensors checkpoint, which holds tensors only: a non-tensor "
+      "entry such as '",
+      name,
+      "' is not representable there");
   auto it = info.objects.find(name);
   TORCH_CHECK(
       it != info.objects.end(),

@@ -27,6 +27,7 @@
 #include "checkpoint/Files.h"
 #include "checkpoint/LocalBlock.h"
 #include "checkpoint/SaveSupport.h"
+#include "checkpoint/Safetensors.h"
 
 namespace meshguard {
 namespace checkpoint {
@@ -209,6 +210,10 @@ void save(
     const DeviceMesh& mesh,
     const std::map<std::string, c10::IValue>& objects,
     const SaveOptions& options) {
+  if (options.format == Format::kSafetensors) {
+    save_safetensors(tensors, dir, mesh, objects, options);
+    return;
+  }
   const bool first = is_first_rank(mesh);
   const std::vector<Item> items = items_to_write(tensors, mesh, options);
   // This save's token: the first rank's random number, so that its files
