@@ -7,6 +7,8 @@
 #      notes and fix-its laid out on the source, go to $BUILD/demo/report.html;
 #   4. the fix-its are applied to a copy, which is rebuilt and trains on 2 ranks,
 #      its loss matching a single-process reference (curves in $BUILD/demo/loss.svg);
+#      it saves its state at step 15 (meshguard::checkpoint), and a 4-rank run
+#      resumes from it, its steps 16-30 matching the reference's;
 #   5. a summary.
 # Usage: scripts/demo.sh [build-dir]. Non-interactive; MESHGUARD_DEMO_PLAIN=1 turns colour off.
 set -uo pipefail
@@ -37,12 +39,13 @@ echo "  configuring (TORCH=$torch; a first run installs Debian packages and PyTo
 quiet "$logs/configure.log" bash scripts/configure.sh "$build" "$torch" -DCMAKE_BUILD_TYPE=Release ||
   die "installing packages or configuring failed" "$logs/configure.log"
 sed -n 's/^configure ([^)]*): meshguard: libtorch/  libtorch/p' "$logs/configure.log"
-# Only what the demo runs; progress lines name the slow steps as they go.
-python3 scripts/build.py "$build" -j "$(nproc)" meshguard-tidy train rank0_checkpoint | sed 's/^/  /'
+# Only what the demo runs; progress lines name the slow steps as they go
+# (sed -u: a log that is not a terminal gets each line when it is printed).
+python3 scripts/build.py "$build" -j "$(nproc)" meshguard-tidy train rank0_checkpoint | sed -u 's/^/  /'
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "building failed" "$build/build.log"
 ok "built meshguard-tidy and examples/train.cpp (logs in $logs)"
 
-launch() { # launch LOG NPROC ARGS...: the program on NPROC local Gloo ranks
+launch() { # launch LOG NPROC PROGRAM ARGS...: the program on NPROC local Gloo ranks
   local log=$1 n=$2; shift 2
   python3 scripts/meshguard-launch --nproc "$n" --timeout 120 -- "$@" >"$log" 2>&1
 }
@@ -108,15 +111,22 @@ sed 's/^/  /' "$work/fix.diff" | grep -E '^  (\+|-|@@)' | grep -vE '^  (\+\+\+|-
 left=$(grep -c 'warning:' "$logs/tidy-after.log")
 quiet "$logs/configure-fixed.log" cmake -S . -B "$build" -DMESHGUARD_DEMO_FIXED_SOURCE="$work/src/train_fixed.cpp" ||
   die "configuring the fixed program failed" "$logs/configure-fixed.log"
-quiet "$logs/build-fixed.log" cmake --build "$build" --target train_fixed ||
-  die "the fixed program does not compile" "$logs/build-fixed.log"
+python3 scripts/build.py "$build" -j "$(nproc)" train_fixed | sed -u 's/^/  /'
+build_rc=${PIPESTATUS[0]}
+cp "$build/build.log" "$logs/build-fixed.log"
+[ "$build_rc" -eq 0 ] || die "the fixed program does not compile" "$logs/build-fixed.log"
 ok "$fixed fix-its applied; the fixed program compiles; $left findings left"
 
-launch "$logs/fixed-run.log" 2 "$build/bin/train_fixed" ||
+# The 2-rank run also saves its state at step $save_step; section 4b resumes from it.
+save_step=15
+checkpoint=$work/checkpoint
+rm -rf "$checkpoint"
+launch "$logs/fixed-run.log" 2 "$build/bin/train_fixed" --save-at "$save_step" "$checkpoint" ||
   die "the fixed program failed on 2 ranks" "$logs/fixed-run.log"
 launch "$logs/reference-run.log" 1 "$build/bin/train_fixed" ||
   die "the single-process reference run failed" "$logs/reference-run.log"
-grep -E '^\[rank 0\] step' "$logs/fixed-run.log" | sed 's/^/  /'
+# The program logs every step; shown: the first, every fifth, and the save.
+grep -E '^\[rank 0\] (step (1|[0-9]*[05]) loss|saved step)' "$logs/fixed-run.log" | sed "s|$root/||; s/^/  /"
 python3 scripts/compare-loss.py "$logs/fixed-run.log" "$logs/reference-run.log" >"$logs/compare.txt" ||
   { cat "$logs/compare.txt"; die "the 2-rank loss does not match the single-process reference" "$logs/compare.txt"; }
 sed 's/^/  /' "$logs/compare.txt"
@@ -124,10 +134,29 @@ bash scripts/plot-loss.sh "$logs/fixed-run.log" "$logs/reference-run.log" "$work
   die "plotting the loss curves failed" "$logs/plot.log"
 ok "the fixed program trains on 2 ranks and matches the reference"
 
+# A checkpoint is only as good as the run that continues from it: a new job on
+# 4 ranks (its own mesh, 16 rows per rank instead of 32) loads the 2-rank state
+# into its DTensors and must go on exactly as the run that never stopped.
+section "4b. Resume from the 2-rank checkpoint of step $save_step on 4 ranks"
+[ -f "$checkpoint/.metadata" ] || die "the 2-rank run saved no checkpoint in $checkpoint" "$logs/fixed-run.log"
+printf '  %s: %s files, %s bytes (PyTorch DCP layout)\n' "${checkpoint#"$root/"}" \
+  "$(find "$checkpoint" -type f | wc -l)" "$(find "$checkpoint" -type f -printf '%s\n' | awk '{ n += $1 } END { print n }')"
+launch "$logs/resume-run.log" 4 "$build/bin/train_fixed" --resume "$checkpoint" ||
+  die "the resumed run failed on 4 ranks" "$logs/resume-run.log"
+grep -q "resumed at step $((save_step + 1)) " "$logs/resume-run.log" ||
+  die "the 4-rank run did not resume at step $((save_step + 1))" "$logs/resume-run.log"
+grep -m1 '^\[rank 0\] resumed' "$logs/resume-run.log" | sed "s|$root/||; s/^/  /"
+python3 scripts/compare-loss.py "$logs/resume-run.log" "$logs/reference-run.log" \
+  --first-step "$((save_step + 1))" --label "4 ranks" >"$logs/compare-resume.txt" ||
+  { cat "$logs/compare-resume.txt"; die "the resumed run's loss does not continue as the reference's" "$logs/compare-resume.txt"; }
+sed 's/^/  /' "$logs/compare-resume.txt"
+ok "saved on 2 ranks, resumed on 4: steps $((save_step + 1))-30 match the uninterrupted reference"
+
 section "5. Summary"
 step_ms=$(grep -m1 -oE 'ms/step=[0-9.]+' "$logs/fixed-run.log" | cut -d= -f2)
 printf '  findings: %s   fix-it edits applied: %s   findings after fixing: %s\n' "$findings" "$fixed" "$left"
 printf '  time per training step (2 ranks): %s ms   demo time: %s s\n' "${step_ms:-?}" "$(( $(date +%s) - start_all ))"
 printf '  report: %s   loss plot: %s\n' "$work/report.html" "$work/loss.svg"
+printf '  checkpoint (step %s, 2 ranks; resumed on 4): %s\n' "$save_step" "$checkpoint"
 printf '  logs: %s\n' "$logs"
 printf '  next: docs/README.md (checks, runtime, IDE and CI setup)\n'
