@@ -3,7 +3,8 @@ dcp.load into DTensors (Replicate, Shard(0); 2x2 on 4 ranks) and plain
 tensors, through HuggingFaceStorageReader (`safetensors`) or the default
 FileSystemReader (`dcp`); every value must equal DIR.expected.pt's.
 
-usage (through scripts/meshguard-launch): pytorch_hf_load.py DIR EXPECTED safetensors|dcp
+usage (through scripts/meshguard-launch):
+  pytorch_hf_load.py DIR EXPECTED safetensors|dcp [DIR EXPECTED FORMAT]...
 """
 
 import os
@@ -25,10 +26,7 @@ def load(sd, path, fmt):
         dcp.load(sd, checkpoint_id=path)
 
 
-def main():
-    path, expected_path, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
-    dist.init_process_group("gloo")
-    world = dist.get_world_size()
+def check(path, expected_path, fmt, world):
     # (Written by the test itself: trusted.)
     expected = torch.load(expected_path, weights_only=False)
     layouts = [((world,), [Replicate()]), ((world,), [Shard(0)])]
@@ -51,8 +49,19 @@ def main():
     if bad:
         print("rank %d: dcp.load (%s) of %s differs: %s" % (dist.get_rank(), fmt, path, ", ".join(bad)))
     else:
-        print("dcp.load (%s) on %d ranks: every value equal (%d entries)" % (fmt, world, len(expected)))
-    finish(1 if bad else 0)
+        print("dcp.load (%s) of %s on %d ranks: every value equal (%d entries)"
+              % (fmt, os.path.basename(path), world, len(expected)))
+    return not bad
+
+
+def main():
+    args = sys.argv[1:]
+    dist.init_process_group("gloo")
+    world = dist.get_world_size()
+    ok = True
+    for i in range(0, len(args), 3):
+        ok = check(args[i], args[i + 1], args[i + 2], world) and ok
+    finish(0 if ok else 1)
 
 
 if __name__ == "__main__":
