@@ -27,7 +27,7 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 STUBS = os.path.join(ROOT, "test", "Inputs", "stubs")
 HEADERS = ["meshguard/meshguard.h", "meshguard/runtime/Factories.h",
-           "meshguard/runtime/Parallelize.h"]
+           "meshguard/runtime/Parallelize.h", "meshguard/runtime/Checkpoint.h"]
 # Stub declarations that differ on purpose.
 ALLOWED = {
     # The tests make meshes without process groups; the checks never look

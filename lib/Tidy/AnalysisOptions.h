@@ -78,7 +78,8 @@ inline constexpr llvm::StringLiteral DTensorCheckNames[] = {
     "dtensor-collective-without-mesh", "dtensor-process-group-misuse",
     "dtensor-mixed-tensor-op",         "dtensor-rank-divergent-collective",
     "dtensor-partial-local-use",       "dtensor-op-without-sharding-rule",
-    "dtensor-unverified-replicate",    "dtensor-mixed-meshes"};
+    "dtensor-unverified-replicate",    "dtensor-mixed-meshes",
+    "dtensor-unsharded-checkpoint"};
 
 /// Warns, through \p Check, about every option of the configuration that
 /// names \p CheckName but none of its options (\p Known, as storeOptions

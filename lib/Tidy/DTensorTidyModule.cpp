@@ -7,6 +7,7 @@
 #include "PartialLocalUseCheck.h"
 #include "ProcessGroupMisuseCheck.h"
 #include "RankDivergentCollectiveCheck.h"
+#include "UnshardedCheckpointCheck.h"
 #include "UnverifiedReplicateCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -32,6 +33,8 @@ public:
     CheckFactories.registerCheck<UnverifiedReplicateCheck>(
         "dtensor-unverified-replicate");
     CheckFactories.registerCheck<MixedMeshesCheck>("dtensor-mixed-meshes");
+    CheckFactories.registerCheck<UnshardedCheckpointCheck>(
+        "dtensor-unsharded-checkpoint");
   }
 };
 

@@ -209,6 +209,48 @@ inline constexpr llvm::StringLiteral MixedMeshes =
 inline constexpr llvm::StringLiteral MixedMeshesPlacedNote =
     "%0 is put on %1 here";
 
+// dtensor-unsharded-checkpoint. %0: torch::save or OutputArchive::write;
+// %1: the value; %2: whether it is a container.
+inline constexpr llvm::StringLiteral SaveDTensor =
+    "%0 is given %select{the DTensor '%1'|'%1', which holds a DTensor}2: "
+    "libtorch's serialization cannot write a DTensor (it has no storage of "
+    "its own), so the runtime throws 'Cannot access storage of "
+    "meshguard::DTensorImpl'; save it with meshguard::checkpoint::save, "
+    "which writes every rank's shard and the layout";
+inline constexpr llvm::StringLiteral SaveDistributedModule =
+    "%0 is given module '%1', whose parameters are DTensors: libtorch's "
+    "serialization cannot write them, so the runtime throws 'Cannot access "
+    "storage of meshguard::DTensorImpl'; save "
+    "meshguard::checkpoint::module_state(...) with "
+    "meshguard::checkpoint::save";
+inline constexpr llvm::StringLiteral SaveLocalShard =
+    "%0 writes '%1', this rank's local shard of a DTensor, on every rank "
+    "under the same name: the ranks overwrite each other's shard and nothing "
+    "records the layout (mesh, placements, global shape); save the DTensor "
+    "with meshguard::checkpoint::save";
+// %0: the module or tensor; %1: a module.
+inline constexpr llvm::StringLiteral LoadIntoDistributed =
+    "torch::load into %select{the DTensor|module}1 '%0'%select{|, whose "
+    "parameters are DTensors}1: libtorch's load sets each tensor to a plain "
+    "one, so the runtime throws 'aten.set_.source_Tensor got mixed "
+    "torch.Tensor and DTensor'; load before distributing, or load a "
+    "meshguard::checkpoint::save checkpoint with "
+    "meshguard::checkpoint::load%select{|(meshguard::checkpoint::module_state"
+    "(...), dir)}1";
+inline constexpr llvm::StringLiteral ModuleDistributedHere =
+    "'%0' is distributed here: its parameters are DTensors from here on";
+inline constexpr llvm::StringLiteral LocalShardTakenHere =
+    "to_local() gives each rank only its own shard of the DTensor '%0'";
+inline constexpr llvm::StringLiteral CheckpointSaveIsCollective =
+    "no fix-it: meshguard::checkpoint::save is collective (every rank of the "
+    "mesh calls it), and whether this save runs depends on the rank";
+inline constexpr llvm::StringLiteral CheckpointPathPerRank =
+    "no fix-it: the path differs per rank, and meshguard::checkpoint::save "
+    "takes one directory that every rank writes into";
+inline constexpr llvm::StringLiteral CheckpointNoMesh =
+    "no fix-it: the mesh the module was distributed on cannot be named here; "
+    "pass it as meshguard::checkpoint::save's third argument";
+
 } // namespace msg
 } // namespace tidy
 } // namespace meshguard

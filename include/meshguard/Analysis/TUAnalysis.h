@@ -16,11 +16,13 @@
 #ifndef MESHGUARD_ANALYSIS_TUANALYSIS_H
 #define MESHGUARD_ANALYSIS_TUANALYSIS_H
 
+#include "meshguard/Analysis/CheckpointSites.h"
 #include "meshguard/Analysis/CollectiveSites.h"
 #include "meshguard/Analysis/DivergentCollectives.h"
 #include "meshguard/Analysis/MixedOpSites.h"
 #include "meshguard/Analysis/PlacementScan.h"
 #include "meshguard/Analysis/ProcessGroupSites.h"
+#include "meshguard/Analysis/RankAtCalls.h"
 #include "meshguard/Analysis/Summaries.h"
 #include "meshguard/Analysis/UnverifiedReplicas.h"
 #include "llvm/ADT/DenseMap.h"
@@ -40,6 +42,9 @@ struct FunctionFacts {
   std::vector<MixedOpSite> MixedOps;
   /// Raw process-group collectives (or calls reaching one) given DTensors.
   std::vector<ProcessGroupSite> ProcessGroupCalls;
+  /// libtorch serialization (torch::save, torch::load) of DTensors, of
+  /// to_local() results and of modules.
+  std::vector<CheckpointSite> Checkpoints;
 };
 
 class TUAnalysis {
@@ -61,6 +66,11 @@ public:
   /// The from_local calls of \p FD that call a rank-dependent tensor a
   /// replica without verifying it.
   UnverifiedReplicaScan unverifiedReplicas(const clang::FunctionDecl &FD);
+  /// Whether a rank-dependent condition decides if each call of \p Argument
+  /// runs, and whether its argument of that index differs per rank.
+  RankAtCallsScan rankAtCalls(
+      const clang::FunctionDecl &FD,
+      const llvm::DenseMap<const clang::CallExpr *, unsigned> &Argument);
   /// What the placement analysis finds in \p FD (one run for the checks
   /// that read it): where one rank's part of a Partial DTensor is used as
   /// the value, and ops without a sharding rule on maybe-sharded DTensors.

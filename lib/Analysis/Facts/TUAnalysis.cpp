@@ -29,9 +29,10 @@ const FunctionFacts &TUAnalysis::facts(const FunctionDecl &FD) {
   std::unique_ptr<SiteCollector> Collectors[] = {
       collectCollectives(FD, *Index, &Summaries, WantMaybe, F.Collectives),
       collectMixedOps(FD, *Index, &Summaries, F.MixedOps),
-      collectProcessGroupCalls(*Index, &Summaries, F.ProcessGroupCalls)};
+      collectProcessGroupCalls(*Index, &Summaries, F.ProcessGroupCalls),
+      collectCheckpointCalls(*Index, F.Checkpoints)};
   SiteCollector *Watching[] = {Collectors[0].get(), Collectors[1].get(),
-                               Collectors[2].get()};
+                               Collectors[2].get(), Collectors[3].get()};
   F.Result = runCollectors(FD, Ctx, *Index, Limits,
                            {&Summaries, &Summaries.captures()}, Watching);
   return F;
@@ -43,6 +44,12 @@ DivergenceScan TUAnalysis::divergence(const FunctionDecl &FD) {
 
 UnverifiedReplicaScan TUAnalysis::unverifiedReplicas(const FunctionDecl &FD) {
   return findUnverifiedReplicas(FD, Divergence, *Index, Limits);
+}
+
+RankAtCallsScan TUAnalysis::rankAtCalls(
+    const FunctionDecl &FD,
+    const llvm::DenseMap<const CallExpr *, unsigned> &Argument) {
+  return analysis::rankAtCalls(FD, Argument, Divergence, Limits);
 }
 
 const PlacementScan &TUAnalysis::placements(const FunctionDecl &FD) {

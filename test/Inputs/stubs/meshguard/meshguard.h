@@ -3,6 +3,7 @@
 // against the real headers by scripts/check-stubs.py (test/tools/stubs.test).
 #pragma once
 #include <memory>
+#include <meshguard/runtime/Checkpoint.h>
 #include <optional>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/torch.h>

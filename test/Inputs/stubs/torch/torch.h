@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace torch {
 using at::Tensor;
@@ -26,7 +27,30 @@ Tensor tensor(double Value, TensorOptions Options = {});
 Tensor scalar_tensor(const at::Scalar &S, TensorOptions Options = {});
 Tensor from_blob(void *Data, at::IntArrayRef Size, TensorOptions Options = {});
 Tensor zeros_like(const Tensor &T);
-void save(const Tensor &T, const std::string &Path);
+
+// torch/serialize.h and torch/serialize/{output,input}-archive.h.
+namespace serialize {
+class OutputArchive {
+public:
+  void write(const std::string &key, const Tensor &tensor,
+             bool is_buffer = false);
+  void save_to(const std::string &filename);
+};
+class InputArchive {
+public:
+  bool try_read(const std::string &key, Tensor &tensor,
+                bool is_buffer = false);
+  void load_from(const std::string &filename);
+};
+} // namespace serialize
+template <typename Value, typename... SaveToArgs>
+void save(const Value &value, SaveToArgs &&...args);
+template <typename... SaveToArgs>
+void save(const std::vector<Tensor> &tensor_vec, SaveToArgs &&...args);
+template <typename Value, typename... LoadFromArgs>
+void load(Value &value, LoadFromArgs &&...args);
+template <typename... LoadFromArgs>
+void load(std::vector<Tensor> &tensor_vec, LoadFromArgs &&...args);
 
 // torch/ordered_dict.h: what named_parameters() returns; iterating gives
 // items (a key and a tensor).
