@@ -4,7 +4,9 @@ runtime.checkpoint.BothWays): PyTorch 2.x saves DCP checkpoints on 2 ranks
 (Checkpoint.SavesWhatPyTorchLoads), which PyTorch's dcp.load reads on 2 and
 4 ranks (pytorch_load.py); then meshguard's rank tests load all three on 1,
 3 and 4 ranks into other placements. Every value is compared with the
-saving side's full tensors.
+saving side's full tensors. Adam's state crosses both ways too: PyTorch's
+resumed by meshguard on 3 ranks, meshguard's by PyTorch on 2 and 4
+(pytorch_optim.py, CheckpointState.ResumesPyTorchsAdam).
 
 usage: run.py --python PY --launcher meshguard-launch --rank-tests BIN
 Prints SKIPPED when PY has no torch 2.x with torch.distributed.checkpoint.
@@ -55,6 +57,34 @@ def check_tool(tool, work):
     return ok
 
 
+def check_adam(args, work, env):
+    """Adam's state: PyTorch saves after 2 steps on 2 ranks; meshguard
+    resumes it on 3 (step 3 as PyTorch's) and saves; PyTorch resumes that
+    on 2 and 4 (step 4 as its own)."""
+    script = os.path.join(HERE, "pytorch_optim.py")
+    code, out = run([sys.executable, args.launcher, "--nproc", "2", "--timeout", "240", "--",
+                     args.python, script, "save", work], env)
+    if code != 0:
+        print(out[-4000:])
+        print("FAILED: PyTorch's Adam state saved on 2 ranks")
+        return False
+    code, out = run([sys.executable, args.launcher, "--nproc", "3", "--timeout", "240", "--",
+                     args.rank_tests, "--gtest_filter=CheckpointState.ResumesPyTorchsAdam"], env)
+    ok = code == 0 and out.count("[  PASSED  ] 1 test") == 3 and "SKIPPED" not in out
+    print("meshguard resumes PyTorch's Adam on 3 ranks: %s" % ("ok" if ok else "FAILED"))
+    if not ok:
+        print(out[-6000:])
+        return False
+    for nproc in (2, 4):
+        code, out = run([sys.executable, args.launcher, "--nproc", str(nproc), "--timeout", "240", "--",
+                         args.python, script, "resume", work], env)
+        print("PyTorch resumes meshguard's Adam on %d ranks: %s" % (nproc, "ok" if code == 0 else "FAILED"))
+        if code != 0:
+            print(out[-4000:])
+            return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
@@ -92,6 +122,8 @@ def main():
                 print(out[-4000:])
                 return 1
         if not check_tool(args.tool, work):
+            return 1
+        if not check_adam(args, work, env):
             return 1
         failed = 0
         for nproc in (1, 3, 4):

@@ -406,6 +406,10 @@ MULTI_RANK_TEST(2, IndexRules, IndexPutWritesEachBlockWhereItLies)
 MULTI_RANK_TEST(4, IndexRules, IndexPutWritesEachBlockWhereItLies)
 MULTI_RANK_TEST(2, IndexRules, SqueezeInPlaceAndDtypeViews)
 MULTI_RANK_TEST(4, IndexRules, SqueezeInPlaceAndDtypeViews)
+// async_save and optimizer state (RankCheckpointStateTest.cpp; PyTorch's
+// Adam resumed both ways runs in test/checkpoint/run.py).
+MULTI_RANK_TEST(2, CheckpointState, AsyncSaveWritesWhatWasStaged)
+MULTI_RANK_TEST(3, CheckpointState, AsyncSaveWritesWhatWasStaged)
 MULTI_RANK_TEST(4, TensorOpRules, ValueDependentOutputsAndZeroFills)
 MULTI_RANK_TEST(2, DispatcherWalk, EveryOpOutsideTheTableIsRefused)
 

@@ -18,6 +18,7 @@
 #include <meshguard/runtime/Checkpoint.h>
 
 #include "Convert.h"
+#include "Plan.h"
 
 namespace {
 
@@ -47,7 +48,9 @@ void printInfo(const std::string &Dir) {
 int usage() {
   std::cerr << "usage: meshguard-checkpoint info DIR | verify DIR\n"
                "       meshguard-checkpoint convert SRC DST --format "
-               "dcp|safetensors [--force]\n";
+               "dcp|safetensors [--force]\n"
+               "       meshguard-checkpoint plan DIR --mesh AxB [--placements "
+               "P] [--entry NAME=P]... [--shape NAME=AxB]... [--rank N]\n";
   return 2;
 }
 
@@ -56,6 +59,8 @@ int usage() {
 int main(int argc, char **argv) {
   if (argc >= 2 && std::string(argv[1]) == "convert")
     return meshguard::tool::runConvert(argc - 2, argv + 2);
+  if (argc >= 2 && std::string(argv[1]) == "plan")
+    return meshguard::tool::runPlan(argc - 2, argv + 2);
   if (argc != 3)
     return usage();
   const std::string Command = argv[1];

@@ -14,8 +14,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +28,9 @@ namespace torch {
 namespace nn {
 class Module;
 } // namespace nn
+namespace optim {
+class Optimizer;
+} // namespace optim
 } // namespace torch
 
 namespace meshguard {
@@ -51,7 +54,8 @@ struct Chunk {
   std::vector<int64_t> offsets;
   std::vector<int64_t> sizes;
   std::string file; // relative to the checkpoint directory
-  uint64_t offset = 0; // of its bytes (a torch.save archive, or raw) in the file
+  uint64_t offset =
+      0; // of its bytes (a torch.save archive, or raw) in the file
   uint64_t length = 0;
   Encoding encoding = Encoding::kTorchSave;
 };
@@ -172,6 +176,38 @@ c10::IValue load_object(const std::string& dir, const std::string& name);
 std::map<std::string, at::Tensor> module_state(
     const torch::nn::Module& module,
     const std::string& prefix = "");
+
+// An optimizer's state under the names PyTorch's get_state_dict gives it
+// in a checkpoint of {"model": ..., "optim": ...} (prefix "optim."):
+// "optim.state.<param>.exp_avg", ".exp_avg_sq" (".max_exp_avg_sq" with
+// amsgrad) and ".step" (a 0-d float tensor), and the hyperparameters of
+// each group i, "optim.param_groups.<i>.lr", "betas", ..., "params" (its
+// parameters' names). <param> is the parameter's name in `module`.
+// Adam and AdamW; other optimizers are an error naming them.
+struct OptimizerState {
+  // The optimizer's own moment tensors (DTensors for DTensor parameters;
+  // created as zeros when it has not stepped yet) and fresh step tensors.
+  std::map<std::string, at::Tensor> tensors;
+  std::map<std::string, c10::IValue> objects;
+};
+
+// What save() takes for `optimizer` (merge it with module_state(module,
+// "model.") to write PyTorch's layout).
+OptimizerState optimizer_state(
+    torch::optim::Optimizer& optimizer,
+    const torch::nn::Module& module,
+    const std::string& prefix = "optim.");
+
+// Restores `optimizer` from the checkpoint in `dir`, written by save() of
+// optimizer_state or by PyTorch's dcp.save of get_state_dict's optimizer
+// state: the moments into its tensors in place (any mesh and placements),
+// the steps, and each group's hyperparameters. A group whose parameter
+// names differ from the checkpoint's is an error naming both.
+void load_optimizer(
+    torch::optim::Optimizer& optimizer,
+    const torch::nn::Module& module,
+    const std::string& dir,
+    const std::string& prefix = "optim.");
 
 // Checks a whole checkpoint: the chunks of every tensor lie within its
 // shape, do not overlap and cover it, and every chunk and object reads back

@@ -10,6 +10,7 @@
 #include <meshguard/runtime/DTensorImpl.h>
 
 #include "Internal.h"
+#include "checkpoint/ChunkRegion.h"
 #include "checkpoint/DcpMetadata.h"
 #include "checkpoint/Files.h"
 #include "checkpoint/LocalBlock.h"
@@ -46,25 +47,16 @@ void load_tensor(
   }
   at::NoGradGuard no_grad;
   for (const Chunk& chunk : entry.chunks) {
-    std::vector<int64_t> lo(shape.size()), hi(shape.size());
-    bool overlaps = true;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      lo[d] = std::max(block.start[d], chunk.offsets[d]);
-      hi[d] = std::min(
-          block.start[d] + block.length[d], chunk.offsets[d] + chunk.sizes[d]);
-      overlaps = overlaps && lo[d] < hi[d];
-    }
-    if (!overlaps) {
+    std::vector<int64_t> lo, hi;
+    if (!overlap(block, chunk, lo, hi)) {
       continue;
     }
-    at::Tensor src = read_chunk(dir, name, entry.dtype, chunk);
     at::Tensor dst = local;
     for (size_t d = 0; d < shape.size(); ++d) {
       const auto dim = static_cast<int64_t>(d);
-      src = src.narrow(dim, lo[d] - chunk.offsets[d], hi[d] - lo[d]);
       dst = dst.narrow(dim, lo[d] - block.start[d], hi[d] - lo[d]);
     }
-    dst.copy_(src);
+    copy_chunk_region(dir, name, entry, chunk, lo, hi, dst);
   }
 }
 

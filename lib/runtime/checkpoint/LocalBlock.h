@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <meshguard/runtime/Checkpoint.h>
 #include <meshguard/runtime/DTensorImpl.h>
 
 namespace meshguard {
@@ -25,6 +26,14 @@ Block block_of(
 
 // The whole of a tensor of `shape`.
 Block whole(const std::vector<int64_t>& shape);
+
+// Whether `chunk` overlaps `block`; if so, [lo, hi) is the overlap in
+// global coordinates.
+bool overlap(
+    const Block& block,
+    const Chunk& chunk,
+    std::vector<int64_t>& lo,
+    std::vector<int64_t>& hi);
 
 } // namespace checkpoint
 } // namespace meshguard

@@ -11,44 +11,12 @@ namespace checkpoint {
 
 namespace {
 
-const char* const kAllowed[] = {
-    "torch.distributed.checkpoint.metadata.Metadata",
-    "torch.distributed.checkpoint.metadata.TensorStorageMetadata",
-    "torch.distributed.checkpoint.metadata.BytesStorageMetadata",
-    "torch.distributed.checkpoint.metadata.ChunkStorageMetadata",
-    "torch.distributed.checkpoint.metadata.TensorProperties",
-    "torch.distributed.checkpoint.metadata.MetadataIndex",
-    "torch.distributed.checkpoint.metadata.StorageMeta",
-    "torch.distributed.checkpoint.metadata._MEM_FORMAT_ENCODING",
-    "torch.distributed.checkpoint.filesystem._StorageInfo",
-    "torch.Size",
-    "torch.serialization._get_layout",
-    "collections.OrderedDict",
-    "pathlib.PosixPath",
-    "pathlib.WindowsPath",
-    "pathlib.PurePosixPath",
-};
-
-const char* const kDtypes[] = {
-    "float32",
-    "float64",
-    "float16",
-    "bfloat16",
-    "int64",
-    "int32",
-    "int16",
-    "int8",
-    "uint8",
-    "bool",
-    "complex64",
-    "complex128",
-};
-
 class Reader {
  public:
-  Reader(const std::string& data, const std::string& what)
+  Reader(const std::string& data, const std::string& what, PickleKind kind)
       : data_(data),
-        what_(what) {}
+        what_(what),
+        kind_(kind) {}
 
   PyRef run() {
     while (true) {
@@ -153,11 +121,15 @@ class Reader {
 
   PyRef global(const std::string& module, const std::string& name) {
     const std::string full = module + "." + name;
-    if (!allowed_global(full)) {
+    if (!allowed_global(full, kind_)) {
       fail(
-          "the pickle names '" + full +
-          "', which a checkpoint's metadata may not (only DCP's metadata "
-          "classes, torch.Size, dtypes and layouts are read; nothing is executed)");
+          "the pickle names '" + full + "', which " +
+          (kind_ == PickleKind::kMetadata
+               ? "a checkpoint's metadata may not (only DCP's metadata "
+                 "classes, torch.Size, dtypes and layouts are read"
+               : "a checkpoint's tensor may not (only _rebuild_tensor_v2 "
+                 "of a storage is read") +
+          "; nothing is executed)");
     }
     PyRef g = make(PyValue::Kind::kGlobal);
     g->text = full;
@@ -397,6 +369,15 @@ class Reader {
         o->state = kwargs;
         return push(o);
       }
+      case 'Q': { // BINPERSID: a torch.save archive's storage reference
+        if (kind_ != PickleKind::kTensorArchive) {
+          fail("pickle opcode 0x51 (a persistent id) has no place here");
+        }
+        PyRef o = make(PyValue::Kind::kObject);
+        o->text = "persistent_load";
+        o->items.push_back(pop());
+        return push(o);
+      }
       case 'b': {
         PyRef state = pop();
         PyRef& target = top();
@@ -419,6 +400,7 @@ class Reader {
 
   const std::string& data_;
   const std::string& what_;
+  const PickleKind kind_;
   size_t pos_ = 0;
   std::vector<PyRef> stack_;
   std::vector<size_t> marks_;
@@ -427,22 +409,11 @@ class Reader {
 
 } // namespace
 
-bool allowed_global(const std::string& name) {
-  for (const char* a : kAllowed) {
-    if (name == a) {
-      return true;
-    }
-  }
-  for (const char* d : kDtypes) {
-    if (name == std::string("torch.") + d) {
-      return true;
-    }
-  }
-  return false;
-}
-
-PyRef read_pickle(const std::string& data, const std::string& what) {
-  return Reader(data, what).run();
+PyRef read_pickle(
+    const std::string& data,
+    const std::string& what,
+    PickleKind kind) {
+  return Reader(data, what, kind).run();
 }
 
 std::string kind_name(const PyValue& v) {

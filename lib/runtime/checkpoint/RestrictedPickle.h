@@ -5,8 +5,9 @@
 // libtorch's own unpickler reads protocol 2 and no Python classes. This one
 // builds a tree of plain values and never runs anything: a class or function
 // is only a name, and a name outside the allow-list (the DCP metadata
-// classes, torch.Size, dtypes, layouts) is an error, as is every opcode it
-// does not know. What the names mean is DcpMetadata.cpp's business.
+// classes, torch.Size, dtypes, layouts; for a chunk's torch.save archive,
+// the tensor rebuild and its storage classes) is an error, as is every
+// opcode it does not know. What the names mean is DcpMetadata.cpp's business.
 
 #include <cstdint>
 #include <memory>
@@ -49,12 +50,21 @@ struct PyValue {
   }
 };
 
-// Globals a checkpoint's metadata may name ("module.qualname").
-bool allowed_global(const std::string& name);
+// What a pickle may hold: DCP's .metadata, or the data.pkl of a
+// torch.save archive of one tensor (_rebuild_tensor_v2 of a storage named
+// by a persistent id, read as a kObject "persistent_load").
+enum class PickleKind { kMetadata, kTensorArchive };
+
+// Globals a pickle of `kind` may name ("module.qualname";
+// PickleAllowList.cpp).
+bool allowed_global(const std::string& name, PickleKind kind);
 
 // Reads one pickle. `what` names the input in errors (the file). Throws
 // c10::Error on a malformed, truncated or disallowed pickle.
-PyRef read_pickle(const std::string& data, const std::string& what);
+PyRef read_pickle(
+    const std::string& data,
+    const std::string& what,
+    PickleKind kind = PickleKind::kMetadata);
 
 // A readable name of a value's kind, for errors ("dict", "int", ...).
 std::string kind_name(const PyValue& v);

@@ -26,8 +26,9 @@
 #include "checkpoint/DcpMetadata.h"
 #include "checkpoint/Files.h"
 #include "checkpoint/LocalBlock.h"
-#include "checkpoint/SaveSupport.h"
 #include "checkpoint/Safetensors.h"
+#include "checkpoint/SavePhases.h"
+#include "checkpoint/SaveSupport.h"
 
 namespace meshguard {
 namespace checkpoint {
@@ -131,14 +132,8 @@ std::string write_items(
 // The metadata of every rank's records.
 CheckpointInfo collect(
     const std::vector<std::string>& records,
-    const std::map<std::string, at::Tensor>& tensors) {
-  CheckpointInfo info;
-  for (const auto& [name, t] : tensors) {
-    const DTensorImpl* impl = get_dtensor_impl(t);
-    TensorEntry& e = info.tensors[name];
-    e.dtype = t.scalar_type();
-    e.shape = impl ? impl->spec().shape : t.sizes().vec();
-  }
+    const CheckpointInfo& skeleton) {
+  CheckpointInfo info = skeleton;
   for (const std::string& rank_records : records) {
     for (const std::string& line : split(rank_records, '\n')) {
       const std::vector<std::string> f = split(line, '\t');
@@ -204,6 +199,92 @@ std::string first_line(const std::string& s) {
 
 } // namespace
 
+StagedSave stage_save(
+    const std::map<std::string, at::Tensor>& tensors,
+    const std::string& dir,
+    const DeviceMesh& mesh,
+    const std::map<std::string, c10::IValue>& objects,
+    const SaveOptions& options,
+    const std::function<at::Tensor(const at::Tensor&)>& stage) {
+  StagedSave s;
+  s.dir = dir;
+  s.publisher_rank = mesh.mesh().front();
+  s.items = items_to_write(tensors, mesh, options);
+  if (stage) {
+    for (Item& item : s.items) {
+      item.value = stage(item.value.detach());
+    }
+  }
+  if (is_first_rank(mesh)) {
+    s.objects = objects;
+  }
+  for (const auto& [name, t] : tensors) {
+    const DTensorImpl* impl = get_dtensor_impl(t);
+    TensorEntry& e = s.skeleton.tensors[name];
+    e.dtype = t.scalar_type();
+    e.shape = impl ? impl->spec().shape : t.sizes().vec();
+  }
+  return s;
+}
+
+void write_and_publish(const StagedSave& s, const DeviceMesh& coordination) {
+  const std::vector<int64_t>& order = coordination.mesh();
+  const auto at = std::find(order.begin(), order.end(), s.publisher_rank);
+  TORCH_CHECK(
+      at != order.end(),
+      "checkpoint: the coordination mesh lacks rank ",
+      s.publisher_rank);
+  const size_t publisher = static_cast<size_t>(at - order.begin());
+  const bool publishes = coordination.get_rank() == s.publisher_rank;
+  // This save's token: a random number, so that its files never overwrite
+  // a file the previous metadata names.
+  const std::string token = gather_strings(
+      std::to_string(std::random_device{}() & 0xffffff), coordination)[0];
+  const std::string file =
+      "__" + std::to_string(coordination.get_rank()) + "_" + token + ".distcp";
+  std::string mine;
+  try {
+    std::error_code ec;
+    fs::create_directories(s.dir, ec);
+    mine = write_items(s.dir, file, s.items, s.objects);
+  } catch (const std::exception& e) {
+    mine = "E\t" + first_line(e.what()) + "\n";
+  }
+  const std::vector<std::string> records = gather_strings(mine, coordination);
+  std::string failed;
+  for (size_t r = 0; r < records.size(); ++r) {
+    if (records[r].rfind("E\t", 0) == 0) {
+      failed += "\n  rank " + std::to_string(order[r]) + ": " +
+          records[r].substr(2, records[r].size() - 3);
+    }
+  }
+  TORCH_CHECK(
+      failed.empty(),
+      "checkpoint::save to ",
+      s.dir,
+      ": nothing was published; ranks failed to write:",
+      failed);
+  std::string publish_error;
+  if (publishes) {
+    try {
+      const CheckpointInfo info = collect(records, s.skeleton);
+      publish_file(s.dir, ".metadata", encode_metadata(info));
+      remove_stale_files(s.dir, info);
+    } catch (const std::exception& e) {
+      publish_error = first_line(e.what());
+    }
+  }
+  // No rank returns before the metadata is in place (or has failed).
+  const std::string published =
+      gather_strings(publish_error, coordination)[publisher];
+  TORCH_CHECK(
+      published.empty(),
+      "checkpoint::save to ",
+      s.dir,
+      ": the metadata was not published: ",
+      published);
+}
+
 void save(
     const std::map<std::string, at::Tensor>& tensors,
     const std::string& dir,
@@ -214,58 +295,7 @@ void save(
     save_safetensors(tensors, dir, mesh, objects, options);
     return;
   }
-  const bool first = is_first_rank(mesh);
-  const std::vector<Item> items = items_to_write(tensors, mesh, options);
-  // This save's token: the first rank's random number, so that its files
-  // never overwrite a file the previous metadata names.
-  const std::string token = gather_strings(
-      std::to_string(std::random_device{}() & 0xffffff), mesh)[0];
-  const std::string file =
-      "__" + std::to_string(mesh.get_rank()) + "_" + token + ".distcp";
-  std::string mine;
-  try {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    mine = write_items(
-        dir,
-        file,
-        items,
-        first ? objects : std::map<std::string, c10::IValue>{});
-  } catch (const std::exception& e) {
-    mine = "E\t" + first_line(e.what()) + "\n";
-  }
-  const std::vector<std::string> records = gather_strings(mine, mesh);
-  std::string failed;
-  for (size_t r = 0; r < records.size(); ++r) {
-    if (records[r].rfind("E\t", 0) == 0) {
-      failed += "\n  rank " + std::to_string(mesh.mesh()[r]) + ": " +
-          records[r].substr(2, records[r].size() - 3);
-    }
-  }
-  TORCH_CHECK(
-      failed.empty(),
-      "checkpoint::save to ",
-      dir,
-      ": nothing was published; ranks failed to write:",
-      failed);
-  std::string publish_error;
-  if (first) {
-    try {
-      const CheckpointInfo info = collect(records, tensors);
-      publish_file(dir, ".metadata", encode_metadata(info));
-      remove_stale_files(dir, info);
-    } catch (const std::exception& e) {
-      publish_error = first_line(e.what());
-    }
-  }
-  // No rank returns before the metadata is in place (or has failed).
-  const std::string published = gather_strings(publish_error, mesh)[0];
-  TORCH_CHECK(
-      published.empty(),
-      "checkpoint::save to ",
-      dir,
-      ": the metadata was not published: ",
-      published);
+  write_and_publish(stage_save(tensors, dir, mesh, objects, options), mesh);
 }
 
 } // namespace checkpoint
