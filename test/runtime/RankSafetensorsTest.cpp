@@ -199,6 +199,33 @@ TEST(Safetensors, SavesWhatPyTorchLoads) {
         << f.path();
   }
 
+  // meshguard's record in its files finds a missing last rank file (whose
+  // loss would leave blocks that tile a smaller shape) and a stray file.
+  const fs::path copy = fs::path(dir) / ("mine-" + std::to_string(rank()));
+  fs::remove_all(copy);
+  fs::copy(out, copy);
+  const std::string last = "shard-0000" + std::to_string(world_size()) +
+      "-model-00001-of-00001.safetensors";
+  fs::rename(
+      copy / last, fs::path(dir) / (last + "-" + std::to_string(rank())));
+  const std::string lost =
+      error_text([&] { checkpoint::read_info(copy.string()); });
+  EXPECT_NE(
+      lost.find(
+          "which wrote " + std::to_string(world_size()) +
+          " (a rank's file missing?)"),
+      std::string::npos)
+      << lost;
+  fs::copy_file(
+      fs::path(dir) / "distributed" /
+          "shard-00001-model-00001-of-00001.safetensors",
+      copy / last);
+  const std::string stray =
+      error_text([&] { checkpoint::read_info(copy.string()); });
+  EXPECT_NE(stray.find("no meshguard_save record"), std::string::npos) << stray;
+  fs::remove_all(copy);
+  fs::remove(fs::path(dir) / (last + "-" + std::to_string(rank())));
+
   auto w = distribute_tensor(at::zeros({7, 5}), mesh, {R});
   checkpoint::load({{"w", w}}, out);
   EXPECT_TRUE(torch::equal(full_tensor(w), v.at("w")));

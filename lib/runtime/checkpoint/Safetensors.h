@@ -26,6 +26,10 @@ namespace checkpoint {
 std::string safetensors_rank_file(int64_t rank);
 constexpr const char* kSafetensorsIndex = "model.safetensors.index.json";
 constexpr const char* kShardingInfoKey = "DCP_SHARDING_INFO";
+// meshguard's own record in the files it saves (PyTorch ignores it): the
+// save's token, how many files it wrote and the global shapes, so that a
+// missing or stray rank file is found even where the blocks would tile.
+constexpr const char* kSaveRecordKey = "meshguard_save";
 
 // safetensors' dtype names ("F32") and back; nullopt: not one meshguard
 // reads or writes.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include <c10/util/Exception.h>
@@ -199,6 +200,111 @@ void check_index(
   }
 }
 
+// kSaveRecordKey of one file.
+struct SaveRecord {
+  std::string file;
+  std::string token;
+  uint64_t files = 0;
+  std::map<std::string, std::vector<int64_t>> shapes;
+};
+
+std::optional<SaveRecord> save_record(
+    const SafetensorsHeader& h,
+    const std::string& file,
+    const std::string& path) {
+  auto it = h.metadata.find(kSaveRecordKey);
+  if (it == h.metadata.end()) {
+    return std::nullopt;
+  }
+  JsonLimits limits;
+  limits.max_depth = 8;
+  const JsonValue v =
+      parse_json(it->second, path + " (__metadata__.meshguard_save)", limits);
+  const JsonValue* token = v.is(K::kObject) ? v.find("token") : nullptr;
+  const JsonValue* files = v.is(K::kObject) ? v.find("files") : nullptr;
+  const JsonValue* shapes = v.is(K::kObject) ? v.find("shapes") : nullptr;
+  TORCH_CHECK(
+      token && token->is(K::kString) && files && files->integer &&
+          !files->negative && shapes && shapes->is(K::kObject),
+      path,
+      ": __metadata__.meshguard_save needs token, files and shapes");
+  SaveRecord r{file, token->text, files->magnitude, {}};
+  for (const auto& [name, shape] : shapes->members) {
+    TORCH_CHECK(
+        shape.is(K::kArray),
+        path,
+        ": meshguard_save's shape of entry '",
+        name,
+        "' is not an array");
+    for (const JsonValue& d : shape.items) {
+      TORCH_CHECK(
+          d.integer && !d.negative &&
+              d.magnitude <= static_cast<uint64_t>(INT64_MAX),
+          path,
+          ": meshguard_save's shape of entry '",
+          name,
+          "' is not of non-negative integers");
+      r.shapes[name].push_back(static_cast<int64_t>(d.magnitude));
+    }
+  }
+  return r;
+}
+
+// The files of a meshguard save are all there and of that save alone, and
+// each entry has the global shape it was saved with.
+void check_save_records(
+    const std::string& dir,
+    const std::vector<std::string>& files,
+    const std::vector<SaveRecord>& records,
+    const CheckpointInfo& info) {
+  if (records.empty()) {
+    return; // not meshguard's: PyTorch's checks are all there is
+  }
+  const SaveRecord& first = records.front();
+  for (const std::string& file : files) {
+    auto r =
+        std::find_if(records.begin(), records.end(), [&](const SaveRecord& x) {
+          return x.file == file;
+        });
+    TORCH_CHECK(
+        r != records.end() && r->token == first.token,
+        join(dir, file),
+        ": not a file of the save that wrote ",
+        first.file,
+        " (",
+        r == records.end() ? std::string("no meshguard_save record")
+                           : "save " + r->token + ", not " + first.token,
+        "): files of two saves?");
+    TORCH_CHECK(
+        r->files == files.size(),
+        dir,
+        ": holds ",
+        files.size(),
+        " .safetensors files of save ",
+        first.token,
+        ", which wrote ",
+        r->files,
+        " (a rank's file missing?)");
+  }
+  // Then the shapes: a file of another save is named as such first.
+  for (const SaveRecord& r : records) {
+    for (const auto& [name, shape] : r.shapes) {
+      auto e = info.tensors.find(name);
+      TORCH_CHECK(
+          e != info.tensors.end() && e->second.shape == shape,
+          join(dir, r.file),
+          ": entry '",
+          name,
+          "' was saved with shape ",
+          c10::IntArrayRef(shape),
+          "; its blocks here make ",
+          e == info.tensors.end() ? c10::IntArrayRef()
+                                  : c10::IntArrayRef(e->second.shape),
+          " (a rank's file missing?)");
+    }
+  }
+}
+
 } // namespace
 
 bool holds_safetensors(const std::string& dir) {
@@ -209,9 +315,14 @@ CheckpointInfo read_safetensors_info(const std::string& dir) {
   CheckpointInfo info;
   info.format = Format::kSafetensors;
   std::map<std::string, std::set<std::string>> files_of;
-  for (const std::string& file : safetensors_files(dir)) {
+  std::vector<SaveRecord> records;
+  const std::vector<std::string> files = safetensors_files(dir);
+  for (const std::string& file : files) {
     const std::string path = join(dir, file);
     const SafetensorsHeader h = read_safetensors_header(path);
+    if (auto r = save_record(h, file, path)) {
+      records.push_back(std::move(*r));
+    }
     const auto offsets = sharding_info(h, path);
     for (const SafetensorsTensor& t : h.tensors) {
       Chunk c;
@@ -271,6 +382,7 @@ CheckpointInfo read_safetensors_info(const std::string& dir) {
       !files_of.empty() || holds_safetensors(dir),
       dir,
       ": holds no .safetensors files");
+  check_save_records(dir, files, records, info);
   for (auto& [name, e] : info.tensors) {
     std::sort(
         e.chunks.begin(), e.chunks.end(), [](const Chunk& a, const Chunk& b) {

@@ -13,7 +13,10 @@
 
 #include <c10/util/Exception.h>
 
+#include <meshguard/runtime/DTensorImpl.h>
+
 #include "checkpoint/Files.h"
+#include "checkpoint/Json.h"
 #include "checkpoint/Safetensors.h"
 #include "checkpoint/SaveSupport.h"
 
@@ -44,7 +47,34 @@ void sync_parent(const fs::path& p) {
   }
 }
 
-void write_rank_file(const std::string& path, const std::vector<Item>& items) {
+// kSaveRecordKey's value for a file of this save holding `items`:
+// {"token": "...", "files": 3, "shapes": {"w": [7, 5]}}.
+std::string save_record(
+    const std::string& token,
+    size_t files,
+    const std::vector<Item>& items,
+    const std::map<std::string, at::Tensor>& tensors) {
+  std::string shapes;
+  for (const Item& item : items) {
+    const at::Tensor& t = tensors.at(item.name);
+    const DTensorImpl* impl = get_dtensor_impl(t);
+    const std::vector<int64_t> shape =
+        impl ? impl->spec().shape : t.sizes().vec();
+    shapes += (shapes.empty() ? "" : ", ") + json_quote(item.name) + ": [";
+    for (size_t d = 0; d < shape.size(); ++d) {
+      shapes += (d ? ", " : "") + std::to_string(shape[d]);
+    }
+    shapes += "]";
+  }
+  return "{\"token\": " + json_quote(token) +
+      ", \"files\": " + std::to_string(files) + ", \"shapes\": {" + shapes +
+      "}}";
+}
+
+void write_rank_file(
+    const std::string& path,
+    const std::vector<Item>& items,
+    const std::string& record) {
   std::vector<SafetensorsTensor> tensors;
   std::vector<std::pair<std::string, std::vector<int64_t>>> offsets;
   for (const Item& item : items) {
@@ -60,7 +90,8 @@ void write_rank_file(const std::string& path, const std::vector<Item>& items) {
       tensors,
       {{kShardingInfoKey, sharding_info_json(offsets)},
        {"DCP_VERSION", "1.0"},
-       {"format", "pt"}});
+       {"format", "pt"},
+       {kSaveRecordKey, record}});
   FileWriter out(path);
   out.write(header.data(), header.size());
   for (const Item& item : items) {
@@ -154,6 +185,11 @@ void save_safetensors(
   const std::vector<Item> items = items_to_write(tensors, mesh, options);
   const std::string token = gather_strings(
       std::to_string(std::random_device{}() & 0xffffff), mesh)[0];
+  size_t files = 0;
+  for (const std::string& writes :
+       gather_strings(items.empty() ? "0" : "1", mesh)) {
+    files += writes == "1";
+  }
   const std::string staging = plain(dir).string() + ".saving-" + token;
   std::string mine;
   try {
@@ -168,7 +204,9 @@ void save_safetensors(
     TORCH_CHECK(!ec, staging, ": cannot be created: ", ec.message());
     if (!items.empty()) {
       write_rank_file(
-          join(staging, safetensors_rank_file(mesh.get_rank())), items);
+          join(staging, safetensors_rank_file(mesh.get_rank())),
+          items,
+          save_record(token, files, items, tensors));
     }
   } catch (const std::exception& e) {
     mine =
