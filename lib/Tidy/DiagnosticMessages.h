@@ -237,6 +237,16 @@ inline constexpr llvm::StringLiteral LoadIntoDistributed =
     "meshguard::checkpoint::save checkpoint with "
     "meshguard::checkpoint::load%select{|(meshguard::checkpoint::module_state"
     "(...), dir)}1";
+// %0: the helper; %1: a load; %2: the DTensor.
+inline constexpr llvm::StringLiteral CallCheckpointsDTensor =
+    "call to %0 %select{saves|loads into}1 the DTensor '%2' with libtorch's "
+    "serialization inside it: the runtime throws '%select{Cannot access "
+    "storage of meshguard::DTensorImpl|aten.set_.source_Tensor got mixed "
+    "torch.Tensor and DTensor}1'; %select{save|load}1 DTensors with "
+    "meshguard::checkpoint::%select{save|load}1";
+inline constexpr llvm::StringLiteral CheckpointInCallee =
+    "the %select{save|load}0 is here; its tensor comes from that "
+    "%select{parameter|captured variable}1";
 inline constexpr llvm::StringLiteral ModuleDistributedHere =
     "'%0' is distributed here: its parameters are DTensors from here on";
 inline constexpr llvm::StringLiteral LocalShardTakenHere =

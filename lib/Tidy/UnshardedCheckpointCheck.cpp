@@ -1,6 +1,7 @@
 //===--- UnshardedCheckpointCheck.cpp - dtensor-unsharded-checkpoint ------===//
 
 #include "UnshardedCheckpointCheck.h"
+#include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/CheckpointRewrite.h"
@@ -22,6 +23,10 @@ void UnshardedCheckpointCheck::analyse(const FunctionDecl &FD,
   // The saves whose path (argument 1) and rank guard matter.
   llvm::DenseMap<const CallExpr *, unsigned> Saves;
   for (const CheckpointSite &Site : Facts.Checkpoints) {
+    if (Site.Inner || Site.InnerElsewhere) {
+      reportCallThrough(Site, Ctx);
+      continue;
+    }
     // A module holds DTensors when the provenance model says so on every
     // path, or a call before this one in the function distributes it (the
     // model does not follow fully_shard and parallelize_module).
@@ -42,6 +47,24 @@ void UnshardedCheckpointCheck::analyse(const FunctionDecl &FD,
   RankAtCallsScan Rank = engine(Ctx).rankAtCalls(FD, Saves);
   for (const CheckpointSite *Site : Findings)
     report(*Site, FD, Rank, Ctx);
+}
+
+void UnshardedCheckpointCheck::reportCallThrough(const CheckpointSite &Site,
+                                                 ASTContext &Ctx) {
+  const CallExpr &Call = *Site.Call;
+  SourceLocation Loc =
+      Ctx.getSourceManager().getExpansionLoc(Call.getBeginLoc());
+  if (!firstReportAt(Loc))
+    return;
+  bool Load = Site.Kind == CheckpointCall::Load;
+  diag(Loc, msg::CallCheckpointsDTensor)
+      << calleeName(Call, Ctx) << Load << operandName(*Site.Operand, Ctx);
+  noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
+               msg::CheckpointInCallee, Ctx)
+      << Load << givenByCapture(Call, *Site.Value, Ctx);
+  if (Site.Origin && !Site.IsContainer)
+    diag(Site.Origin->getBeginLoc(), msg::DTensorComesFrom, DiagnosticIDs::Note)
+        << operandName(*Site.Operand, Ctx) << originName(*Site.Origin);
 }
 
 /// How the finding names the call.

@@ -30,7 +30,15 @@ private:
     return {"torch::save", "torch::load",
             "torch::serialize::OutputArchive::write"};
   }
+  std::optional<analysis::SummaryFactKind> summaryFacts() const override {
+    return analysis::SummaryFactKind::CheckpointSinks;
+  }
+  bool followWrappers() const override { return true; }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  /// A call of a helper that saves (loads into) the DTensor it is given:
+  /// the warning at the call, a note in the helper.
+  void reportCallThrough(const analysis::CheckpointSite &Site,
+                         clang::ASTContext &Ctx);
   void report(const analysis::CheckpointSite &Site,
               const clang::FunctionDecl &FD,
               const analysis::RankAtCallsScan &Rank, clang::ASTContext &Ctx);

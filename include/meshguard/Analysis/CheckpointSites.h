@@ -14,10 +14,15 @@
 #include "meshguard/Analysis/OperandFacts.h"
 #include "meshguard/Analysis/SiteScan.h"
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace meshguard {
 namespace analysis {
+
+struct ExternalSite;
+class SummaryProvider;
 
 enum class CheckpointCall { Save, Load, ArchiveWrite };
 
@@ -44,12 +49,22 @@ struct CheckpointSite {
   const clang::Expr *Origin = nullptr;
   /// Module: distributed on every path (the provenance model's fact).
   bool Distributed = false;
+  /// For a call of a function that saves (or loads into) its argument:
+  /// that call inside it, in this TU or (summary database) elsewhere.
+  const clang::CallExpr *Inner = nullptr;
+  const ExternalSite *InnerElsewhere = nullptr;
 };
 
+/// The libtorch serialization call \p FD is, and the argument that holds
+/// the value saved or loaded into.
+std::optional<std::pair<CheckpointCall, unsigned>>
+checkpointCall(const clang::FunctionDecl *FD);
+
 /// Watches a run (runCollectors) for the serialization calls above, into
-/// \p Sites.
+/// \p Sites. With \p Summaries, calls of functions that save their argument
+/// (or load into it) are sites too, when the argument is a DTensor.
 std::unique_ptr<SiteCollector>
-collectCheckpointCalls(const ApiIndex &Index,
+collectCheckpointCalls(const ApiIndex &Index, SummaryProvider *Summaries,
                        std::vector<CheckpointSite> &Sites);
 
 } // namespace analysis

@@ -63,12 +63,28 @@ struct MixedOpSinkFact {
   }
 };
 
+/// A tensor or container parameter that alone makes a libtorch
+/// serialization call inside the function (torch::save, OutputArchive::write,
+/// torch::load) be given a DTensor (dtensor-unsharded-checkpoint).
+struct CheckpointSinkFact {
+  unsigned Param;
+  const clang::CallExpr *Call;
+  /// torch::load (else a save).
+  bool Load;
+  /// As SinkFact::Elsewhere (then Call is null).
+  const ExternalSite *Elsewhere = nullptr;
+  const void *key() const {
+    return Call ? static_cast<const void *>(Call) : Elsewhere;
+  }
+};
+
 struct FunctionSummary {
   Provenance Return = Provenance::Unknown;
   const clang::Expr *ReturnOrigin = nullptr;
   llvm::SmallVector<SinkFact, 2> Sinks;
   llvm::SmallVector<ProcessGroupSinkFact, 1> ProcessGroupSinks;
   llvm::SmallVector<MixedOpSinkFact, 1> MixedOpSinks;
+  llvm::SmallVector<CheckpointSinkFact, 1> CheckpointSinks;
   /// Module parameters the function surely leaves as they were (neither
   /// distributed nor handed to code that might): callers keep what they knew.
   llvm::SmallVector<unsigned, 2> KeptModules;

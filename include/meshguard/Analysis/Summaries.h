@@ -98,6 +98,13 @@ public:
       llvm::function_ref<void(const MixedOpSinkFact &, const clang::Expr *)>
           Fn);
 
+  /// Calls \p Fn with each argument of \p Call that the callee's summary
+  /// names as a checkpoint sink (torch::save or torch::load inside it).
+  void forEachCheckpointSinkArgument(
+      const clang::CallExpr &Call,
+      llvm::function_ref<void(const CheckpointSinkFact &, const clang::Expr *)>
+          Fn);
+
   /// Calls \p Fn with each argument of \p Call that alone reaches a
   /// mesh-inferred collective: the tensor argument of a collective, or an
   /// argument a callee's summary names as a sink (the SinkFact says which

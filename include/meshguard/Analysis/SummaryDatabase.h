@@ -76,6 +76,12 @@ struct StoredMixedOpSink {
   ExternalSite At;
 };
 
+struct StoredCheckpointSink {
+  unsigned Param = 0;
+  bool Load = false;
+  ExternalSite At;
+};
+
 /// The first collective a function performs (itself or through helpers of
 /// its file), for dtensor-rank-divergent-collective: a call of it counts as
 /// that collective.
@@ -128,6 +134,7 @@ struct StoredSummary {
   std::vector<StoredSink> Sinks;
   std::vector<StoredSink> ProcessGroupSinks;
   std::vector<StoredMixedOpSink> MixedOpSinks;
+  std::vector<StoredCheckpointSink> CheckpointSinks;
   std::vector<unsigned> KeptModules;
   std::optional<StoredCollective> Collective;
   std::optional<StoredPlacements> Placements;
@@ -156,7 +163,8 @@ enum class SummaryFactKind {
   ProcessGroupSinks,
   MixedOpSinks,
   Collectives,
-  Placements
+  Placements,
+  CheckpointSinks
 };
 
 class SummaryDatabase {

@@ -2,6 +2,7 @@
 
 #include "meshguard/Analysis/CheckpointSites.h"
 #include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseSet.h"
 #include <optional>
@@ -13,22 +14,6 @@ namespace meshguard {
 namespace analysis {
 
 namespace {
-
-/// The libtorch call \p FD is, and the argument that holds the value.
-std::optional<std::pair<CheckpointCall, unsigned>>
-serializationCall(const FunctionDecl *FD) {
-  if (!FD || !FD->getDeclName().isIdentifier())
-    return std::nullopt;
-  std::string Name = FD->getQualifiedNameAsString();
-  if (Name == "torch::save")
-    return std::make_pair(CheckpointCall::Save, 0u);
-  if (Name == "torch::load")
-    return std::make_pair(CheckpointCall::Load, 0u);
-  // write(key, tensor, is_buffer); the other overloads take no tensor.
-  if (Name == "torch::serialize::OutputArchive::write")
-    return std::make_pair(CheckpointCall::ArchiveWrite, 1u);
-  return std::nullopt;
-}
 
 /// \p E without parentheses, implicit casts, temporaries and copies.
 const Expr *stripCopies(const Expr *E) {
@@ -48,8 +33,9 @@ const Expr *stripCopies(const Expr *E) {
 
 class CheckpointCollector : public SiteList<CheckpointSite> {
 public:
-  CheckpointCollector(const ApiIndex &Index, std::vector<CheckpointSite> &Sites)
-      : SiteList(Sites), Index(Index) {}
+  CheckpointCollector(const ApiIndex &Index, SummaryProvider *Summaries,
+                      std::vector<CheckpointSite> &Sites)
+      : SiteList(Sites), Index(Index), Summaries(Summaries) {}
 
   void onCall(const CallExpr &Call, const Environment &Env,
               const OriginTable &Origins) override {
@@ -59,8 +45,16 @@ public:
       return;
     }
     std::optional<std::pair<CheckpointCall, unsigned>> Kind =
-        serializationCall(Callee);
-    if (!Kind || Kind->second >= Call.getNumArgs())
+        checkpointCall(Callee);
+    if (!Kind) {
+      if (Summaries)
+        Summaries->forEachCheckpointSinkArgument(
+            Call, [&](const CheckpointSinkFact &Sink, const Expr *Arg) {
+              callThrough(Call, Sink, Arg, Env, Origins);
+            });
+      return;
+    }
+    if (Kind->second >= Call.getNumArgs())
       return;
     CheckpointSite Site;
     Site.Call = &Call;
@@ -105,6 +99,29 @@ public:
   }
 
 private:
+  /// A call of a helper that saves (loads into) \p Arg: a site when the
+  /// argument is surely a DTensor (or holds one).
+  void callThrough(const CallExpr &Call, const CheckpointSinkFact &Sink,
+                   const Expr *Arg, const Environment &Env,
+                   const OriginTable &Origins) {
+    for (const TensorOperand &Op : tensorOperands(Arg, Index).Items) {
+      std::optional<OperandReading> R = readOperand(Op, Env, Origins);
+      if (!R || dtensorPresence(*R, Env) != DTensorPresence::Surely)
+        continue;
+      CheckpointSite Site;
+      Site.Call = &Call;
+      Site.Kind = Sink.Load ? CheckpointCall::Load : CheckpointCall::Save;
+      Site.Value = Arg;
+      Site.Operand = Op.E;
+      Site.IsContainer = Op.IsContainer;
+      Site.Origin = R->Fact.Origin;
+      Site.Inner = Sink.Call;
+      Site.InnerElsewhere = Sink.Elsewhere;
+      Sites.push_back(Site);
+      return;
+    }
+  }
+
   bool isToLocal(const CallExpr *Call) const {
     const PlacementCallEntry *E =
         Call ? Index.placementCall(Call->getDirectCallee()) : nullptr;
@@ -121,15 +138,31 @@ private:
   }
 
   const ApiIndex &Index;
+  SummaryProvider *Summaries;
   llvm::DenseSet<const CallExpr *> DTensorLocals;
 };
 
 } // namespace
 
+std::optional<std::pair<CheckpointCall, unsigned>>
+checkpointCall(const FunctionDecl *FD) {
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return std::nullopt;
+  std::string Name = FD->getQualifiedNameAsString();
+  if (Name == "torch::save")
+    return std::make_pair(CheckpointCall::Save, 0u);
+  if (Name == "torch::load")
+    return std::make_pair(CheckpointCall::Load, 0u);
+  // write(key, tensor, is_buffer); the other overloads take no tensor.
+  if (Name == "torch::serialize::OutputArchive::write")
+    return std::make_pair(CheckpointCall::ArchiveWrite, 1u);
+  return std::nullopt;
+}
+
 std::unique_ptr<SiteCollector>
-collectCheckpointCalls(const ApiIndex &Index,
+collectCheckpointCalls(const ApiIndex &Index, SummaryProvider *Summaries,
                        std::vector<CheckpointSite> &Sites) {
-  return std::make_unique<CheckpointCollector>(Index, Sites);
+  return std::make_unique<CheckpointCollector>(Index, Summaries, Sites);
 }
 
 } // namespace analysis

@@ -30,7 +30,7 @@ const FunctionFacts &TUAnalysis::facts(const FunctionDecl &FD) {
       collectCollectives(FD, *Index, &Summaries, WantMaybe, F.Collectives),
       collectMixedOps(FD, *Index, &Summaries, F.MixedOps),
       collectProcessGroupCalls(*Index, &Summaries, F.ProcessGroupCalls),
-      collectCheckpointCalls(*Index, F.Checkpoints)};
+      collectCheckpointCalls(*Index, &Summaries, F.Checkpoints)};
   SiteCollector *Watching[] = {Collectors[0].get(), Collectors[1].get(),
                                Collectors[2].get(), Collectors[3].get()};
   F.Result = runCollectors(FD, Ctx, *Index, Limits,

@@ -169,6 +169,7 @@ const FactKind &mixedOpSinkFacts();
 const FactKind &keptModuleFacts();
 const FactKind &collectiveFacts();
 const FactKind &placementFacts();
+const FactKind &checkpointSinkFacts();
 
 /// Reads \p V, an array of facts, with \p ReadOne for each (the fact and
 /// its path); false at the first problem (reported on its path).

@@ -8,9 +8,9 @@ namespace analysis {
 llvm::ArrayRef<const FactKind *> factKinds() {
   // A new kind of fact: one file in Kinds/ and one line here.
   static const FactKind *const Kinds[] = {
-      &returnFacts(),      &meshSinkFacts(),   &processGroupSinkFacts(),
-      &mixedOpSinkFacts(), &keptModuleFacts(), &collectiveFacts(),
-      &placementFacts(),
+      &returnFacts(),      &meshSinkFacts(),       &processGroupSinkFacts(),
+      &mixedOpSinkFacts(), &keptModuleFacts(),     &collectiveFacts(),
+      &placementFacts(),   &checkpointSinkFacts(),
   };
   return Kinds;
 }

@@ -346,6 +346,12 @@ void SummaryProvider::forEachMixedOpSinkArgument(
   forEachSummaryFactArgument(Call, &FunctionSummary::MixedOpSinks, Fn);
 }
 
+void SummaryProvider::forEachCheckpointSinkArgument(
+    const CallExpr &Call,
+    llvm::function_ref<void(const CheckpointSinkFact &, const Expr *)> Fn) {
+  forEachSummaryFactArgument(Call, &FunctionSummary::CheckpointSinks, Fn);
+}
+
 void SummaryProvider::forEachProcessGroupSinkArgument(
     const CallExpr &Call,
     llvm::function_ref<void(const ProcessGroupSinkFact &, const Expr *)> Fn) {

@@ -9,4 +9,8 @@ at::Tensor make_weight(const meshguard::DeviceMesh &mesh) {
 
 at::Tensor gather(const at::Tensor &w) { return meshguard::full_tensor(w); }
 
+void save_state(const at::Tensor &t, const std::string &path) {
+  torch::save(t, path);
+}
+
 } // namespace ckpt

@@ -8,4 +8,6 @@ namespace ckpt {
 at::Tensor make_weight(const meshguard::DeviceMesh &mesh);
 // Returns a plain tensor: the full value of a DTensor.
 at::Tensor gather(const at::Tensor &w);
+// Saves its argument with torch::save.
+void save_state(const at::Tensor &t, const std::string &path);
 } // namespace ckpt
