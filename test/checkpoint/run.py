@@ -29,7 +29,8 @@ def run(cmd, env=None, timeout=300):
 
 def check_tool(tool, work):
     """meshguard-checkpoint: info lists PyTorch's entries; verify passes the
-    three checkpoints and fails, naming file and entry, on a cut copy."""
+    three checkpoints and fails, naming file and entry, on a cut copy; plan
+    names each target rank's reads and what does not fit."""
     ok = True
     code, out = run([tool, "info", os.path.join(work, "one_d")])
     if code != 0 or "w  Float [5, 3], 2 chunk(s)" not in out or "step  object:" not in out:
@@ -53,7 +54,22 @@ def check_tool(tool, work):
         print(out[-3000:])
         print("FAILED: meshguard-checkpoint verify of a cut checkpoint (exit %d)" % code)
         ok = False
-    print("meshguard-checkpoint info/verify: %s" % ("ok" if ok else "FAILED"))
+    # plan: PyTorch wrote w (5 x 3) as rows 0-2 and 3-4 on 2 ranks; rank 2
+    # of 3 (rows 4-4) reads only the second rank's chunk.
+    code, out = run([tool, "plan", os.path.join(work, "one_d"), "--mesh", "3", "--placements", "S(0)"])
+    rank2 = out[out.find("rank 2 at [2]"):]
+    if code != 0 or "w [Shard(dim=0)]: block [4, 0]..[5, 3]\n    __1_" not in rank2:
+        print(out[-3000:])
+        print("FAILED: meshguard-checkpoint plan on 3 ranks")
+        ok = False
+    code, out = run([tool, "plan", os.path.join(work, "one_d"), "--mesh", "2x2", "--entry", "w=S(0),S(1)",
+                     "--shape", "w=4x3", "--entry", "nope=R,R"])
+    if code != 1 or "has shape [5, 3] in the checkpoint, the job expects [4, 3]" not in out or \
+            "entry 'nope' is not in the checkpoint" not in out:
+        print(out[-3000:])
+        print("FAILED: meshguard-checkpoint plan of what does not fit (exit %d)" % code)
+        ok = False
+    print("meshguard-checkpoint info/verify/plan: %s" % ("ok" if ok else "FAILED"))
     return ok
 
 
