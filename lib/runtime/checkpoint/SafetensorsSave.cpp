@@ -185,12 +185,18 @@ void save_safetensors(
   const std::vector<Item> items = items_to_write(tensors, mesh, options);
   const std::string token = gather_strings(
       std::to_string(std::random_device{}() & 0xffffff), mesh)[0];
+  const std::string staging = plain(dir).string() + ".saving-" + token;
+  if (first) {
+    // Whatever a crashed save of the same token left there goes first.
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+  }
+  // (Also the barrier after that removal.)
   size_t files = 0;
   for (const std::string& writes :
        gather_strings(items.empty() ? "0" : "1", mesh)) {
     files += writes == "1";
   }
-  const std::string staging = plain(dir).string() + ".saving-" + token;
   std::string mine;
   try {
     TORCH_CHECK(
