@@ -7,7 +7,8 @@ HuggingFaceStorageReader loads on 2 and 4 ranks; meshguard's rank tests
 load all three on 3 and 4 ranks (1-D and 2x2). meshguard-checkpoint:
 info/verify on PyTorch's files, and convert dcp -> safetensors -> dcp and
 per-rank safetensors -> dcp, each result loaded by PyTorch's matching
-reader. Every value is compared exactly with the saving side's.
+reader; a DCP checkpoint's objects refused into safetensors and kept into
+dcp. Every value is compared exactly with the saving side's.
 
 usage: safetensors_run.py --python PY --launcher meshguard-launch --rank-tests BIN --tool meshguard-checkpoint
 Prints SKIPPED when PY has no torch with HuggingFaceStorageReader.
@@ -86,6 +87,33 @@ class Driver:
             "model-00001-of-00001.safetensors", "model.safetensors.index.json"], out)
         shutil.copy(self.path("dcp.expected.pt"), self.path("conv_st.expected.pt"))
 
+    def check_objects(self):
+        """A DCP checkpoint with non-tensor entries (test/checkpoint/
+        pytorch_save.py's): convert to safetensors refuses it, naming one;
+        convert to dcp keeps them, which dcp.load's reader must parse."""
+        code, out = self.launch(2, [self.args.python, os.path.join(HERE, "pytorch_save.py"), self.path("objs")])
+        if not self.step("PyTorch saves a DCP checkpoint with objects", code == 0, out):
+            return
+        code, out = self.tool("convert", self.path("objs"), self.path("objs_st"), "--format", "safetensors")
+        self.step("convert refuses objects into safetensors",
+                  code == 1 and "non-tensor entry '" in out and "is not representable" in out
+                  and not os.path.exists(self.path("objs_st"))
+                  and not any(f.startswith("objs_st.") for f in os.listdir(self.work)), out)
+        code, out = self.tool("convert", self.path("objs"), self.path("objs_dcp"), "--format", "dcp")
+        ok = code == 0
+        if ok:
+            code, out = self.tool("info", self.path("objs_dcp"))
+            ok = code == 0 and "step  object:" in out and "name  object:" in out
+        if ok:
+            code, out = run([self.args.python, "-c",
+                             "import sys, torch.distributed.checkpoint as dcp\n"
+                             "sd = {'step': 0, 'name': ''}\n"
+                             "dcp.load(sd, checkpoint_id=sys.argv[1], no_dist=True)\n"
+                             "assert sd == {'step': 7, 'name': 'adam'}, sd\n"
+                             "print('objects equal')", self.path("objs_dcp")], self.env)
+            ok = code == 0 and "objects equal" in out
+        self.step("convert keeps objects into dcp (dcp.load reads them)", ok, out)
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -113,6 +141,7 @@ def main():
                       code == 0 and out.count("[  PASSED  ] 1 test") == 3, out):
             return 1
         d.check_tool()
+        d.check_objects()
         p = d.path
         d.pytorch_load(2, [(p("meshguard"), p("meshguard.expected.pt"), "safetensors"),
                            (p("conv_st"), p("dcp.expected.pt"), "safetensors"),
