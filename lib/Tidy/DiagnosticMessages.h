@@ -254,6 +254,9 @@ inline constexpr llvm::StringLiteral LocalShardTakenHere =
 inline constexpr llvm::StringLiteral CheckpointSaveIsCollective =
     "no fix-it: meshguard::checkpoint::save is collective (every rank of the "
     "mesh calls it), and whether this save runs depends on the rank";
+inline constexpr llvm::StringLiteral CheckpointSaveInLambda =
+    "no fix-it: meshguard::checkpoint::save is collective, and whether every "
+    "rank runs this lambda is decided where it is called";
 inline constexpr llvm::StringLiteral CheckpointPathPerRank =
     "no fix-it: the path differs per rank, and meshguard::checkpoint::save "
     "takes one directory that every rank writes into";

@@ -6,6 +6,7 @@
 #include "DiagnosticText.h"
 #include "Fixes/CheckpointRewrite.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;
@@ -191,7 +192,9 @@ void UnshardedCheckpointCheck::report(const CheckpointSite &Site,
   const Expr *NoFixOrigin = nullptr;
   if (Site.Kind == CheckpointCall::Save && RankFacts) {
     const VarDecl *Mesh = distributionMesh(Distributions, *Index);
-    if (RankFacts->ControlOrigin) {
+    if (isLambdaCallOperator(&FD)) {
+      NoFix = msg::CheckpointSaveInLambda;
+    } else if (RankFacts->ControlOrigin) {
       NoFix = msg::CheckpointSaveIsCollective;
       NoFixOrigin = RankFacts->ControlOrigin;
     } else if (RankFacts->ArgumentOrigin) {

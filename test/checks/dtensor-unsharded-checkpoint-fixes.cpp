@@ -122,3 +122,22 @@ void fromParameter(const DeviceMesh &mesh, at::Tensor t) {
   // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-FIXES: {{^}}  meshguard::checkpoint::save({{[{][{]}}"w", w{{[}][}]}}, std::string("w.pt"), *meshguard::mesh_of(w));{{$}}
 }
+
+// In a lambda: where it is called decides whether every rank runs it.
+void inLambda(const DeviceMesh &mesh) {
+  at::Tensor w = meshguard::distribute_tensor(torch::randn({8, 4}), mesh, {Shard{0}});
+  auto save = [&]() { torch::save(w, "w.pt"); };
+  // CHECK-NOTES: :[[@LINE-1]]:23: warning: torch::save is given the DTensor 'w'
+  // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
+  // CHECK-NOTES: :[[@LINE-3]]:23: note: no fix-it: meshguard::checkpoint::save is collective, and whether every rank runs this lambda is decided where it is called
+  // CHECK-FIXES: {{^}}  auto save = [&]() { torch::save(w, "w.pt"); };{{$}}
+  if (mesh.get_rank() == 0)
+    save();
+}
+
+// Negative twin: a lambda saving a plain tensor.
+void inLambdaPlain() {
+  at::Tensor p = torch::ones({2});
+  auto save = [&]() { torch::save(p, "p.pt"); };
+  save();
+}
