@@ -5,6 +5,7 @@
 #include "meshguard/Analysis/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include <optional>
 
 using namespace clang;
@@ -146,7 +147,10 @@ private:
 
 std::optional<std::pair<CheckpointCall, unsigned>>
 checkpointCall(const FunctionDecl *FD) {
-  if (!FD || !FD->getDeclName().isIdentifier())
+  // Every call of every analysed function comes here: the short name
+  // first, the qualified one only for these three.
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      !llvm::is_contained({"save", "load", "write"}, FD->getName()))
     return std::nullopt;
   std::string Name = FD->getQualifiedNameAsString();
   if (Name == "torch::save")
