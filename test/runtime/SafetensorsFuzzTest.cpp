@@ -1,83 +1,26 @@
-// The safetensors reader against damaged and hostile input, in one process:
-// a deterministic mutation fuzzer (truncations, flipped header bytes,
-// header-length lies, random JSON edits: 20,714 files; 1,001 more as
-// whole checkpoint directories) and hand-made headers
-// (offsets out of range, overlapping tensors, wrong dtype sizes, deep
-// nesting...). Every input must be a c10::Error naming the file, or a header
-// whose every tensor lies within the file with the bytes its dtype and shape
-// need; whole checkpoint directories likewise through read_info, verify and
-// load. Also the JSON reader alone, and directory-level checks (tiling,
-// index.json).
+// The safetensors header parser against damaged and hostile input, in one
+// process: a deterministic mutation fuzzer (truncations, flipped header
+// bytes, header-length lies, random JSON edits: 20,714 files) and
+// hand-made headers (offsets out of range, overlapping tensors, wrong dtype
+// sizes, deep nesting...). Every input must be a c10::Error naming the
+// file, or a header whose every tensor lies within the file with the bytes
+// its dtype and shape need. Also the JSON reader alone. Whole directories:
+// SafetensorsDirectoryTest.cpp.
 
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
-
-#include <meshguard/runtime/Checkpoint.h>
-
+#include "SafetensorsTestUtil.h"
 #include "checkpoint/Json.h"
-#include "checkpoint/Safetensors.h"
 
 using namespace meshguard::checkpoint;
-namespace fs = std::filesystem;
+using namespace meshguard::testing::safetensors;
 
 namespace {
 
 const char* kPath = "fuzz.safetensors";
 
-struct Sample {
-  std::string name;
-  at::Tensor value;
-  std::vector<int64_t> offsets;
-};
-
-std::vector<Sample> samples() {
-  return {
-      {"w", at::arange(12, at::kFloat).reshape({3, 4}), {2, 0}},
-      {"bf", at::arange(2, at::kFloat).to(at::kBFloat16), {0}},
-      {"id", at::scalar_tensor(7, at::kLong), {}},
-      {"mask", at::arange(5).remainder(2).to(at::kBool), {0}},
-      {"empty", at::empty({0, 3}, at::kByte), {0, 0}},
-      {"d", at::arange(4, at::kDouble).reshape({2, 2}), {0, 0}},
-  };
-}
-
-// A well-formed file of `tensors` with DCP_SHARDING_INFO.
-std::string file_of(const std::vector<Sample>& tensors) {
-  std::vector<SafetensorsTensor> header;
-  std::vector<std::pair<std::string, std::vector<int64_t>>> offsets;
-  for (const Sample& s : tensors) {
-    header.push_back({s.name, s.value.scalar_type(), s.value.sizes().vec()});
-    offsets.emplace_back(s.name, s.offsets);
-  }
-  std::string out = safetensors_header_bytes(
-      header, {{kShardingInfoKey, sharding_info_json(offsets)}});
-  for (const Sample& s : tensors) {
-    out.append(static_cast<const char*>(s.value.data_ptr()), s.value.nbytes());
-  }
-  return out;
-}
-
-// A file from a header text (its length set right unless `length` given).
-std::string raw_file(
-    const std::string& json,
-    const std::string& data,
-    std::optional<uint64_t> length = std::nullopt) {
-  uint64_t n = length.value_or(json.size());
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) {
-    out[i] = static_cast<char>(n & 0xFF);
-    n >>= 8;
-  }
-  return out + json + data;
-}
-
-// Empty when the bytes parse into a sound header or fail with a c10::Error
-// naming the file; else what went wrong.
 std::string check(const std::string& bytes, bool* accepted = nullptr) {
   SafetensorsHeader h;
   try {
@@ -112,14 +55,6 @@ std::string check(const std::string& bytes, bool* accepted = nullptr) {
     at = t.end;
   }
   return at == bytes.size() ? "" : "unindexed bytes accepted";
-}
-
-uint64_t header_size(const std::string& file) {
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) {
-    n = (n << 8) | static_cast<unsigned char>(file[i]);
-  }
-  return n;
 }
 
 } // namespace
@@ -296,199 +231,4 @@ TEST(SafetensorsFuzz, JsonReader) {
   JsonLimits tiny;
   tiny.max_values = 3;
   EXPECT_THROW(parse_json("[1,2,3]", "t", tiny), c10::Error);
-}
-
-namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-        ("meshguard-st-" + std::to_string(::getpid()) + "-" +
-         std::to_string(counter()++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  void write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path / name, std::ios::binary | std::ios::trunc) << bytes;
-  }
-};
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
-
-} // namespace
-
-bool same(const SafetensorsTensor& a, const SafetensorsTensor& b) {
-  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape &&
-      a.begin == b.begin && a.end == b.end;
-}
-
-// Whole directories: read_info, verify and load take a mutated rank file or
-// fail naming it; an entry whose header survived intact loads the original
-// values (a changed dtype or shape of the same size is a reinterpretation
-// no reader can detect: safetensors has no checksum).
-TEST(SafetensorsFuzz, MutatedDirectoriesAreErrorsOrSound) {
-  // Rank 1's block of w (rows 0..1) beside rank 0's file's rows 2..4.
-  const std::string rank0 = file_of(samples());
-  const at::Tensor top = at::arange(8, at::kFloat).reshape({2, 4}).neg();
-  const std::string rank1 = file_of({{"w", top, {0, 0}}});
-  const SafetensorsHeader original = parse_safetensors(rank0, kPath);
-  std::map<std::string, at::Tensor> values;
-  for (const Sample& s : samples()) {
-    values[s.name] = s.value;
-  }
-  values["w"] = at::cat({top, values["w"]});
-  const uint64_t header_end = 8 + header_size(rank0);
-  std::mt19937_64 gen(7);
-  size_t inputs = 0, errors = 0;
-  TempDir dir;
-  dir.write(safetensors_rank_file(1), rank1);
-  for (int i = 0; i <= 1000; ++i) {
-    std::string m = rank0; // round 0: intact
-    if (i > 0 && i % 3 == 0) {
-      m.resize(gen() % m.size());
-    } else if (i > 0) {
-      m[gen() % header_end] = static_cast<char>(gen() & 0xFF);
-    }
-    dir.write(safetensors_rank_file(0), m);
-    ++inputs;
-    std::map<std::string, at::Tensor> loaded;
-    const std::string e = error_of([&] {
-      verify(dir.path.string());
-      const CheckpointInfo info = read_info(dir.path.string());
-      for (const auto& [name, entry] : info.tensors) {
-        at::Tensor t =
-            at::empty(entry.shape, at::TensorOptions().dtype(entry.dtype));
-        load({{name, t}}, dir.path.string());
-        loaded[name] = t;
-      }
-    });
-    if (e != "(no error)") {
-      ++errors;
-      EXPECT_NE(e.find(dir.path.string()), std::string::npos) << e;
-      EXPECT_NE(i, 0) << e;
-      continue;
-    }
-    const SafetensorsHeader h = parse_safetensors(m, kPath);
-    for (const SafetensorsTensor& t : h.tensors) {
-      for (const SafetensorsTensor& o : original.tensors) {
-        if (same(t, o) && t.name != "w") {
-          EXPECT_TRUE(at::equal(loaded.at(t.name), values.at(t.name)))
-              << "round " << i << ": entry '" << t.name << "'";
-        }
-      }
-    }
-    if (i == 0) {
-      EXPECT_TRUE(at::equal(loaded.at("w"), values.at("w")));
-    }
-  }
-  EXPECT_GT(errors, inputs / 2);
-}
-
-TEST(SafetensorsFuzz, DirectoryChecks) {
-  const at::Tensor top = at::arange(8, at::kFloat).reshape({2, 4});
-  const at::Tensor bottom = at::arange(4, at::kFloat).reshape({1, 4});
-  {
-    TempDir dir;
-    dir.write("a.safetensors", file_of({{"w", top, {0, 0}}}));
-    dir.write("b.safetensors", file_of({{"w", bottom, {2, 0}}}));
-    const CheckpointInfo info = read_info(dir.path.string());
-    EXPECT_EQ(info.format, Format::kSafetensors);
-    EXPECT_EQ(info.tensors.at("w").shape, (std::vector<int64_t>{3, 4}));
-    at::Tensor w = at::zeros({3, 4});
-    load({{"w", w}}, dir.path.string());
-    EXPECT_TRUE(at::equal(w, at::cat({top, bottom})));
-    EXPECT_NE(
-        error_of([&] {
-          load_object(dir.path.string(), "step");
-        }).find("not representable"),
-        std::string::npos);
-    // A stray file of another save: overlapping chunks.
-    dir.write("c.safetensors", file_of({{"w", bottom, {1, 0}}}));
-    EXPECT_NE(
-        error_of([&] {
-          read_info(dir.path.string());
-        }).find("has overlapping chunks"),
-        std::string::npos);
-    fs::remove(dir.path / "c.safetensors");
-    // A missing rank file: a hole.
-    fs::remove(dir.path / "a.safetensors");
-    EXPECT_NE(
-        error_of([&] {
-          read_info(dir.path.string());
-        }).find("cover 4 of its 12 elements"),
-        std::string::npos);
-    // One dtype throughout.
-    dir.write("a.safetensors", file_of({{"w", top.to(at::kDouble), {0, 0}}}));
-    EXPECT_NE(
-        error_of([&] {
-          read_info(dir.path.string());
-        }).find("and Double of 2 dims in a.safetensors"),
-        std::string::npos);
-    // Sharding info naming what the file lacks, or of the wrong rank.
-    dir.write(
-        "a.safetensors", file_of({{"w", top, {0, 0}}}).substr(0, 0) + [&] {
-          std::vector<SafetensorsTensor> h{{"w", at::kFloat, {2, 4}}};
-          return safetensors_header_bytes(
-                     h,
-                     {{kShardingInfoKey, R"({"w": {"saved_offsets": [0]}})"}}) +
-              std::string(
-                     static_cast<const char*>(top.data_ptr()), top.nbytes());
-        }());
-    EXPECT_NE(
-        error_of([&] {
-          read_info(dir.path.string());
-        }).find("2 dims and 1 saved_offsets"),
-        std::string::npos);
-  }
-  {
-    // Consolidated, with an index that must agree.
-    TempDir dir;
-    dir.write(
-        "model-00001-of-00002.safetensors", file_of({{"w", top, {0, 0}}}));
-    dir.write(
-        "model-00002-of-00002.safetensors",
-        file_of({{"b", bottom.flatten(), {0}}}));
-    dir.write(
-        kSafetensorsIndex,
-        R"({"metadata": {}, "weight_map": {"w": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}})");
-    EXPECT_EQ(read_info(dir.path.string()).tensors.size(), 2u);
-    EXPECT_NE(
-        verify(dir.path.string()).find("all readable"), std::string::npos);
-    dir.write(
-        kSafetensorsIndex,
-        R"({"weight_map": {"w": "model-00002-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}})");
-    EXPECT_NE(
-        error_of([&] {
-          read_info(dir.path.string());
-        }).find("weight_map puts entry 'w' in model-00002"),
-        std::string::npos);
-    dir.write(
-        kSafetensorsIndex,
-        R"({"weight_map": {"w": "model-00001-of-00002.safetensors"}})");
-    EXPECT_NE(
-        error_of([&] {
-          read_info(dir.path.string());
-        }).find("weight_map lacks entry 'b'"),
-        std::string::npos);
-    dir.write(kSafetensorsIndex, R"({"weight_map": )");
-    EXPECT_NE(
-        error_of([&] { read_info(dir.path.string()); }).find("malformed JSON"),
-        std::string::npos);
-  }
 }
