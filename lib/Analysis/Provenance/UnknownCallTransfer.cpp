@@ -32,6 +32,20 @@ bool isFrameworkCopy(const CallExpr &Call, const ApiIndex &) {
 
 void transferNothing(const CallExpr &, TransferContext &) {}
 
+/// Whether parameter \p I of \p FD is a module by const reference or
+/// pointer: distributing a module replaces its parameters, which a const
+/// module does not allow (checkpoint::module_state(const Module &) reads it).
+static bool takesConstModule(const FunctionDecl &FD, unsigned I,
+                             const ApiIndex &Index) {
+  if (I >= FD.getNumParams())
+    return false;
+  QualType T = FD.getParamDecl(I)->getType();
+  if (!T->isReferenceType() && !T->isPointerType())
+    return false;
+  QualType Pointee = T->getPointeeType();
+  return Pointee.isConstQualified() && Index.isModuleType(Pointee);
+}
+
 /// Unknown results and modified arguments. \p Summary, when given, may say
 /// that FD leaves some module arguments as they were.
 static void forgetWhatTheCallMayChange(const CallExpr &Call,
@@ -51,7 +65,8 @@ static void forgetWhatTheCallMayChange(const CallExpr &Call,
   if (!isModuleAccessor(*FD, Index)) {
     bool ArgsAreParams = !isa<CXXOperatorCallExpr>(Call);
     for (unsigned I = 0, N = Call.getNumArgs(); I < N; ++I)
-      if (!(Summary && ArgsAreParams && Summary->keepsModule(I)))
+      if (!(Summary && ArgsAreParams && Summary->keepsModule(I)) &&
+          !(ArgsAreParams && takesConstModule(*FD, I, Index)))
         havocModules(Call.getArg(I), C);
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
       havocModules(Member->getImplicitObjectArgument(), C);
