@@ -39,7 +39,8 @@ std::vector<std::string> splitOn(const std::string &Text, char Sep) {
 std::optional<std::vector<int64_t>> parseSizes(const std::string &Text) {
   std::vector<int64_t> Out;
   for (const std::string &Part : splitOn(Text, 'x')) {
-    if (Part.empty() || Part.find_first_not_of("0123456789") != std::string::npos)
+    if (Part.empty() ||
+        Part.find_first_not_of("0123456789") != std::string::npos)
       return std::nullopt;
     Out.push_back(std::stoll(Part));
   }
@@ -120,8 +121,8 @@ std::string parseArgs(const std::vector<std::string> &Args, Request &R) {
     } else if (A == "--entry" || A == "--shape") {
       const size_t Eq = V.rfind('=');
       if (Eq == std::string::npos || Eq == 0)
-        return A + " '" + V + "': expected NAME=" +
-               (A == "--entry" ? "PLACEMENTS" : "AxB");
+        return A + " '" + V +
+               "': expected NAME=" + (A == "--entry" ? "PLACEMENTS" : "AxB");
       const std::string Name = V.substr(0, Eq), Value = V.substr(Eq + 1);
       if (A == "--entry") {
         auto P = parsePlacements(Value);
@@ -149,7 +150,8 @@ std::string parseArgs(const std::vector<std::string> &Args, Request &R) {
   return "";
 }
 
-std::vector<int64_t> coordinateOf(int64_t Rank, const std::vector<int64_t> &Shape) {
+std::vector<int64_t> coordinateOf(int64_t Rank,
+                                  const std::vector<int64_t> &Shape) {
   std::vector<int64_t> C(Shape.size());
   for (size_t D = Shape.size(); D-- > 0;) {
     C[D] = Rank % Shape[D];
@@ -168,8 +170,8 @@ int plan(const std::vector<std::string> &Args) {
   std::vector<std::string> Problems;
   std::map<std::string, Placements> Targets = R.Entries;
   if (R.Default || R.Entries.empty()) {
-    const Placements Default =
-        R.Default.value_or(Placements(R.MeshShape.size(), meshguard::Replicate{}));
+    const Placements Default = R.Default.value_or(
+        Placements(R.MeshShape.size(), meshguard::Replicate{}));
     for (const auto &[Name, Entry] : Info.tensors) {
       if (Targets.count(Name))
         continue;
@@ -186,10 +188,9 @@ int plan(const std::vector<std::string> &Args) {
     if (It == Info.tensors.end())
       Problems.push_back("entry '" + Name + "' is not in the checkpoint");
     else if (It->second.shape != Shape)
-      Problems.push_back("entry '" + Name + "' has shape " +
-                         sizesText(It->second.shape) +
-                         " in the checkpoint, the job expects " +
-                         sizesText(Shape));
+      Problems.push_back(
+          "entry '" + Name + "' has shape " + sizesText(It->second.shape) +
+          " in the checkpoint, the job expects " + sizesText(Shape));
   }
   // Entries that cannot be planned are problems; the rest are planned.
   for (auto It = Targets.begin(); It != Targets.end();) {

@@ -17,10 +17,8 @@ struct RowMajor {
   uint64_t data_offset;
 };
 
-std::optional<RowMajor> locate(
-    const std::string& dir,
-    const TensorEntry& info,
-    const Chunk& chunk) {
+std::optional<RowMajor>
+locate(const std::string& dir, const TensorEntry& info, const Chunk& chunk) {
   const std::string path = join(dir, chunk.file);
   if (chunk.encoding == Encoding::kRaw) {
     const uint64_t bytes =
@@ -65,14 +63,16 @@ void copy_chunk_region(
   if (n) {
     shape[0] = rows;
   }
-  const uint64_t row_bytes = (n ? c10::multiply_integers(shape.begin() + 1, shape.end()) : 1) *
+  const uint64_t row_bytes =
+      (n ? c10::multiply_integers(shape.begin() + 1, shape.end()) : 1) *
       c10::elementSize(where->dtype);
   bool whole_rows = true;
   for (size_t d = 1; d < n; ++d) {
     whole_rows = whole_rows && lo[d] == chunk.offsets[d] &&
         hi[d] == chunk.offsets[d] + chunk.sizes[d];
   }
-  const uint64_t at = where->data_offset + static_cast<uint64_t>(first) * row_bytes;
+  const uint64_t at =
+      where->data_offset + static_cast<uint64_t>(first) * row_bytes;
   const uint64_t length = static_cast<uint64_t>(rows) * row_bytes;
   if (whole_rows && dst.is_contiguous() && dst.device().is_cpu() &&
       dst.scalar_type() == where->dtype) {

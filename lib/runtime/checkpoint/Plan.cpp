@@ -44,8 +44,7 @@ std::vector<EntryPlan> plan_rank(
           plan.start,
           plan.length);
     } catch (const c10::Error& e) {
-      TORCH_CHECK(
-          false, "entry '", name, "': ", e.what_without_backtrace());
+      TORCH_CHECK(false, "entry '", name, "': ", e.what_without_backtrace());
     }
     const Block block{plan.start, plan.length};
     const bool empty = c10::multiply_integers(plan.length) == 0;

@@ -38,7 +38,9 @@ StagedSave stage_save(
     const std::function<at::Tensor(const at::Tensor&)>& stage = {});
 
 // Throws on every rank when any rank failed.
-void write_and_publish(const StagedSave& staged, const DeviceMesh& coordination);
+void write_and_publish(
+    const StagedSave& staged,
+    const DeviceMesh& coordination);
 
 } // namespace checkpoint
 } // namespace meshguard

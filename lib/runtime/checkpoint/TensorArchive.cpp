@@ -18,7 +18,9 @@ namespace {
 class FileRange : public caffe2::serialize::ReadAdapterInterface {
  public:
   FileRange(int fd, uint64_t base, uint64_t length)
-      : fd_(fd), base_(base), length_(length) {}
+      : fd_(fd),
+        base_(base),
+        length_(length) {}
 
   size_t size() const override {
     return length_;
@@ -96,8 +98,7 @@ std::optional<StoredTensor> describe(
     uint64_t offset,
     uint64_t length) {
   using K = PyValue::Kind;
-  if (!root.is(K::kObject) ||
-      root.text != "torch._utils._rebuild_tensor_v2") {
+  if (!root.is(K::kObject) || root.text != "torch._utils._rebuild_tensor_v2") {
     return std::nullopt;
   }
   const auto& args = root.items;
@@ -134,8 +135,7 @@ std::optional<StoredTensor> describe(
   if (first + numel > storage_numel) {
     return std::nullopt;
   }
-  const uint64_t record =
-      reader.getRecordOffset("data/" + pid.items[2]->text);
+  const uint64_t record = reader.getRecordOffset("data/" + pid.items[2]->text);
   if (record + storage_numel * item > length) {
     return std::nullopt;
   }
@@ -159,8 +159,7 @@ locate_tensor(const std::string& path, uint64_t offset, uint64_t length) {
           std::make_shared<FileRange>(fd, offset, length));
       const auto [data, size] = reader.getRecord("data.pkl");
       const std::string pickle(static_cast<const char*>(data.get()), size);
-      const PyRef root =
-          read_pickle(pickle, path, PickleKind::kTensorArchive);
+      const PyRef root = read_pickle(pickle, path, PickleKind::kTensorArchive);
       out = describe(*root, reader, offset, length);
     }
   } catch (const std::exception&) {
