@@ -170,13 +170,10 @@ int main(int argc, char **argv) {
   // The training state: the parameters under PyTorch's names (the tensors
   // themselves, so load fills them in place, on any mesh) and the learning
   // rate. Plain SGD on fixed data needs nothing else but the step.
-  // (named_parameters, not checkpoint::module_state: meshguard-tidy takes a
-  // module handed to a call it does not know as maybe distributed.)
-  std::map<std::string, torch::Tensor> state{{"lr", lr}};
-  for (const auto &p : model->named_parameters())
-    state.emplace("model." + p.key(), p.value());
-  for (const auto &p : head->named_parameters())
-    state.emplace("head." + p.key(), p.value());
+  auto state = meshguard::checkpoint::module_state(*model, "model.");
+  auto head_state = meshguard::checkpoint::module_state(*head, "head.");
+  state.insert(head_state.begin(), head_state.end());
+  state.emplace("lr", lr);
   int first_step = 1;
   if (!options.resume_dir.empty()) {
     meshguard::checkpoint::load(state, options.resume_dir);
