@@ -1,8 +1,8 @@
 """The checkpoint tests across PyTorch and meshguard (ctest
 runtime.checkpoint.BothWays): PyTorch 2.x saves DCP checkpoints on 2 ranks
 (1-D mesh) and 4 ranks (2x2); meshguard saves one on 3 ranks
-(Checkpoint.SavesWhatPyTorchLoads), which PyTorch's dcp.load reads on 2 and
-4 ranks (pytorch_load.py); then meshguard's rank tests load all three on 1,
+(Checkpoint.SavesWhatPyTorchLoads), which PyTorch's dcp.load reads on 2, 3
+and 4 ranks (pytorch_load.py); then meshguard's rank tests load all three on 1,
 3 and 4 ranks into other placements. Every value is compared with the
 saving side's full tensors. Adam's state crosses both ways too: PyTorch's
 resumed by meshguard on 3 ranks, meshguard's by PyTorch on 2 and 4
@@ -130,7 +130,7 @@ def main():
             print(out[-6000:])
             print("FAILED: meshguard's checkpoint::save on 3 ranks")
             return 1
-        for nproc in (2, 4):
+        for nproc in (2, 3, 4):
             code, out = run([sys.executable, args.launcher, "--nproc", str(nproc), "--timeout", "240", "--",
                              args.python, os.path.join(HERE, "pytorch_load.py"), os.path.join(work, "meshguard")], env)
             print("PyTorch loads meshguard's on %d ranks: %s" % (nproc, "ok" if code == 0 else "FAILED"))
