@@ -187,7 +187,8 @@ void UnshardedCheckpointCheck::report(const CheckpointSite &Site,
   if (IsModule)
     Distributions = distributionsBefore(FD, *Site.Value, Call, *Index, Ctx);
   std::optional<FixItHint> Fix;
-  // Why a save gets no fix-it: a note at \p At.
+  // Why a save gets no fix-it (a note at it), and the rank-dependent value
+  // behind that.
   StringRef NoFix;
   const Expr *NoFixOrigin = nullptr;
   if (Site.Kind == CheckpointCall::Save && RankFacts) {
