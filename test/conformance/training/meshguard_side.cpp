@@ -128,6 +128,55 @@ struct BlockImpl : torch::nn::Module {
 };
 TORCH_MODULE(Block);
 
+// models.py's ConvNet. PyTorch's fully_shard runs a module on each rank's
+// local tensors, so BatchNorm2d normalizes by the rank's own rows (no
+// SyncBatchNorm); meshguard's fully_sharded_forward computes on DTensors
+// as one process on the whole batch, whose batch norm would use the whole
+// batch's statistics. The norm therefore runs on the local blocks, as
+// FSDP2's does: weight and bias gathered (Replicate), read locally with a
+// Partial gradient (each rank's is its rows' share), the running statistics
+// plain buffers updated from this rank's rows, as PyTorch's are.
+struct ConvNetImpl : torch::nn::Module {
+  explicit ConvNetImpl(Sizes s)
+      : conv(register_module(
+            "conv",
+            torch::nn::Conv2d(torch::nn::Conv2dOptions(s["channels"], s["filters"], 3).padding(1)))),
+        bn(register_module("bn", torch::nn::BatchNorm2d(s["filters"]))),
+        head(register_module("head", linear(s["filters"] * (s["image"] / 2) * (s["image"] / 2), s["classes"]))) {}
+
+  at::Tensor per_rank_norm(const at::Tensor& x) {
+    if (!is_dtensor(x)) {
+      return bn->forward(x);
+    }
+    const Placements partial{Partial{}};
+    {
+      torch::NoGradGuard no_grad;
+      bn->num_batches_tracked += 1; // as BatchNorm2d's forward (momentum is set: unused)
+    }
+    at::Tensor y = at::batch_norm(to_local(x), to_local(bn->weight, partial), to_local(bn->bias, partial),
+                                  bn->running_mean, bn->running_var, is_training(), bn->options.momentum().value(),
+                                  bn->options.eps(), false);
+    return from_local(y, *mesh_of(x), *placements_of(x));
+  }
+  at::Tensor forward(const at::Tensor& x) {
+    at::Tensor h = at::max_pool2d(at::relu(per_rank_norm(conv->forward(x))), {2, 2});
+    return head->forward(h.flatten(1));
+  }
+  static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
+    return torch::cross_entropy_loss(out, y);
+  }
+  static ParallelizePlan plan(bool) {
+    throw std::invalid_argument("the convnet trains with fsdp only");
+  }
+  static ParallelizePlan sequence_parallel_plan() {
+    throw std::invalid_argument("the convnet trains with fsdp only");
+  }
+  torch::nn::Conv2d conv;
+  torch::nn::BatchNorm2d bn;
+  torch::nn::Linear head;
+};
+TORCH_MODULE(ConvNet);
+
 struct Data {
   std::string kind;
   Sizes sizes;
@@ -280,7 +329,19 @@ void train(const Data& d, const std::string& parallel, const std::string& out_pa
   for (size_t i = 0; i < ms.size(); ++i) {
     out << (i ? ", " : "") << ms[i];
   }
-  out << "]}\n";
+  // Buffers (the running statistics) stay plain, each rank's its own: rank 0's.
+  out << "], \"buffers\": {";
+  bool first = true;
+  for (const auto& b : model->named_buffers()) {
+    at::Tensor v = b.value().detach().to(at::kDouble).flatten().contiguous();
+    out << (first ? "" : ", ") << "\"" << b.key() << "\": [";
+    for (int64_t i = 0; i < v.numel(); ++i) {
+      out << (i ? ", " : "") << v[i].item<double>();
+    }
+    out << "]";
+    first = false;
+  }
+  out << "}}\n";
   if (!out) {
     throw std::runtime_error("cannot write " + out_path);
   }
@@ -301,6 +362,8 @@ int main(int argc, char** argv) {
       train<Mlp>(d, argv[2], argv[3], timing);
     } else if (d.kind == "block") {
       train<Block>(d, argv[2], argv[3], timing);
+    } else if (d.kind == "convnet") {
+      train<ConvNet>(d, argv[2], argv[3], timing);
     } else {
       throw std::invalid_argument("unknown model '" + d.kind + "' in " + std::string(argv[1]));
     }

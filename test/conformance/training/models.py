@@ -14,8 +14,10 @@ import torch.nn.functional as F
 # Sizes: "test" keeps the run short; "bench" is big enough that a step's
 # time is the model's, not the framework's alone.
 SIZES = {
-    "test": {"batch": 8, "seq": 6, "dim": 16, "heads": 4, "hidden": 32, "vocab": 32, "out": 8},
-    "bench": {"batch": 16, "seq": 32, "dim": 128, "heads": 4, "hidden": 512, "vocab": 512, "out": 128},
+    "test": {"batch": 8, "seq": 6, "dim": 16, "heads": 4, "hidden": 32, "vocab": 32, "out": 8,
+             "channels": 3, "image": 8, "filters": 8, "classes": 4},
+    "bench": {"batch": 16, "seq": 32, "dim": 128, "heads": 4, "hidden": 512, "vocab": 512, "out": 128,
+              "channels": 3, "image": 32, "filters": 32, "classes": 10},
 }
 
 LEARNING_RATE = 0.05
@@ -72,7 +74,25 @@ class Block(nn.Module):
         return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
 
 
-MODELS = {"mlp": Mlp, "block": Block}
+class ConvNet(nn.Module):
+    """Conv2d, BatchNorm2d (training mode: batch statistics), ReLU, 2x2 max
+    pooling and a Linear head over the flattened maps."""
+
+    def __init__(self, s):
+        super().__init__()
+        self.conv = nn.Conv2d(s["channels"], s["filters"], 3, padding=1)
+        self.bn = nn.BatchNorm2d(s["filters"])
+        self.head = nn.Linear(s["filters"] * (s["image"] // 2) ** 2, s["classes"])
+
+    def forward(self, x):
+        return self.head(torch.flatten(F.max_pool2d(torch.relu(self.bn(self.conv(x))), 2), 1))
+
+    @staticmethod
+    def loss(out, y):
+        return F.cross_entropy(out, y)
+
+
+MODELS = {"mlp": Mlp, "block": Block, "convnet": ConvNet}
 
 
 def make_model(kind, sizes):
@@ -87,6 +107,9 @@ def make_batches(kind, s, steps):
         if kind == "mlp":
             x = torch.randn(s["batch"], s["dim"], generator=g)
             y = torch.randn(s["batch"], s["out"], generator=g)
+        elif kind == "convnet":
+            x = torch.randn(s["batch"], s["channels"], s["image"], s["image"], generator=g)
+            y = torch.randint(0, s["classes"], (s["batch"],), generator=g)
         else:
             x = torch.randint(0, s["vocab"], (s["batch"], s["seq"]), generator=g)
             y = torch.randint(0, s["vocab"], (s["batch"], s["seq"]), generator=g)

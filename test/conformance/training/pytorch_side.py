@@ -129,9 +129,12 @@ def main():
         dist.all_reduce(total)
         losses.append(total.item() / world)
         comms.append(recorder.counts)
+    # Buffers (BatchNorm's running statistics) stay plain tensors under
+    # fully_shard, each rank's updated from its own batch: rank 0's.
+    buffers = {n: b.detach().double().flatten().tolist() for n, b in model.named_buffers()}
     if rank == 0:
         with open(out_path, "w") as f:
-            json.dump({"losses": losses, "comms": comms, "ms": times}, f)
+            json.dump({"losses": losses, "comms": comms, "ms": times, "buffers": buffers}, f)
     results.finish()
 
 
