@@ -8,6 +8,7 @@
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/instancenorm.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
@@ -27,6 +28,26 @@ struct ParameterAccess : torch::nn::Module {
     return m.*(&ParameterAccess::parameters_);
   }
 };
+
+// buffers_ is private, and register_buffer refuses existing names: the
+// member is reached through an explicit instantiation, where access is not
+// checked ([temp.spec.general]), the one standard way to name it.
+using BufferMap = torch::OrderedDict<std::string, at::Tensor>;
+struct BuffersTag {
+  using type = BufferMap torch::nn::Module::*;
+  friend type member_of(BuffersTag);
+};
+template <typename Tag, typename Tag::type Member>
+struct Expose {
+  friend typename Tag::type member_of(Tag) {
+    return Member;
+  }
+};
+template struct Expose<BuffersTag, &torch::nn::Module::buffers_>;
+
+BufferMap& buffers_of(torch::nn::Module& m) {
+  return m.*member_of(BuffersTag{});
+}
 
 // Built-in layers keep a second handle to their parameters in a public
 // member that forward() reads; it must follow the registry.
@@ -65,6 +86,59 @@ void rebind_member(
       rebind<torch::nn::BatchNorm3dImpl>(m, name, value);
 }
 
+// The running statistics of the built-in norm layers, which forward()
+// reads from public members.
+template <typename Impl>
+bool rebind_statistics(
+    torch::nn::Module& m,
+    const std::string& name,
+    const at::Tensor& value) {
+  auto* impl = dynamic_cast<Impl*>(&m);
+  if (impl == nullptr) {
+    return false;
+  }
+  if (name == "running_mean") {
+    impl->running_mean = value;
+  } else if (name == "running_var") {
+    impl->running_var = value;
+  } else if (name == "num_batches_tracked") {
+    impl->num_batches_tracked = value;
+  }
+  return true;
+}
+
+void rebind_buffer(
+    torch::nn::Module& m,
+    const std::string& name,
+    const at::Tensor& value) {
+  rebind_statistics<torch::nn::BatchNorm1dImpl>(m, name, value) ||
+      rebind_statistics<torch::nn::BatchNorm2dImpl>(m, name, value) ||
+      rebind_statistics<torch::nn::BatchNorm3dImpl>(m, name, value) ||
+      rebind_statistics<torch::nn::InstanceNorm1dImpl>(m, name, value) ||
+      rebind_statistics<torch::nn::InstanceNorm2dImpl>(m, name, value) ||
+      rebind_statistics<torch::nn::InstanceNorm3dImpl>(m, name, value);
+}
+
+// As PyTorch's distribute_module: every buffer not already a DTensor
+// becomes a Replicate one (BatchNorm's running statistics included), with
+// or without a partition_fn.
+void replicate_buffers(torch::nn::Module& module, const DeviceMesh& mesh) {
+  for (auto& item : buffers_of(module)) {
+    const at::Tensor buffer = item.value();
+    if (!buffer.defined() || is_dtensor(buffer)) {
+      continue;
+    }
+    at::Tensor dt;
+    {
+      at::NoGradGuard no_grad;
+      dt =
+          distribute_tensor(buffer, mesh, Placements(mesh.ndim(), Replicate{}));
+    }
+    item.value() = dt;
+    rebind_buffer(module, item.key(), dt);
+  }
+}
+
 void distribute_recursive(
     torch::nn::Module& module,
     const std::string& prefix,
@@ -89,6 +163,7 @@ void distribute_recursive(
     item.value() = dt;
     rebind_member(module, item.key(), dt);
   }
+  replicate_buffers(module, mesh);
   for (auto& child : module.named_children()) {
     distribute_recursive(
         *child.value(),

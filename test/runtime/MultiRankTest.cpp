@@ -410,6 +410,9 @@ MULTI_RANK_TEST(4, IndexRules, SqueezeInPlaceAndDtypeViews)
 // Adam resumed both ways runs in test/checkpoint/run.py).
 MULTI_RANK_TEST(2, CheckpointState, AsyncSaveWritesWhatWasStaged)
 MULTI_RANK_TEST(3, CheckpointState, AsyncSaveWritesWhatWasStaged)
+// distribute_module's buffers (RankModuleBuffersTest.cpp).
+MULTI_RANK_TEST(2, ModuleBuffers, BatchNormStatisticsAreReplicatedAndTrained)
+MULTI_RANK_TEST(4, ModuleBuffers, BatchNormStatisticsAreReplicatedAndTrained)
 MULTI_RANK_TEST(4, TensorOpRules, ValueDependentOutputsAndZeroFills)
 MULTI_RANK_TEST(2, DispatcherWalk, EveryOpOutsideTheTableIsRefused)
 

@@ -27,8 +27,11 @@ using PartitionFn = std::function<Placements(
     const DeviceMesh& mesh)>;
 
 // Every parameter (recursively) becomes a DTensor with the placements that
-// partition_fn gives (default: Replicate on every mesh dimension).
-// Parameters that already are DTensors are left alone. Collective.
+// partition_fn gives (default: Replicate on every mesh dimension), and,
+// as PyTorch's distribute_module does, every buffer a Replicate DTensor
+// (BatchNorm's running statistics: its training steps update them in place,
+// the same on every rank). Parameters and buffers that already are DTensors
+// are left alone. Collective.
 void distribute_module(
     torch::nn::Module& module,
     const DeviceMesh& mesh,

@@ -99,21 +99,14 @@ bool isModuleParametersCall(const CallExpr &Call, const ApiIndex &Index) {
          Index.isModuleType(QualType(MD->getParent()->getTypeForDecl(), 0));
 }
 
-/// Parameters: DTensors if m was distributed, plain if it surely was not.
-/// Buffers: plain (meshguard::distribute_module distributes parameters
-/// only).
+/// Parameters and buffers: DTensors if m was distributed (distribute_module
+/// replicates the buffers, as PyTorch's does), plain if it surely was not.
 void transferModuleParameters(const CallExpr &Call, TransferContext &C) {
   const auto &Member = cast<CXXMemberCallExpr>(Call);
   const Expr *Obj = Member.getImplicitObjectArgument();
   RecordStorageLocation *Result = resultLocation(&Call, C.Env);
   if (!Result || !C.Index.isTensorContainerType(Call.getType()))
     return;
-  if (Member.getMethodDecl()->getName().ends_with("buffers")) {
-    const Formula &True = C.A.makeLiteral(true);
-    const Formula &False = C.A.makeLiteral(false);
-    writeContainer(*Result, {&True, &False, &False, &True}, C.Env);
-    return;
-  }
   llvm::SmallVector<RecordStorageLocation *, 4> Chain =
       modulesAlong(Obj, C.Env, C.Index);
   if (Chain.empty()) {

@@ -24,3 +24,10 @@ void sync_local_states(torch::nn::Module &model, c10d::ProcessGroup &pg) {
     states.push_back(b);
   pg.broadcast(states);
 }
+
+void sync_local_parameters(torch::nn::Module &model, c10d::ProcessGroup &pg) {
+  std::vector<at::Tensor> states;
+  for (auto &p : model.parameters())
+    states.push_back(meshguard::to_local(p));
+  pg.broadcast(states);
+}

@@ -8,6 +8,7 @@ void setup(c10d::ProcessGroup &pg, const meshguard::DeviceMesh &mesh) {
   sync_module_states(net, pg);
   sync_buffers(net, pg);
   sync_local_states(net, pg);
+  sync_local_parameters(net, pg);
 }
 
 void before(c10d::ProcessGroup &pg) {
