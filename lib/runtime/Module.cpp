@@ -8,6 +8,8 @@
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/embedding.h>
+// (libtorch 1.13's modules/instancenorm.h needs the functional first.)
+#include <torch/nn/functional/instancenorm.h>
 #include <torch/nn/modules/instancenorm.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
