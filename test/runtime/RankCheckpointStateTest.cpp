@@ -15,6 +15,7 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
+#include "CheckpointTestUtil.h"
 #include "RankUtil.h"
 
 using namespace meshguard;
@@ -22,16 +23,6 @@ using namespace meshguard::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::map<std::string, at::Tensor> read_expected(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::map<std::string, at::Tensor> out;
-  for (const auto& kv : torch::jit::pickle_load(bytes).toGenericDict()) {
-    out.emplace(kv.key().toStringRef(), kv.value().toTensor());
-  }
-  return out;
-}
 
 torch::nn::Sequential mlp() {
   return torch::nn::Sequential(torch::nn::Linear(5, 3), torch::nn::Tanh(), torch::nn::Linear(3, 2));
@@ -65,15 +56,6 @@ void expect_params(torch::nn::Sequential& model, const std::map<std::string, at:
 std::string shared_dir(const std::string& what) {
   const char* port = std::getenv("MASTER_PORT");
   return (fs::temp_directory_path() / ("meshguard-" + what + "-" + (port ? port : "0"))).string();
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
+#include "CheckpointTestUtil.h"
 #include "DifferentialCase.h"
 
 using namespace meshguard;
@@ -29,16 +30,6 @@ std::string checkpoint_dir() {
   return d ? d : "";
 }
 
-std::map<std::string, at::Tensor> expected(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::map<std::string, at::Tensor> out;
-  for (const auto& kv : torch::jit::pickle_load(bytes).toGenericDict()) {
-    out.emplace(kv.key().toStringRef(), kv.value().toTensor());
-  }
-  return out;
-}
-
 // Placements on a 1-D mesh that differ from how PyTorch saved them.
 std::vector<Placements> targets(const at::Tensor& x) {
   std::vector<Placements> out{{R}};
@@ -49,15 +40,6 @@ std::vector<Placements> targets(const at::Tensor& x) {
     out.push_back({Shard{x.dim() - 1}});
   }
   return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
 }
 
 } // namespace
@@ -71,7 +53,7 @@ TEST(Checkpoint, LoadsWhatPyTorchSavedOnAnyMesh) {
   // PyTorch's two checkpoints, and meshguard's own (SavesWhatPyTorchLoads).
   for (const char* saved : {"one_d", "two_d", "meshguard"}) {
     const std::string ck = dir + "/" + saved;
-    for (const auto& [name, x] : expected(ck + ".expected.pt")) {
+    for (const auto& [name, x] : read_expected(ck + ".expected.pt")) {
       for (const Placements& p : targets(x)) {
         auto t = distribute_tensor(at::zeros_like(x), mesh, p);
         checkpoint::load({{name, t}}, ck);
@@ -86,7 +68,7 @@ TEST(Checkpoint, LoadsWhatPyTorchSavedOnAnyMesh) {
     auto mesh2 = init_device_mesh("cpu", {2, 2});
     for (const char* saved : {"one_d", "two_d", "meshguard"}) {
       const std::string ck = dir + "/" + saved;
-      for (const auto& [name, x] : expected(ck + ".expected.pt")) {
+      for (const auto& [name, x] : read_expected(ck + ".expected.pt")) {
         if (x.dim() < 2) {
           continue;
         }
@@ -102,7 +84,7 @@ TEST(Checkpoint, LoadsWhatPyTorchSavedOnAnyMesh) {
   // saved as {"model": lin.state_dict()}.
   torch::nn::Linear lin(3, 2);
   checkpoint::load(checkpoint::module_state(*lin, "model."), dir + "/one_d");
-  const auto pytorch = expected(dir + "/one_d.expected.pt");
+  const auto pytorch = read_expected(dir + "/one_d.expected.pt");
   EXPECT_TRUE(torch::equal(lin->weight, pytorch.at("model.weight")));
   EXPECT_TRUE(torch::equal(lin->bias, pytorch.at("model.bias")));
   EXPECT_TRUE(lin->weight.requires_grad());
@@ -143,7 +125,7 @@ TEST(Checkpoint, DamagedCheckpointsAreClearErrors) {
   }
   const std::string truncated = error_of([&] {
     for (const char* name : {"w", "cols", "b", "tiny", "bf", "ids", "scalar"}) {
-      auto t = at::zeros_like(expected(dir + "/one_d.expected.pt").at(name));
+      auto t = at::zeros_like(read_expected(dir + "/one_d.expected.pt").at(name));
       checkpoint::load({{name, t}}, copy.string());
     }
   });

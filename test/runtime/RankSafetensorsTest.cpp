@@ -16,6 +16,7 @@
 
 #include <meshguard/runtime/Checkpoint.h>
 
+#include "CheckpointTestUtil.h"
 #include "DifferentialCase.h"
 
 using namespace meshguard;
@@ -28,17 +29,6 @@ namespace {
 std::string safetensors_dir() {
   const char* d = std::getenv("MESHGUARD_SAFETENSORS_DIR");
   return d ? d : "";
-}
-
-std::map<std::string, at::Tensor> expected_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes(
-      (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::map<std::string, at::Tensor> out;
-  for (const auto& kv : torch::jit::pickle_load(bytes).toGenericDict()) {
-    out.emplace(kv.key().toStringRef(), kv.value().toTensor());
-  }
-  return out;
 }
 
 std::string error_text(const std::function<void()>& f) {
@@ -85,7 +75,7 @@ TEST(Safetensors, LoadsWhatPyTorchSavedOnAnyMesh) {
     EXPECT_EQ(
         checkpoint::read_info(ck).format, checkpoint::Format::kSafetensors)
         << saved;
-    for (const auto& [name, x] : expected_of(ck + ".expected.pt")) {
+    for (const auto& [name, x] : read_expected(ck + ".expected.pt")) {
       std::vector<Placements> targets{{R}};
       if (x.dim() >= 1) {
         targets.push_back({S0});
@@ -107,7 +97,7 @@ TEST(Safetensors, LoadsWhatPyTorchSavedOnAnyMesh) {
     }
     if (world_size() == 4) {
       auto mesh2 = init_device_mesh("cpu", {2, 2});
-      for (const auto& [name, x] : expected_of(ck + ".expected.pt")) {
+      for (const auto& [name, x] : read_expected(ck + ".expected.pt")) {
         if (x.dim() < 2) {
           continue;
         }

@@ -48,7 +48,7 @@ std::optional<std::vector<int64_t>> parseSizes(const std::string &Text) {
 }
 
 // "R", "Replicate", "S(1)", "S1", "Shard(1)".
-std::optional<Placement> parsePlacement(std::string Text) {
+std::optional<Placement> parsePlacement(const std::string &Text) {
   if (Text == "R" || Text == "Replicate" || Text == "Replicate()")
     return meshguard::Replicate{};
   for (const char *Prefix : {"Shard(", "S(", "S"}) {
@@ -108,7 +108,7 @@ std::string parseArgs(const std::vector<std::string> &Args, Request &R) {
     }
     if (!HasValue)
       return A + " needs a value";
-    const std::string V = Args[++I];
+    const std::string &V = Args[++I];
     if (A == "--mesh") {
       auto S = parseSizes(V);
       if (!S || S->empty())
@@ -121,8 +121,8 @@ std::string parseArgs(const std::vector<std::string> &Args, Request &R) {
     } else if (A == "--entry" || A == "--shape") {
       const size_t Eq = V.rfind('=');
       if (Eq == std::string::npos || Eq == 0)
-        return A + " '" + V +
-               "': expected NAME=" + (A == "--entry" ? "PLACEMENTS" : "AxB");
+        return A == "--entry" ? "--entry '" + V + "': expected NAME=PLACEMENTS"
+                              : "--shape '" + V + "': expected NAME=AxB";
       const std::string Name = V.substr(0, Eq), Value = V.substr(Eq + 1);
       if (A == "--entry") {
         auto P = parsePlacements(Value);
@@ -199,7 +199,7 @@ int plan(const std::vector<std::string> &Args) {
                       std::vector<int64_t>(R.MeshShape.size(), 0));
       ++It;
     } catch (const c10::Error &E) {
-      Problems.push_back(E.what_without_backtrace());
+      Problems.emplace_back(E.what_without_backtrace());
       It = Targets.erase(It);
     }
   }
