@@ -13,6 +13,7 @@
 #include "checkpoint/ChunkRegion.h"
 #include "checkpoint/DcpMetadata.h"
 #include "checkpoint/Files.h"
+#include "checkpoint/LoadEntries.h"
 #include "checkpoint/LocalBlock.h"
 #include "checkpoint/RestrictedPickle.h"
 #include "checkpoint/Safetensors.h"
@@ -72,10 +73,10 @@ CheckpointInfo read_info(const std::string& dir) {
   return decode_metadata(*read_pickle(bytes, path), path);
 }
 
-void load(
+void load_entries(
     const std::map<std::string, at::Tensor>& state_dict,
-    const std::string& dir) {
-  const CheckpointInfo info = read_info(dir);
+    const std::string& dir,
+    const CheckpointInfo& info) {
   for (const auto& [name, tensor] : state_dict) {
     auto it = info.tensors.find(name);
     TORCH_CHECK(
@@ -89,6 +90,12 @@ void load(
                                  : "");
     load_tensor(dir, name, it->second, tensor);
   }
+}
+
+void load(
+    const std::map<std::string, at::Tensor>& state_dict,
+    const std::string& dir) {
+  load_entries(state_dict, dir, read_info(dir));
 }
 
 c10::IValue load_object(const std::string& dir, const std::string& name) {

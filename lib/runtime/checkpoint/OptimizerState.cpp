@@ -13,6 +13,7 @@
 #include <torch/optim/adamw.h>
 
 #include "checkpoint/Files.h"
+#include "checkpoint/LoadEntries.h"
 #include "compat/OptimizerCompat.h"
 
 namespace meshguard {
@@ -252,7 +253,7 @@ void load_optimizer(
           dir);
     }
   }
-  load(state.tensors, dir);
+  load_entries(state.tensors, dir, info);
   for_each_parameter(
       optimizer,
       module,
