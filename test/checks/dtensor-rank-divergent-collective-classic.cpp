@@ -60,6 +60,15 @@ void swappedOrder(const PG &pg, std::vector<at::Tensor> &t) {
   // CHECK-NOTES: :[[@LINE-6]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier, c10d::ProcessGroup::allreduce; other side: c10d::ProcessGroup::allreduce, c10d::ProcessGroup::barrier)
   // CHECK-NOTES: :[[@LINE-8]]:7: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-9]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-8]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier, c10d::ProcessGroup::allreduce; other side: c10d::ProcessGroup::allreduce, c10d::ProcessGroup::barrier): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-11]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-12]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-9]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce, c10d::ProcessGroup::barrier; other side: c10d::ProcessGroup::barrier, c10d::ProcessGroup::allreduce): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-14]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-15]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-11]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce, c10d::ProcessGroup::barrier; other side: c10d::ProcessGroup::barrier, c10d::ProcessGroup::allreduce): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-17]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-18]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
 }
 
 void sameOrder(const PG &pg, std::vector<at::Tensor> &t) {

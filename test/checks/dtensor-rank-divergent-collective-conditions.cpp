@@ -30,6 +30,9 @@ void andDifferentSides(const DeviceMesh &mesh, at::Tensor g, at::Tensor w,
   // CHECK-NOTES: :[[@LINE-4]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::all_reduce_; other side: meshguard::dist::broadcast_): ranks on different sides mismatch and the job hangs
   // CHECK-NOTES: :[[@LINE-6]]:7: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-7]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-5]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::broadcast_; other side: meshguard::dist::all_reduce_): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-10]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
 
 void orSameSides(const DeviceMesh &mesh, at::Tensor g, bool ready) {
@@ -115,6 +118,9 @@ void switchDifferentArms(const DeviceMesh &mesh, at::Tensor g, at::Tensor w) {
   // CHECK-NOTES: :[[@LINE-6]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::all_reduce_; other side: meshguard::dist::broadcast_): ranks on different sides mismatch and the job hangs
   // CHECK-NOTES: :[[@LINE-9]]:11: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-10]]:11: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-6]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::broadcast_; other side: meshguard::dist::all_reduce_): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-12]]:11: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-13]]:11: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
 
 // Without `default`, the values no case matches run nothing.

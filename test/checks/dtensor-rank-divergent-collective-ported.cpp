@@ -33,6 +33,9 @@ void helperOrAllReduce(const PG &pg, std::vector<at::Tensor> &t) {
   // CHECK-NOTES: :[[@LINE-15]]:30: note: 'syncAll' performs the collective 'c10d::ProcessGroup::barrier' here
   else
     pg->allreduce(t)->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce; other side: syncAll): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-10]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
 }
 
 // --- A nested branch whose sides agree runs its collective once. -------------
@@ -67,6 +70,12 @@ void nestedUnbalanced(const PG &pg, std::vector<at::Tensor> &stats) {
   } else {
     pg->allreduce(stats)->wait();
   }
+  // CHECK-NOTES: :[[@LINE-4]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce, c10d::ProcessGroup::allreduce; other side: c10d::ProcessGroup::allreduce): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-10]]:14: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-17]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-5]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::allreduce; other side: c10d::ProcessGroup::allreduce, c10d::ProcessGroup::allreduce): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-13]]:14: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-20]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
 }
 
 // --- Same collective, other group, or other loop bounds. ---------------------
@@ -79,6 +88,9 @@ void worldOrMeshGroup(const meshguard::DeviceMesh &mesh, const PG &world) {
   // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
   else
     mesh.get_group(0)->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier on the dim-0 group of 'mesh'; other side: c10d::ProcessGroup::barrier): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-8]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
 
 void sameMeshGroup(const meshguard::DeviceMesh &mesh) {
@@ -104,6 +116,9 @@ void loopsWithOtherBounds(const PG &pg) {
       j++;
     }
   }
+  // CHECK-NOTES: :[[@LINE-4]]:7: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier in a loop on 'j<20'; other side: c10d::ProcessGroup::barrier in a loop on 'i<10'): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-15]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-16]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
 }
 
 void loopsWithSameBounds(const PG &pg, int steps) {
@@ -236,6 +251,9 @@ void recursiveOnRoot(const PG &pg) {
   // CHECK-NOTES: :[[@LINE-10]]:3: note: 'barriers' performs the collective 'c10d::ProcessGroup::barrier' here
   else
     pg->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier; other side: barriers): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-10]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
 }
 
 // A collective in an if's init statement or condition variable.
@@ -318,6 +336,10 @@ void helperGivenOtherValues(const PG &pg) {
   // CHECK-NOTES: :[[@LINE-8]]:5: note: 'maybeSync' performs the collective 'c10d::ProcessGroup::barrier' here
   else
     maybeSync(pg, false);
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: the sides of a rank-dependent branch run different collectives (c10d::ProcessGroup::barrier if 'Doit' given Doit = 'false'; other side: c10d::ProcessGroup::barrier if 'Doit' given Doit = 'true'): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-10]]:7: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-14]]:5: note: 'maybeSync' performs the collective 'c10d::ProcessGroup::barrier' here
 }
 void helperGivenSameValue(const PG &pg, bool Flag) {
   if (pg->getRank() == 0)

@@ -95,6 +95,15 @@ void differentOrder(const DeviceMesh &mesh, at::Tensor w, at::Tensor g) {
   // CHECK-NOTES: :[[@LINE-6]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::all_reduce_, meshguard::dist::broadcast_; other side: meshguard::dist::broadcast_, meshguard::dist::all_reduce_): ranks on different sides mismatch and the job hangs
   // CHECK-NOTES: :[[@LINE-8]]:7: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-9]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-8]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::all_reduce_, meshguard::dist::broadcast_; other side: meshguard::dist::broadcast_, meshguard::dist::all_reduce_): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-11]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-12]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-9]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::broadcast_, meshguard::dist::all_reduce_; other side: meshguard::dist::all_reduce_, meshguard::dist::broadcast_): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-14]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-15]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-11]]:5: warning: the sides of a rank-dependent branch run different collectives (meshguard::dist::broadcast_, meshguard::dist::all_reduce_; other side: meshguard::dist::all_reduce_, meshguard::dist::broadcast_): ranks on different sides mismatch and the job hangs
+  // CHECK-NOTES: :[[@LINE-17]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-18]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
 
 // --- Local work only under a rank condition. ---------------------------------

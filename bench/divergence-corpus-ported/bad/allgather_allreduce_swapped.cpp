@@ -9,10 +9,10 @@ std::vector<at::Tensor> step(const meshguard::DeviceMesh &mesh,
   std::vector<at::Tensor> gathered;
   if (mesh.get_rank() % 2) {
     gathered = meshguard::dist::all_gather({acts}); // EXPECT-DIVERGENCE
-    meshguard::dist::all_reduce_({grads});
+    meshguard::dist::all_reduce_({grads}); // EXPECT-DIVERGENCE
   } else {
-    meshguard::dist::all_reduce_({grads});
-    gathered = meshguard::dist::all_gather({acts});
+    meshguard::dist::all_reduce_({grads}); // EXPECT-DIVERGENCE
+    gathered = meshguard::dist::all_gather({acts}); // EXPECT-DIVERGENCE
   }
   return gathered;
 }

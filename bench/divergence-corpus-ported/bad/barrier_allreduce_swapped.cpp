@@ -9,9 +9,9 @@ void sync_step(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
                std::vector<at::Tensor> &grads) {
   if (pg->getRank() % 2) {
     pg->barrier()->wait(); // EXPECT-DIVERGENCE
-    pg->allreduce(grads)->wait();
+    pg->allreduce(grads)->wait(); // EXPECT-DIVERGENCE
   } else {
-    pg->allreduce(grads)->wait();
-    pg->barrier()->wait();
+    pg->allreduce(grads)->wait(); // EXPECT-DIVERGENCE
+    pg->barrier()->wait(); // EXPECT-DIVERGENCE
   }
 }

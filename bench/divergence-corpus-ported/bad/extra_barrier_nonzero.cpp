@@ -9,9 +9,9 @@ void load_and_sync(const c10::intrusive_ptr<c10d::ProcessGroup> &pg) {
   if (pg->getRank()) {
     pg->barrier()->wait(); // EXPECT-DIVERGENCE
     load_optimizer_state();
-    pg->barrier()->wait();
+    pg->barrier()->wait(); // EXPECT-DIVERGENCE
   } else {
-    pg->barrier()->wait();
+    pg->barrier()->wait(); // EXPECT-DIVERGENCE
   }
 }
 

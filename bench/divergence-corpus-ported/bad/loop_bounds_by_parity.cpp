@@ -15,7 +15,7 @@ void warm_up(const c10::intrusive_ptr<c10d::ProcessGroup> &pg) {
     }
   } else {
     while (j < 20) {
-      pg->barrier()->wait();
+      pg->barrier()->wait(); // EXPECT-DIVERGENCE
       j++;
     }
   }

@@ -10,5 +10,5 @@ void sync_before_eval(const meshguard::DeviceMesh &mesh,
   if (mesh.get_rank() % 2)
     world->barrier()->wait(); // EXPECT-DIVERGENCE
   else
-    mesh.get_group(0)->barrier()->wait();
+    mesh.get_group(0)->barrier()->wait(); // EXPECT-DIVERGENCE
 }

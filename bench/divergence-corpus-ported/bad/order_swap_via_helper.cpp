@@ -19,8 +19,8 @@ void report(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
     return;
   if (rank == 0) {
     pg->barrier()->wait(); // EXPECT-DIVERGENCE
-    pg->reduce(loss)->wait();
+    pg->reduce(loss)->wait(); // EXPECT-DIVERGENCE
   } else {
-    reduce_then_sync(pg, loss, rank);
+    reduce_then_sync(pg, loss, rank); // EXPECT-DIVERGENCE
   }
 }

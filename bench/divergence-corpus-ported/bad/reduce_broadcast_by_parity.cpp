@@ -12,11 +12,11 @@ void sync_counter(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
   if (rank % 2 == 0)
     pg->reduce(num)->wait(); // EXPECT-DIVERGENCE
   else
-    pg->broadcast(num)->wait();
+    pg->broadcast(num)->wait(); // EXPECT-DIVERGENCE
   if (rank == 0)
     num[0] = sum[0];
   if (rank % 2 == 0)
     pg->broadcast(num)->wait(); // EXPECT-DIVERGENCE
   else
-    pg->reduce(num)->wait();
+    pg->reduce(num)->wait(); // EXPECT-DIVERGENCE
 }

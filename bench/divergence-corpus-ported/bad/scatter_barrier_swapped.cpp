@@ -11,10 +11,10 @@ at::Tensor hand_out_work(const c10::intrusive_ptr<c10d::ProcessGroup> &pg) {
   if (pg->getRank() == 0) {
     queue[0] = make_work_items(pg->getSize());
     pg->scatter(mine, queue)->wait(); // EXPECT-DIVERGENCE
-    pg->barrier()->wait();
+    pg->barrier()->wait(); // EXPECT-DIVERGENCE
   } else {
-    pg->barrier()->wait();
-    pg->scatter(mine, queue)->wait();
+    pg->barrier()->wait(); // EXPECT-DIVERGENCE
+    pg->scatter(mine, queue)->wait(); // EXPECT-DIVERGENCE
   }
   return mine[0];
 }

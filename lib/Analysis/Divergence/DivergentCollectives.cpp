@@ -197,19 +197,20 @@ bool balancedAround(CFGBlock *Dep, const CallExpr &Call, const FunctionDecl &FD,
   return Sides && balanced(*Sides);
 }
 
-/// The sides a message names: an if's then and else; a switch's arm that
-/// holds \p Call and the first arm that runs something else.
+/// The sides a message names: the side that holds \p Call (an if's then or
+/// else, a switch's arm) and the other side, or for a switch the first arm
+/// that runs something else.
 std::pair<const BranchSide *, const BranchSide *>
 compared(const std::vector<BranchSide> &Sides, const CallExpr &Call,
          ASTContext &Ctx) {
-  if (Sides.size() == 2)
-    return {&Sides[0], &Sides[1]};
   const BranchSide *Here = &Sides.front();
   for (const BranchSide &Side : Sides)
     if (llvm::any_of(Side.Stmts, [&](const Stmt *S) {
           return containsStmt(S, &Call, Ctx);
         }))
       Here = &Side;
+  if (Sides.size() == 2)
+    return {Here, Here == &Sides[0] ? &Sides[1] : &Sides[0]};
   const BranchSide *Other = nullptr;
   for (const BranchSide &Side : Sides)
     if (&Side != Here &&
@@ -341,13 +342,13 @@ struct DivergenceSite {
 
 /// Where a collective is divergent: the nearest branch on a rank-dependent
 /// value that decides whether it runs (a side, a loop, an early exit),
-/// unless every side of it communicates alike. Mismatched branches are
-/// reported once (\p Mismatched); \p SaidOnce: \p S's collective belongs to
-/// one already reported.
-std::optional<DivergentCollective>
-atControllingBranch(const DivergenceSite &S, RankFlow &Flow,
-                    DivergenceMemo &Memo, const FunctionDecl &FD,
-                    llvm::DenseSet<const Stmt *> &Mismatched, bool &SaidOnce) {
+/// unless every side of it communicates alike. A branch whose sides run
+/// different collectives is reported at each collective of each side, where
+/// the user looks for it.
+std::optional<DivergentCollective> atControllingBranch(const DivergenceSite &S,
+                                                       RankFlow &Flow,
+                                                       DivergenceMemo &Memo,
+                                                       const FunctionDecl &FD) {
   ASTContext &Ctx = Memo.context();
   const CallExpr *Call = S.Collective.Call;
   for (CFGBlock *Dep : Flow.controllingBlocks(S.Block)) {
@@ -377,10 +378,6 @@ atControllingBranch(const DivergenceSite &S, RankFlow &Flow,
           continue;
         auto [Here, Other] = compared(*Sides, *Call, Ctx);
         if (Other && !Here->Sequence.empty() && !Other->Sequence.empty()) {
-          if (!Mismatched.insert(Branch).second) {
-            SaidOnce = true; // Said once, at the branch.
-            return std::nullopt;
-          }
           D.Shape = DivergenceShape::DifferentSequences;
           D.ThenSequence = joined(Here->Sequence);
           D.ElseSequence = joined(Other->Sequence);
@@ -466,18 +463,15 @@ DivergenceScan findDivergentCollectives(const FunctionDecl &FD,
   }
 
   llvm::DenseSet<const CallExpr *> Reported;
-  // A branch whose sides communicate differently is reported once.
-  llvm::DenseSet<const Stmt *> Mismatched;
   for (const DivergenceSite &S : Sites) {
     const CallExpr *Call = S.Collective.Call;
     if (Reported.contains(Call))
       continue;
-    bool SaidOnce = false;
     std::optional<DivergentCollective> D =
-        atControllingBranch(S, Flow, Memo, FD, Mismatched, SaidOnce);
-    if (!D && !SaidOnce)
+        atControllingBranch(S, Flow, Memo, FD);
+    if (!D)
       D = atDecidingArgument(S, Flow);
-    if (D || SaidOnce)
+    if (D)
       Reported.insert(Call);
     if (D)
       Scan.Sites.push_back(std::move(*D));
