@@ -3,7 +3,7 @@
 and a closing summary.
 
     meshguard-run -p BUILD [-j N] [-checks=...] [--report-skipped]
-                  [--sarif OUT.sarif] [--export-fixes OUT.yaml]
+                  [--sarif OUT.sarif [--source-root DIR]] [--export-fixes OUT.yaml]
                   [--no-summaries | --summaries-only] [--summaries DIR]
                   [--summary-model FILE]
                   [FILE_REGEX...]
@@ -18,8 +18,9 @@ meshguard-tidy`), plus:
   * a summary at the end: files, failures, findings by check, functions the
     analysis skipped because of its limits (--report-skipped turns on the
     check's ReportSkipped option on top of the effective .clang-tidy), time;
-  * --sarif writes SARIF 2.1.0 (through meshguard-sarif), --export-fixes the
-    merged clang-tidy YAML;
+  * --sarif writes SARIF 2.1.0 (through meshguard-sarif; paths relative to
+    --source-root, default the git repository of the current directory),
+    --export-fixes the merged clang-tidy YAML;
   * whole-program summaries (docs/tools/whole-program.md): each check run
     also writes its file's function summaries to BUILD/meshguard-summaries
     (--summaries DIR), and sees those of the files checked before it. Files
@@ -75,6 +76,21 @@ def find_tool(name, explicit):
     if os.access(local, os.X_OK):
         return local
     return shutil.which(name)
+
+
+def source_root(explicit):
+    """What SARIF's paths are relative to: code-scanning services map a
+    result to the repository's file only through a relative URI."""
+    if explicit:
+        return explicit
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if top:
+            return top
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return os.getcwd()
 
 
 def read_diagnostics(path):
@@ -196,6 +212,10 @@ def parse_args(argv):
     ap.add_argument("--report-skipped", action="store_true",
                     help="count functions skipped by the analysis limits")
     ap.add_argument("--sarif", help="write SARIF 2.1.0 here")
+    ap.add_argument("--source-root",
+                    help="SARIF: file URIs relative to this directory (uriBaseId SRCROOT; default: "
+                         "the git repository holding the current directory, else the current "
+                         "directory)")
     ap.add_argument("--export-fixes", help="write the merged clang-tidy YAML here")
     ap.add_argument("-q", "--quiet", action="store_true", help="no diagnostics, only progress and summary")
     ap.add_argument("--no-summaries", action="store_true",
@@ -522,7 +542,8 @@ class Run:
                     with open(empty, "w") as f:
                         f.write("Diagnostics: []\n")
                     inputs = [empty]
-                r = subprocess.run([sys.executable, sarif, "-o", args.sarif] + inputs)
+                r = subprocess.run([sys.executable, sarif, "-o", args.sarif,
+                                    "--source-root", source_root(args.source_root)] + inputs)
                 if r.returncode != 0:
                     failed.append("(sarif)")
 
