@@ -191,6 +191,18 @@ CASES = {
   double got = NS::train_step_loss(fc, mesh, X, Y);
   report(got, at::mse_loss(ref->forward(X), Y).item<double>());
 """),
+    "14": (4, "error", r"""
+  at::Tensor Wd = (torch::arange(16, torch::kFloat).reshape({4, 4}) / 10)
+                      .requires_grad_(true);
+  at::Tensor We = (torch::arange(16, torch::kFloat).reshape({4, 4}) / 20 + 1)
+                      .requires_grad_(true);
+  auto placed = NS::place_weights(Wd, We);
+  placed.first.pow(2).sum().backward();
+  placed.second.pow(2).sum().backward();
+  report(NS::dense_and_expert_norm(placed.first, placed.second),
+         2 * std::sqrt(Wd.detach().pow(2).sum().item<double>() +
+                       We.detach().pow(2).sum().item<double>()));
+"""),
 }
 
 PRELUDE = r"""
