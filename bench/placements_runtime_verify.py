@@ -19,12 +19,13 @@ process computes on the whole data (plain libtorch, no DTensor):
 A case is `right` when every rank printed a RESULT within 1e-4 (relative)
 of its reference and the job exited 0, `wrong` when some rank's value
 differs, `error` when the job died (the runtime's error is shown). A bad
-file must be `wrong` (or `error`, for an op without a rule or mixed
-meshes), a good file `right`. With --table, the Markdown table of the
+file must be what its case declares: `wrong` (a Partial read locally, a
+false replica) or `error` (an op without a rule, mixed meshes); a good file
+`right`. With --table, the Markdown table of the
 observed results replaces the text between the markers
 `<!-- verify:begin -->` and `<!-- verify:end -->` of FILE.
 
-Exit status 1 when a bad file is `right` or a good file is not.
+Exit status 1 when a file is not as expected.
 """
 import argparse
 import json
@@ -38,9 +39,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
 CORPUS = os.path.join(HERE, "placements-corpus-reports")
 
-# name -> (ranks, what the bad file should do, driver body). The body runs
-# with `mesh`-free context: `rank` and the corpus namespace `NS`; it calls
-# report(got, ref) (scalars) or report_t(got, ref) (tensors).
+# name -> (ranks, what the bad file must do: "wrong" or "error", driver
+# body). The body sees `rank`, `BAD` (true for the bad file) and the file's
+# namespace as `NS`; it makes its own mesh and calls report(got, ref)
+# (scalars) or report_t(got, ref) (tensors).
 CASES = {
     "01": (2, "wrong", r"""
   auto mesh = init_device_mesh("cpu", {2});
@@ -401,7 +403,7 @@ def main():
         kind, num = case.split("/")
         nproc, bad_kind, _ = CASES[num]
         verdict, results, error, proc = run_case(prog, case, nproc)
-        ok = verdict != "right" if kind == "bad" else verdict == "right"
+        ok = verdict == bad_kind if kind == "bad" else verdict == "right"
         failed += not ok
         values = ", ".join("r%d %s (ref %s)" % (r, fmt(g), fmt(ref))
                            for r, (g, ref, _) in sorted(results.items()))
