@@ -205,6 +205,13 @@ CASES = {
          2 * std::sqrt(Wd.detach().pow(2).sum().item<double>() +
                        We.detach().pow(2).sum().item<double>()));
 """),
+    "15": (2, "wrong", r"""
+  auto mesh = init_device_mesh("cpu", {2});
+  // The checkpoint is the same file on every rank; rank 0 alone copies it.
+  at::Tensor checkpoint = torch::arange(16, torch::kFloat).reshape({4, 4}) / 16;
+  at::Tensor w = NS::load_weight(mesh, checkpoint);
+  report_t(to_local(w), checkpoint);
+"""),
 }
 
 PRELUDE = r"""
