@@ -44,6 +44,11 @@ def warned_lines(tidy, path, checks):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if "error:" in proc.stdout:
         sys.exit("%s does not compile:\n%s" % (path, proc.stdout))
+    # A crash prints no warnings: counting it as silence would read as lost
+    # recall (or perfect precision) instead of a failure.
+    if proc.returncode != 0 or "Stack dump" in proc.stdout:
+        sys.exit("meshguard-tidy failed on %s (exit %d):\n%s" %
+                 (path, proc.returncode, proc.stdout))
     pattern = re.compile(r"^%s:(\d+):\d+: warning: .*\[(%s)\]$" %
                          (re.escape(path), "|".join(map(re.escape, checks))), re.M)
     return {(int(m.group(1)), m.group(2)) for m in pattern.finditer(proc.stdout)}
