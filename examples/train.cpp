@@ -1,5 +1,9 @@
 // Data-parallel training of a small MLP on synthetic data, over a 1-D
 // DeviceMesh of Gloo process groups (launch with scripts/meshguard-launch).
+// The parameters are Replicate DTensors and each rank's rows of the batch are
+// its shard of one Shard(0) DTensor: the loss is the mean over the whole
+// batch, each rank's gradients are its rows' share of it (Partial), and the
+// mesh-inferred all-reduce sums them (Partial -> Replicate).
 // Its input features come from a tensor-parallel layer: a fixed random-feature
 // projection whose weight is sharded over the mesh by meshguard::ColwiseParallel
 // (Shard(0)), computed shard by shard and gathered (Shard(1) -> Replicate).
@@ -120,14 +124,18 @@ std::pair<torch::Tensor, torch::Tensor> make_shard(const torch::Tensor &x, const
   return {x.narrow(0, rank * rows, rows), y.narrow(0, rank * rows, rows)};
 }
 
-// Averages the gradients over the data-parallel ranks.
+// Reduces the gradients over the data-parallel ranks. The batch is Shard(0)
+// and the parameters Replicate, so each rank's gradient is its rows' share of
+// the whole batch's: a Partial(sum) DTensor. The mesh-inferred all-reduce sums
+// the shares into the gradient of the global loss, and the gradients become
+// Replicate, like the parameters they update.
 void sync_gradients(torch::nn::Module &model) {
   // (Collectives need dense buffers: some gradients are transposed views.)
   auto params = model.parameters();
   std::vector<torch::Tensor> grads;
   for (const auto &p : params)
     grads.push_back(p.grad().contiguous());
-  meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::AVG);
+  meshguard::dist::all_reduce_(grads, meshguard::ReduceOp::SUM);
   for (size_t i = 0; i < params.size(); ++i)
     params[i].mutable_grad() = grads[i];
 }
@@ -138,8 +146,15 @@ void sgd_step(torch::nn::Module &model, double lr) {
     p.sub_(p.grad() * lr);
 }
 
-// Prints the mean loss over the ranks, every step (a resumed run is compared
-// with an uninterrupted one step by step).
+// A tensor's placements as the runtime sees them ("plain" for a plain tensor).
+std::string placements(const torch::Tensor &t) {
+  auto p = meshguard::placements_of(t);
+  return p ? meshguard::to_string(*p) : "plain";
+}
+
+// Prints the loss over the whole batch, every step (a resumed run is compared
+// with an uninterrupted one step by step): the mean of the ranks' means, the
+// shards being equal.
 void log_loss(const meshguard::DeviceMesh &mesh, const torch::Tensor &loss, int step) {
   auto logged = meshguard::to_local(loss).detach().clone();
   meshguard::dist::all_reduce_({logged}, meshguard::ReduceOp::AVG);
@@ -189,8 +204,9 @@ int main(int argc, char **argv) {
   auto [inputs, targets] = make_data();
   auto features = project_features(mesh, inputs);
   auto [x_local, y_local] = make_shard(features, targets, rank, world);
-  auto x = meshguard::from_local(x_local, mesh, {meshguard::Replicate{}});
-  auto y = meshguard::from_local(y_local, mesh, {meshguard::Replicate{}});
+  // Each rank's rows are its shard of the batch: Shard(0) DTensors.
+  auto x = meshguard::from_local(x_local, mesh, {meshguard::Shard{0}});
+  auto y = meshguard::from_local(y_local, mesh, {meshguard::Shard{0}});
   // Per-feature input scaling.
   auto scale = torch::linspace(0.5, 1.5, kFeatures);
   x = x * scale;
@@ -202,11 +218,22 @@ int main(int argc, char **argv) {
       p.mutable_grad() = torch::Tensor();
 
     auto pred = head->forward(model->forward(x));
+    // The mean over the whole batch (Partial(avg) over the shards).
     auto loss = (pred - y).pow(2).mean();
     loss.backward();
 
+    // The first step shows the placements: the batch is sharded, so the
+    // gradients come out Partial until sync_gradients reduces them.
+    std::string grad_placements;
+    if (step == first_step)
+      grad_placements = placements(model->fc1->weight.grad());
     sync_gradients(*model);
     sync_gradients(*head);
+    if (step == first_step && rank == 0)
+      std::printf("placements at step %d: batch %s, loss %s, fc1.weight's gradient %s, after "
+                  "sync_gradients %s\n",
+                  step, placements(x).c_str(), placements(loss).c_str(), grad_placements.c_str(),
+                  placements(model->fc1->weight.grad()).c_str());
     sgd_step(*model, lr.item<double>());
     sgd_step(*head, lr.item<double>());
     log_loss(mesh, loss, step);
@@ -226,8 +253,7 @@ int main(int argc, char **argv) {
   // residuals are its rows of one Shard(0) DTensor, whose sum is Partial.
   {
     torch::NoGradGuard no_grad;
-    auto residual = meshguard::to_local(head->forward(model->forward(x)) - y);
-    auto squares = meshguard::from_local(residual.pow(2), mesh, {meshguard::Shard{0}});
+    auto squares = (head->forward(model->forward(x)) - y).pow(2);
     auto sse = squares.sum();
     auto mse = meshguard::to_local(sse) / static_cast<double>(kGlobalBatch);
     if (rank == 0)

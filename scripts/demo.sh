@@ -105,17 +105,25 @@ diff -u examples/train.cpp "$work/src/train_fixed.cpp" >"$work/fix.diff"
 sed 's/^/  /' "$work/fix.diff" | grep -E '^  (\+|-|@@)' | grep -vE '^  (\+\+\+|---)' |
   sed -e "s/^  +/  $green+/" -e "s/^  -/  $red-/" -e "s/$/$reset/"
 [ "$fixed" -gt 0 ] || die "no fix-it was applied" "$logs/fix.log"
+# The fixed copy must be right by every check: all the dtensor-* checks run on
+# it, and none may report anything (nor may the run fail, e.g. on a compile error).
+checks_run=$("$build/bin/meshguard-tidy" "--checks=-*,dtensor-*" --list-checks 2>/dev/null | grep -c '^ *dtensor-')
 # shellcheck disable=SC2086
 "$build/bin/meshguard-tidy" "--checks=-*,dtensor-*" "$work/src/train_fixed.cpp" -- $compile_args \
-  >"$logs/tidy-after.log" 2>&1
+  >"$logs/tidy-after.log" 2>&1 ||
+  die "meshguard-tidy failed on the fixed copy" "$logs/tidy-after.log"
 left=$(grep -c 'warning:' "$logs/tidy-after.log")
+if [ "$left" -ne 0 ]; then
+  grep -E '(warning|note):' "$logs/tidy-after.log" | sed "s|$work/||; s/^/  /"
+  die "$left findings left in the fixed copy: every dtensor-* check must be silent on it" "$logs/tidy-after.log"
+fi
 quiet "$logs/configure-fixed.log" cmake -S . -B "$build" -DMESHGUARD_DEMO_FIXED_SOURCE="$work/src/train_fixed.cpp" ||
   die "configuring the fixed program failed" "$logs/configure-fixed.log"
 python3 scripts/build.py "$build" -j "$(nproc)" train_fixed | sed -u 's/^/  /'
 build_rc=${PIPESTATUS[0]}
 cp "$build/build.log" "$logs/build-fixed.log"
 [ "$build_rc" -eq 0 ] || die "the fixed program does not compile" "$logs/build-fixed.log"
-ok "$fixed fix-its applied; the fixed program compiles; $left findings left"
+ok "$fixed fix-its applied; the fixed program compiles; $left findings left (all $checks_run dtensor-* checks run on it)"
 
 # The 2-rank run also saves its state at step $save_step; section 4b resumes from it.
 save_step=15
@@ -125,8 +133,11 @@ launch "$logs/fixed-run.log" 2 "$build/bin/train_fixed" --save-at "$save_step" "
   die "the fixed program failed on 2 ranks" "$logs/fixed-run.log"
 launch "$logs/reference-run.log" 1 "$build/bin/train_fixed" ||
   die "the single-process reference run failed" "$logs/reference-run.log"
-# The program logs every step; shown: the first, every fifth, and the save.
-grep -E '^\[rank 0\] (step (1|[0-9]*[05]) loss|saved step)' "$logs/fixed-run.log" | sed "s|$root/||; s/^/  /"
+# The program logs every step; shown: the first step's placements (the batch
+# Shard(0), the gradients Partial until sync_gradients reduces them), the
+# first step, every fifth, and the save.
+grep -E '^\[rank 0\] (placements at step|step (1|[0-9]*[05]) loss|saved step)' "$logs/fixed-run.log" |
+  sed "s|$root/||; s/^/  /"
 python3 scripts/compare-loss.py "$logs/fixed-run.log" "$logs/reference-run.log" >"$logs/compare.txt" ||
   { cat "$logs/compare.txt"; die "the 2-rank loss does not match the single-process reference" "$logs/compare.txt"; }
 sed 's/^/  /' "$logs/compare.txt"
