@@ -3,12 +3,13 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-if(TARGET meshguard_runtime)
+if(TARGET meshguard_runtime_shared)
   set(MESHGUARD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/meshguard)
 
-  install(TARGETS meshguard_runtime
+  # The shared library (lib/runtime/CMakeLists.txt: the static archive's
+  # objects) is what is installed, as meshguard::runtime.
+  install(TARGETS meshguard_runtime_shared
     EXPORT meshguardTargets
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -10,6 +10,9 @@
 // whole-program analysis instead (SummarizeMode.cpp, meshguard-run's first
 // pass).
 //
+// --version adds meshguard's version, and the libtorch its runtime and API
+// model were made for, to LLVM's version text.
+//
 // One addition, on stderr only (exit codes and stdout stay clang-tidy's): a
 // name in -checks that matches no check is reported, with the closest real
 // name. clang-tidy ignores such a name when other checks are enabled, so a
@@ -24,6 +27,8 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -33,7 +38,22 @@ namespace clang::tidy {
 int clangTidyMain(int argc, const char **argv);
 } // namespace clang::tidy
 
+// Set by the build (tool/meshguard-tidy/CMakeLists.txt and the top level).
+#ifndef MESHGUARD_VERSION
+#error "MESHGUARD_VERSION is not defined"
+#endif
+#ifndef MESHGUARD_TORCH_VERSION
+#define MESHGUARD_TORCH_VERSION "unknown (built without the runtime)"
+#endif
+
 namespace {
+
+void printMeshguardVersion(llvm::raw_ostream &OS) {
+  OS << "meshguard " MESHGUARD_VERSION "\n"
+     << "  built with LLVM " LLVM_VERSION_STRING "\n"
+     << "  runtime and libtorch API model: libtorch " MESHGUARD_TORCH_VERSION
+        "\n";
+}
 
 std::vector<std::string> enabledBy(llvm::StringRef Checks) {
   clang::tidy::ClangTidyOptions Options;
@@ -97,5 +117,6 @@ int main(int argc, const char **argv) {
   if (meshguard::isSummarizeMode(argc, argv))
     return meshguard::summarizeMain(argc, argv);
   checkChecksArguments(argc, argv);
+  llvm::cl::AddExtraVersionPrinter(printMeshguardVersion);
   return clang::tidy::clangTidyMain(argc, argv);
 }
