@@ -40,6 +40,13 @@ build-compat: configure-compat
 lint: build
 	@bash scripts/lint.sh $(BUILD)
 
+# dist/meshguard-<version>-<tags>.whl from the build (packaged, not rebuilt:
+# setup.py runs its install rules; auditwheel bundles what a bare system
+# lacks). `pip install dist/meshguard-*.whl` next to torch (docs/tools/README.md).
+.PHONY: wheel
+wheel: build
+	@bash scripts/build-wheel.sh $(BUILD) dist
+
 clean:
 	rm -rf $(BUILD) $(if $(TORCH_COMPAT),$(COMPAT_BUILD))
 

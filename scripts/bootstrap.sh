@@ -20,6 +20,8 @@ set -euo pipefail
 #   googletest/benchmark: runtime tests and benchmarks.
 #   python3-yaml: reads clang-tidy's exported fixes (meshguard-run, meshguard-sarif, the demo's report).
 #   gnuplot-nox: the demo's loss plot (SVG).
+#   nodejs/npm: Microsoft's SARIF Multitool (npm, pinned) validates meshguard's
+#     SARIF in make test's wheel step (test/wheel/run.py).
 PACKAGES=(
   cmake ninja-build ccache python3 python3-yaml python3-venv git g++ lld-19
   llvm-19-dev libclang-19-dev clang-19 clang-tidy-19 clang-format-19 clangd-19 llvm-19-tools
@@ -28,6 +30,11 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
 )
+# Debian's nodejs and npm, unless an npm is already there (a NodeSource nodejs
+# carries its own npm and conflicts with Debian's npm package).
+if ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 torch=pip
 for arg in "$@"; do

@@ -3,7 +3,8 @@
 
 lit runs the check and tool tests, ctest runs the runtime's GoogleTests; both
 write JUnit XML, which is counted here; then the divergence check runs over
-its two corpora (one test each, precision and recall printed), and clang-tidy
+its two corpora (one test each, precision and recall printed), the wheel is
+packaged and used from a fresh venv (test/wheel/run.py), and clang-tidy
 lints the recently changed analysis and tidy sources (`scripts/lint.sh
 --quick`, one test). The closing
 line covers everything:
@@ -141,6 +142,15 @@ def main():
         steps.append(ctest_step("ctest (%s)" % os.path.basename(other), other, jobs))
     for name, command, xml_path in steps:
         for i, n in enumerate(run_step(name, command, xml_path)):
+            totals[i] += n
+
+    # The wheel as users get it (test/wheel/run.py): packaged from this build,
+    # installed into a fresh venv beside torch, used from there.
+    if all(os.path.exists(os.path.join(build, p)) for p in
+           ("bin/meshguard-tidy", "lib/libmeshguard_runtime.so")):
+        wheel_xml = os.path.join(results_dir, "wheel.xml")
+        for i, n in enumerate(run_step("wheel", [sys.executable, os.path.join(
+                ROOT, "test", "wheel", "run.py"), build, "--junit", wheel_xml], wheel_xml)):
             totals[i] += n
 
     for i, n in enumerate(corpus_steps(build)):
