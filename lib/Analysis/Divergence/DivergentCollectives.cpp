@@ -340,6 +340,74 @@ struct DivergenceSite {
   llvm::ArrayRef<ParameterControl> Controls;
 };
 
+/// The local variable holding the process group a raw collective runs on
+/// (`sub->allreduce(...)`, `pg.barrier()`), if any.
+const VarDecl *groupVariable(const CallExpr &Call, const FunctionDecl &FD) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call);
+  const Expr *Object = MC ? MC->getImplicitObjectArgument() : nullptr;
+  while (Object) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Object);
+        Op && Op->getNumArgs() >= 1 &&
+        (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star))
+      Object = Op->getArg(0);
+    else if (const auto *Deref = dyn_cast<UnaryOperator>(Object);
+             Deref && Deref->getOpcode() == UO_Deref)
+      Object = Deref->getSubExpr();
+    else
+      break;
+  }
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Object);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !V->isLocalVarDecl() || V->isStaticLocal() ||
+      V->getParentFunctionOrMethod() != &FD)
+    return nullptr;
+  return V;
+}
+
+bool refersTo(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == V)
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *C) { return refersTo(C, V); });
+}
+
+/// Whether \p V is initialised with a group of its own (a constructor,
+/// `make_intrusive`, `splitGroup`), not a copy of another variable's.
+bool makesNewGroup(const VarDecl *V) {
+  const Expr *Init = V->getInit();
+  while (Init) {
+    Init = Init->IgnoreImplicit()->IgnoreParens();
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
+    if (!Construct || Construct->getNumArgs() != 1 ||
+        !Construct->getConstructor()->isCopyOrMoveConstructor())
+      break;
+    Init = Construct->getArg(0);
+  }
+  return isa_and_nonnull<CallExpr, CXXConstructExpr, CXXNewExpr>(Init);
+}
+
+/// Subgroup membership: the ranks outside a subgroup hold no handle to it
+/// (`if (!sub) return;`, or they leave before the members build it), so
+/// the branch on membership lets exactly the subgroup's members reach a
+/// collective on that subgroup, together.
+bool membersTogether(CFGBlock *Dep, const CallExpr &Call,
+                     const FunctionDecl &FD, RankFlow &Flow) {
+  const VarDecl *Group = groupVariable(Call, FD);
+  if (!Group)
+    return false;
+  // The branch tests the group itself (null on non-members).
+  if (refersTo(Dep->getTerminatorCondition(), Group))
+    return true;
+  // Only the ranks that pass the branch build the group.
+  if (!makesNewGroup(Group))
+    return false;
+  CFGBlock *Declared = Flow.blockDeclaring(Group);
+  return Declared && llvm::is_contained(Flow.controllingBlocks(Declared), Dep);
+}
+
 /// Where a collective is divergent: the nearest branch on a rank-dependent
 /// value that decides whether it runs (a side, a loop, an early exit),
 /// unless every side of it communicates alike. A branch whose sides run
@@ -355,7 +423,7 @@ std::optional<DivergentCollective> atControllingBranch(const DivergenceSite &S,
     const Expr *Origin = Flow.conditionOrigin(Dep);
     if (Origin && sameForEveryMember(Origin, *Call, Ctx))
       Origin = Flow.conditionOriginBesides(Dep, Origin);
-    if (!Origin)
+    if (!Origin || membersTogether(Dep, *Call, FD, Flow))
       continue;
     const Stmt *Branch =
         branchStatement(Dep->getTerminatorStmt(), *Call, FD, Ctx);

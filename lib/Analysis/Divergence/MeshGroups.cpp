@@ -111,15 +111,46 @@ std::optional<MeshDim> collectiveGroup(const CallExpr &Call, ASTContext &Ctx) {
   return std::make_pair(Mesh->getDecl(), *Dim);
 }
 
+/// `dist::all_reduce_(ts, op, 1)`, `guarded::broadcast_(ts, mesh, 0, 1)`:
+/// the mesh dim a runtime collective runs along (its `mesh_dim` argument,
+/// the default one included) and its `mesh` argument; the mesh is null for
+/// the dist:: collectives, which run on their tensors' mesh.
+static std::optional<MeshDim> meshDimArgument(const CallExpr &Call,
+                                              ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || isa<CXXMethodDecl>(Callee))
+    return std::nullopt;
+  std::optional<int64_t> Dim;
+  const ValueDecl *Mesh = nullptr;
+  for (unsigned I = 0; I < Callee->getNumParams() && I < Call.getNumArgs();
+       ++I) {
+    StringRef Name = Callee->getParamDecl(I)->getName();
+    if (Name == "mesh_dim")
+      Dim = constantArg(Call, I, Ctx);
+    else if (Name == "mesh")
+      if (const DeclRefExpr *M = meshVariable(Call.getArg(I)))
+        Mesh = M->getDecl();
+  }
+  if (!Dim)
+    return std::nullopt;
+  return std::make_pair(Mesh, *Dim);
+}
+
 /// A rank's coordinate along one mesh dim is the same for every member of
 /// a group along another dim: a condition on it decides alike for the whole
 /// group that \p Call runs on.
 bool sameForEveryMember(const Expr *Origin, const CallExpr &Call,
                         ASTContext &Ctx) {
   std::optional<MeshDim> Coord = meshCoordinate(Origin, Ctx);
-  std::optional<MeshDim> Group = collectiveGroup(Call, Ctx);
-  return Coord && Group && Coord->first == Group->first &&
-         Coord->second != Group->second;
+  if (!Coord)
+    return false;
+  if (std::optional<MeshDim> Group = collectiveGroup(Call, Ctx))
+    return Coord->first == Group->first && Coord->second != Group->second;
+  // A runtime collective along `mesh_dim`: on its mesh argument, or for
+  // dist:: on the tensors' mesh, taken to be the coordinate's.
+  std::optional<MeshDim> Along = meshDimArgument(Call, Ctx);
+  return Along && (!Along->first || Along->first == Coord->first) &&
+         Coord->second != Along->second;
 }
 
 } // namespace analysis

@@ -39,6 +39,134 @@ const Expr *RankDependenceTU::sourceCall(const CallExpr &Call) const {
   return nullptr;
 }
 
+/// The class a value of type \p T stands for, through references, pointers
+/// and smart pointers (`c10::intrusive_ptr<c10d::ProcessGroupGloo>`).
+static const CXXRecordDecl *heldClass(QualType T) {
+  for (int Depth = 0; Depth < 4 && !T.isNull(); ++Depth) {
+    T = T.getNonReferenceType();
+    if (T->isPointerType()) {
+      T = T->getPointeeType();
+      continue;
+    }
+    const auto *RD = T->getAsCXXRecordDecl();
+    const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+    if (Spec && Spec->getIdentifier() &&
+        llvm::is_contained({"intrusive_ptr", "weak_intrusive_ptr", "shared_ptr",
+                            "unique_ptr", "weak_ptr"},
+                           Spec->getName()) &&
+        Spec->getTemplateArgs().size() >= 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type) {
+      T = Spec->getTemplateArgs()[0].getAsType();
+      continue;
+    }
+    return RD;
+  }
+  return nullptr;
+}
+
+/// Whether \p RD is, or derives from, a class named in \p Names.
+static bool isOrDerives(const CXXRecordDecl *RD,
+                        llvm::ArrayRef<llvm::StringRef> Names,
+                        unsigned Depth = 0) {
+  if (!RD || Depth > 8)
+    return false;
+  if (llvm::is_contained(Names, RD->getQualifiedNameAsString()))
+    return true;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (isOrDerives(Base.getType()->getAsCXXRecordDecl(), Names, Depth + 1))
+      return true;
+  return false;
+}
+
+/// Objects that a rank argument configures but whose identity and schedule
+/// are the same on every rank: a process group, backend or store built with
+/// the rank (`ProcessGroupGloo(store, rank, size, opts)`, `TCPStore(host,
+/// port, world, rank == 0)`) is valid everywhere, a collective's Work
+/// handle exists everywhere, and a distributed sampler floors or pads each
+/// rank's share to one length (the same trip count on every rank).
+static bool isUniformHandle(const CXXRecordDecl *RD) {
+  static const llvm::StringRef Names[] = {
+      "c10d::ProcessGroup",
+      "c10d::Backend",
+      "c10d::Store",
+      "c10d::Work",
+      "torch::data::samplers::DistributedSampler",
+      "torch::data::samplers::DistributedRandomSampler",
+      "torch::data::samplers::DistributedSequentialSampler"};
+  return isOrDerives(RD, Names);
+}
+
+/// A call that gives non-members a null group (`pg->splitGroup(ranks)`):
+/// whether its result is null differs per rank.
+static bool isMembershipCall(const CallExpr &Call) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const IdentifierInfo *Id = Callee ? Callee->getIdentifier() : nullptr;
+  return Id &&
+         llvm::is_contained({"splitGroup", "split_group", "new_group"},
+                            Id->getName()) &&
+         isUniformHandle(heldClass(Call.getType()));
+}
+
+/// What a tensor *is* rather than what it holds: defined, its shape, its
+/// type. Tensor values differ per rank by design (gradients, local shards,
+/// losses before their reduction); these do not.
+static bool isTensorStructure(const CallExpr &Call) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
+  if (!MD || !MD->getIdentifier())
+    return false;
+  std::string Class = MD->getParent()->getQualifiedNameAsString();
+  if (Class != "at::Tensor" && Class != "at::TensorBase")
+    return false;
+  return llvm::is_contained({"defined", "dim", "ndimension", "numel", "size",
+                             "sizes", "scalar_type", "dtype", "device",
+                             "options", "requires_grad", "is_contiguous",
+                             "layout", "is_cuda", "is_sparse"},
+                            MD->getName());
+}
+
+/// A value that is the same on every rank whatever its arguments: a
+/// constructed (or returned) handle of isUniformHandle, a Work's result
+/// (a collective's failure fails the job: no rank skips it on purpose), a
+/// tensor's structure.
+static bool isUniformObject(const Expr *E) {
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (isTensorStructure(*Call))
+      return true;
+    if (const auto *MD =
+            dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
+      if (isOrDerives(MD->getParent(), {"c10d::Work"}))
+        return true;
+  }
+  if (!isa<CXXConstructExpr, CXXNewExpr, CallExpr>(E))
+    return false;
+  return isUniformHandle(heldClass(E->getType()));
+}
+
+/// The aggregate initialisation \p E is (`DistInfo{rank, world}`, `{r, w}`),
+/// if any: its fields carry their own facts.
+static const InitListExpr *recordInitList(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else
+      break;
+  }
+  const auto *ILE = dyn_cast_or_null<InitListExpr>(E);
+  if (!ILE || !ILE->getType()->isRecordType() || ILE->getType()->isUnionType())
+    return nullptr;
+  // Bases come first in a C++17 aggregate's initialisers: not told apart.
+  if (const CXXRecordDecl *RD = ILE->getType()->getAsCXXRecordDecl();
+      RD && RD->getNumBases() > 0)
+    return nullptr;
+  return ILE;
+}
+
 /// `v[i]` on an array or through operator[]: base and index.
 static bool asSubscript(const Expr *E, const Expr *&Base, const Expr *&Idx) {
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
@@ -131,6 +259,16 @@ const Expr *RankDependenceTU::placeOrigin(const RankPlace &P, const Expr *Index,
 const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
                                      const FunctionDecl *Fn) const {
   if (!E || isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E))
+    return nullptr;
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (const Expr *S = sourceCall(*Call))
+      return S;
+    if (isMembershipCall(*Call))
+      return Call;
+  }
+  // Control, not data: what is the same on every rank whatever it was
+  // built from; an aggregate's fields carry their own facts.
+  if (isUniformObject(E) || recordInitList(E))
     return nullptr;
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     if (const Expr *O = Summary.lookup(ME->getMemberDecl()))
@@ -428,6 +566,20 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D))
         Changed |= mark(Summary, V, Origin(V->getInit()));
+  }
+  // `DistInfo info{rank, world}`, `return {rank, world};`: each field gets
+  // its initialiser's fact (in every object, as field writes do), so
+  // `info.world` stays uniform.
+  if (const auto *ILE = dyn_cast<InitListExpr>(S);
+      ILE && recordInitList(ILE) == ILE) {
+    const RecordDecl *RD = ILE->getType()->getAsRecordDecl();
+    unsigned I = 0;
+    for (const FieldDecl *F : RD->fields()) {
+      if (I >= ILE->getNumInits())
+        break;
+      const Expr *Init = ILE->getInit(I++);
+      Changed |= mark(Summary, F, Assigned(Init, Init));
+    }
   }
   const Expr *LHS = nullptr, *RHS = nullptr;
   bool Plain = false;

@@ -1,6 +1,7 @@
 //===--- RankFlow.cpp - Rank dependence over one function's CFG -----------===//
 
 #include "Divergence/RankFlow.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
@@ -38,10 +39,26 @@ RankFlow::controllingBlocks(CFGBlock *B) {
   return DepCache[B] = std::move(Work);
 }
 
+/// A range `for` over tensors (a module's parameters, a list of gradients,
+/// `named_parameters()`): as many on every rank. Their values differ per
+/// rank, not their number.
+static bool overTensors(const CFGBlock *B) {
+  const auto *For = dyn_cast_or_null<CXXForRangeStmt>(B->getTerminatorStmt());
+  const VarDecl *V = For ? For->getLoopVariable() : nullptr;
+  const CXXRecordDecl *RD =
+      V ? V->getType().getNonReferenceType()->getAsCXXRecordDecl() : nullptr;
+  if (!RD)
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  return Name == "at::Tensor" ||
+         (llvm::StringRef(Name).starts_with("torch::OrderedDict<") &&
+          llvm::StringRef(Name).ends_with("::Item"));
+}
+
 const Expr *RankFlow::conditionOrigin(const CFGBlock *B) const {
   const auto *Cond = dyn_cast_or_null<Expr>(
       const_cast<CFGBlock *>(B)->getTerminatorCondition());
-  if (!Cond || !Done[B->getBlockID()])
+  if (!Cond || !Done[B->getBlockID()] || overTensors(B))
     return nullptr;
   return Facts.origin(Cond, Out[B->getBlockID()], &FD);
 }
@@ -50,7 +67,7 @@ const Expr *RankFlow::conditionOriginBesides(const CFGBlock *B,
                                              const Expr *Source) const {
   const auto *Cond = dyn_cast_or_null<Expr>(
       const_cast<CFGBlock *>(B)->getTerminatorCondition());
-  if (!Cond || !Done[B->getBlockID()])
+  if (!Cond || !Done[B->getBlockID()] || overTensors(B))
     return nullptr;
   const RankVars &Vars = Out[B->getBlockID()];
   std::function<const Expr *(const Expr *)> Other =
@@ -113,6 +130,16 @@ bool RankFlow::solve(const AnalysisLimits &Limits) {
     }
   }
   return true;
+}
+
+CFGBlock *RankFlow::blockDeclaring(const VarDecl *V) const {
+  for (CFGBlock *B : Cfg)
+    for (const CFGElement &E : *B)
+      if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
+        if (const auto *DS = dyn_cast<DeclStmt>(CS->getStmt()))
+          if (llvm::is_contained(DS->decls(), V))
+            return B;
+  return nullptr;
 }
 
 const Expr *RankFlow::originBefore(const Expr *E, const CFGBlock *B,

@@ -49,6 +49,8 @@ public:
   /// than from \p Source (`rank` in `coord[1] == 0 || rank == 3`), or null.
   const clang::Expr *conditionOriginBesides(const clang::CFGBlock *B,
                                             const clang::Expr *Source) const;
+  /// The block whose declaration statement declares \p V, or null.
+  clang::CFGBlock *blockDeclaring(const clang::VarDecl *V) const;
   /// Where \p E, evaluated just before the CFG element \p At of \p B, gets
   /// a rank-dependent value, or null.
   const clang::Expr *originBefore(const clang::Expr *E,

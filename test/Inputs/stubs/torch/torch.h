@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <memory>
 #include <string>
+#include <torch/data.h>
 #include <utility>
 #include <vector>
 
@@ -120,6 +121,11 @@ public:
   Contained *operator->() const { return Impl.get(); }
   Contained &operator*() const { return *Impl; }
   Contained *get() const { return Impl.get(); }
+  // TORCH_MODULE's call operator: the module's forward.
+  template <typename... Args, typename C = Contained>
+  auto operator()(Args &&...A) -> decltype(std::declval<C &>().forward(A...)) {
+    return Impl->forward(A...);
+  }
   const std::shared_ptr<Contained> &ptr() const { return Impl; }
 
 private:

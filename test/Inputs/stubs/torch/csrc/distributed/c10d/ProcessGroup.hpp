@@ -1,18 +1,39 @@
 // Stub of c10d's ProcessGroup (libtorch) for meshguard's check tests.
 #pragma once
 #include <ATen/ATen.h>
+#include <cstddef>
 #include <memory>
 #include <vector>
 
 namespace c10 {
 template <typename T> class intrusive_ptr {
 public:
+  intrusive_ptr() = default;
+  intrusive_ptr(std::nullptr_t) {}
+  // Upcasts (intrusive_ptr<ProcessGroupGloo> to intrusive_ptr<Backend>).
+  template <typename From> intrusive_ptr(const intrusive_ptr<From> &Other);
   T *operator->() const { return Ptr; }
   T &operator*() const { return *Ptr; }
+  T *get() const { return Ptr; }
+  bool defined() const { return Ptr != nullptr; }
+  explicit operator bool() const { return Ptr != nullptr; }
+  template <typename... Args> static intrusive_ptr make(Args &&...args);
 
 private:
   T *Ptr = nullptr;
 };
+template <typename T>
+bool operator==(const intrusive_ptr<T> &P, std::nullptr_t) {
+  return !P;
+}
+template <typename T>
+bool operator!=(const intrusive_ptr<T> &P, std::nullptr_t) {
+  return static_cast<bool>(P);
+}
+template <typename T, typename... Args>
+intrusive_ptr<T> make_intrusive(Args &&...args) {
+  return intrusive_ptr<T>::make(static_cast<Args &&>(args)...);
+}
 } // namespace c10
 
 namespace c10d {
@@ -44,7 +65,10 @@ struct BarrierOptions {};
 
 class Work {
 public:
-  bool wait();
+  virtual ~Work() = default;
+  virtual bool isCompleted();
+  virtual bool isSuccess() const;
+  virtual bool wait();
 };
 
 class ProcessGroup {
@@ -92,5 +116,8 @@ public:
                                         int SrcRank, int Tag);
   virtual c10::intrusive_ptr<Work>
   recvAnysource(std::vector<at::Tensor> &Tensors, int Tag);
+  // The ranks of \p Ranks get a new group; the others get nullptr.
+  virtual c10::intrusive_ptr<ProcessGroup>
+  splitGroup(const std::vector<int> &Ranks, int TimeoutMs = 0);
 };
 } // namespace c10d
