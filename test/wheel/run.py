@@ -9,7 +9,8 @@
    its file list is taken; the wheel is installed (timed).
 3. From that venv alone (PATH = the venv's bin, /usr/bin and /bin: no build
    directory; LD_LIBRARY_PATH empty), each a test case:
-   version      meshguard-tidy --version names meshguard's, LLVM's and torch's versions
+   version      meshguard-tidy --version names meshguard's, LLVM's and torch's versions;
+                the docs' examples and CHANGELOG.md name the CMake project's version
    libraries    ldd of every ELF file of the package: everything resolves, inside
                 the venv or to a library every Debian 12 has (ALLOWED); no LLVM
    headers      meshguard-tidy parses with the wheel's own clang headers
@@ -170,6 +171,21 @@ class Session:
         out = run([self.python, "-m", "meshguard", "--version"], env=self.env).stdout
         if "meshguard %s" % self.version not in out or self.torch not in out:
             raise Failure("python -m meshguard --version: %s" % out)
+        # The docs name the same release (CMakeLists.txt's project() is the one
+        # place it is set; the docs' examples must follow it).
+        stale = []
+        for doc in ("README.md", "docs/tools/README.md", "docs/tools/ci.md",
+                    "docs/tools/pre-commit.md"):
+            with open(os.path.join(ROOT, doc)) as f:
+                text = f.read()
+            for m in re.finditer(r"(?:meshguard-|meshguard==|rev: v|blob/v)([0-9]+\.[0-9]+\.[0-9]+)", text):
+                if m.group(1) != self.version:
+                    stale.append("%s: %s" % (doc, m.group(0)))
+        with open(os.path.join(ROOT, "CHANGELOG.md")) as f:
+            if not re.search(r"^## %s\b" % re.escape(self.version), f.read(), re.M):
+                stale.append("CHANGELOG.md has no section for %s" % self.version)
+        if stale:
+            raise Failure("docs name another version than %s:\n%s" % (self.version, "\n".join(stale)))
         return out.strip()
 
     def case_libraries(self):
