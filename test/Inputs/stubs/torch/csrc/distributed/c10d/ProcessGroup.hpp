@@ -1,7 +1,8 @@
 // Stub of c10d's ProcessGroup (libtorch) for meshguard's check tests.
 #pragma once
-#include <ATen/ATen.h>
+// <cstddef> first: the ATen stub uses size_t.
 #include <cstddef>
+#include <ATen/ATen.h>
 #include <memory>
 #include <vector>
 

@@ -23,9 +23,8 @@ public:
 class ProcessGroupGloo : public Backend {
 public:
   struct Options : Backend::Options {
-    static c10::intrusive_ptr<Options>
-    create(std::chrono::milliseconds Timeout = std::chrono::milliseconds(
-               30000));
+    static c10::intrusive_ptr<Options> create(
+        std::chrono::milliseconds Timeout = std::chrono::milliseconds(30000));
     std::vector<std::shared_ptr<::gloo::transport::Device>> devices;
     int threads = 2;
   };
