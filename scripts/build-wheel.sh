@@ -31,7 +31,8 @@ if [ "$(cat "$venv/pins" 2>/dev/null)" != "${pins[*]}" ]; then
 fi
 
 raw=$build/wheel/raw
-rm -rf "$raw"; mkdir -p "$build/wheel"
+# setuptools' own build tree too: nothing of an earlier packaging may linger.
+rm -rf "$raw" "$build/wheel/setuptools"; mkdir -p "$build/wheel"
 echo "build-wheel: packaging $build" >&2
 MESHGUARD_BUILD=$build "$venv/bin/python" -m build --wheel --no-isolation --outdir "$raw" "$root" \
   > "$build/wheel/build.log" 2>&1 || { tail -20 "$build/wheel/build.log" >&2; exit 1; }
