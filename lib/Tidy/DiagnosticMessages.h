@@ -197,13 +197,21 @@ inline constexpr llvm::StringLiteral UnverifiedReplicateInCalleeNote =
     "the tensor is called a replica here, without run_check";
 inline constexpr llvm::StringLiteral UnverifiedReplicateArgumentNote =
     "this argument differs per rank";
+// The local tensor is a shard's (or a Partial value's) to_local().
+inline constexpr llvm::StringLiteral UnverifiedReplicateShardNote =
+    "this is one rank's %select{shard|partial contribution}0 of a DTensor "
+    "(to_local()), not the whole value";
+inline constexpr llvm::StringLiteral UnverifiedReplicatePlacedNote =
+    "the DTensor %select{gets its sharded placements|may become Partial}0 "
+    "here";
 inline constexpr llvm::StringLiteral UnverifiedReplicateLocalNote =
     "this local tensor differs per rank";
 
-// dtensor-mixed-meshes. %0: in a list; %1: the op or function; %2, %4: the
-// tensors; %3, %5: their meshes.
+// dtensor-mixed-meshes. %0: an op, a list, a module's forward; %1: the op
+// or function; %2, %4: the tensors (the module); %3, %5: their meshes.
 inline constexpr llvm::StringLiteral MixedMeshes =
-    "%select{tensor op '%1' combines|'%1' is given a list that holds}0 "
+    "%select{tensor op '%1' combines|'%1' is given a list that holds|the "
+    "module's forward combines}0 "
     "DTensors on different meshes: %2 on %3 and %4 on %5; the runtime throws "
     "'DTensor operands live on different meshes' when the job gets here";
 inline constexpr llvm::StringLiteral MixedMeshesPlacedNote =

@@ -29,8 +29,11 @@ void MixedMeshesCheck::report(const MixedMeshSite &Site, ASTContext &Ctx) {
   if (!firstReportAt(Loc))
     return;
   diag(Loc, msg::MixedMeshes)
-      << Site.InList << Site.Name << quotedText(*Site.First, Ctx)
-      << Site.FirstMesh << quotedText(*Site.Second, Ctx) << Site.SecondMesh;
+      << (Site.Module   ? 2
+          : Site.InList ? 1
+                        : 0)
+      << Site.Name << quotedText(*Site.First, Ctx) << Site.FirstMesh
+      << quotedText(*Site.Second, Ctx) << Site.SecondMesh;
   auto Note = [&](const NotePlace &At, const Expr &Operand,
                   const std::string &Mesh) {
     if (At)

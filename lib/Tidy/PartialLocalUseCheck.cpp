@@ -35,7 +35,11 @@ static std::optional<FixItHint> fullTensorFix(const CallExpr &ToLocal,
   const auto *Ref =
       dyn_cast<DeclRefExpr>(ToLocal.getCallee()->IgnoreImpCasts());
   SourceLocation Name = Ref ? Ref->getNameInfo().getLoc() : SourceLocation();
-  if (Explicit != 1 || Name.isInvalid() || Name.isMacroID())
+  // A helper that wraps to_local() is left as it is: its code is right
+  // for a shard.
+  if (Explicit != 1 || Name.isInvalid() || Name.isMacroID() ||
+      !Ref->getDecl()->getIdentifier() ||
+      Ref->getDecl()->getName() != "to_local")
     return std::nullopt;
   return FixItHint::CreateReplacement(
       CharSourceRange::getTokenRange(Name, Name), "full_tensor");

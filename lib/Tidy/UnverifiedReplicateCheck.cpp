@@ -15,6 +15,9 @@ using namespace meshguard::analysis;
 namespace meshguard {
 namespace tidy {
 
+static std::optional<FixItHint> verifyFix(const UnverifiedReplica &R,
+                                          ASTContext &Ctx);
+
 void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
                                        ASTContext &Ctx) {
   UnverifiedReplicaScan Scan = engine(Ctx).unverifiedReplicas(FD);
@@ -22,6 +25,37 @@ void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
     return;
   for (const UnverifiedReplica &R : Scan.Sites)
     report(R, Ctx);
+  // A shard's (or a Partial value's) local tensor called a replica: from
+  // the placements, whatever the rank analysis says.
+  const PlacementScan &Placements = engine(Ctx).placements(FD);
+  if (!Placements.Result.ok())
+    return;
+  for (const LocalReplica &R : Placements.LocalReplicas)
+    report(R, Ctx);
+}
+
+void UnverifiedReplicateCheck::report(const LocalReplica &R, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getExpansionLoc(R.Call->getBeginLoc());
+  if (!firstReportAt(Loc))
+    return;
+  {
+    auto Diag = diag(Loc, msg::UnverifiedReplicate);
+    UnverifiedReplica Site;
+    Site.Call = R.Call;
+    Site.VerifyArg = R.VerifyArg;
+    Site.VerifyIndex = R.VerifyIndex;
+    if (std::optional<FixItHint> Fix = verifyFix(Site, Ctx))
+      Diag << *Fix;
+  }
+  auto Note = [&](const NotePlace &At, StringRef Message) {
+    return noteInCallee(*this, At.Here, At.Elsewhere, *R.Call, Message, Ctx);
+  };
+  diag(R.Local->getBeginLoc(), msg::UnverifiedReplicateShardNote,
+       DiagnosticIDs::Note)
+      << R.Partial;
+  if (R.PlacedAt)
+    Note(R.PlacedAt, msg::UnverifiedReplicatePlacedNote) << R.Partial;
 }
 
 /// run_check=true: `false` replaced, or the argument added after the one

@@ -29,6 +29,7 @@ private:
   }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);
+  void report(const analysis::LocalReplica &R, clang::ASTContext &Ctx);
 };
 
 } // namespace tidy

@@ -100,11 +100,26 @@ struct MixedMeshSite {
   /// The op ("aten::add") or the function ("torch::stack").
   std::string Name;
   bool InList = false;
+  /// A module (First) applied to a DTensor (Second) on another mesh.
+  bool Module = false;
   const clang::Expr *First = nullptr, *Second = nullptr;
   /// "mesh [4]", "a 2-D mesh".
   std::string FirstMesh, SecondMesh;
   /// Where each was put on its mesh.
   NotePlace FirstAt, SecondAt;
+};
+
+/// from_local() without run_check, every placement Replicate, given one
+/// rank's shard or partial contribution of a DTensor (its to_local()).
+struct LocalReplica {
+  const clang::CallExpr *Call = nullptr;
+  const clang::Expr *Local = nullptr;
+  /// Where it was made local; where the DTensor got its placements.
+  NotePlace ToLocal, PlacedAt;
+  bool Partial = false;
+  /// run_check as written (null: left to its default), and its index.
+  const clang::Expr *VerifyArg = nullptr;
+  unsigned VerifyIndex = 0;
 };
 
 /// What the placement analysis found in one function.
@@ -113,6 +128,7 @@ struct PlacementScan {
   std::vector<PartialLocalUse> PartialUses;
   std::vector<UnruledOp> UnruledOps;
   std::vector<MixedMeshSite> MixedMeshes;
+  std::vector<LocalReplica> LocalReplicas;
 };
 
 /// Per-TU memo of the helpers' placement facts (what a helper returns, and

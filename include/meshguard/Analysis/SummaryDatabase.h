@@ -106,8 +106,10 @@ struct StoredPlacementReturn {
   unsigned ShardDims = 0;
   bool MayPartial = false;
   unsigned MeshDims = 0;
-  /// The parameter whose argument it returns, facts and all.
+  /// The parameter whose argument it returns, facts and all; with
+  /// LocalOfPass, the argument's to_local() (a helper that wraps it).
   std::optional<unsigned> PassThrough;
+  bool LocalOfPass = false;
   /// Where it was made local, became Partial, got its placements, was put
   /// on its mesh.
   std::optional<ExternalSite> ToLocal, Origin, Placed, Mesh;

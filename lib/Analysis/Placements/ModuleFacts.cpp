@@ -78,6 +78,49 @@ static StringRef styleName(const Expr *Style) {
   return Written ? className(Written) : StringRef();
 }
 
+/// Whether \p RD is a torch::nn module or module holder (or derives from
+/// one).
+static bool isModuleClass(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition())
+    return false;
+  auto IsTorchModule = [](const CXXRecordDecl *C) {
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(C))
+      C = Spec->getSpecializedTemplate()->getTemplatedDecl();
+    std::string Name = C->getQualifiedNameAsString();
+    return Name == "torch::nn::Module" || Name == "torch::nn::ModuleHolder";
+  };
+  if (IsTorchModule(RD))
+    return true;
+  return !RD->forallBases(
+      [&](const CXXRecordDecl *Base) { return !IsTorchModule(Base); });
+}
+
+const Expr *moduleOfForward(const CallExpr &Call) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() && MD->getName() == "forward" &&
+        isModuleClass(MD->getParent()))
+      return MC->getImplicitObjectArgument();
+    return nullptr;
+  }
+  const auto *OC = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!OC || OC->getOperator() != OO_Call || OC->getNumArgs() < 2)
+    return nullptr;
+  const Expr *Object = OC->getArg(0);
+  QualType T = Object->getType().getNonReferenceType();
+  return isModuleClass(T->getAsCXXRecordDecl()) ? Object : nullptr;
+}
+
+const Expr *moduleInput(const CallExpr &Call, const ApiIndex &Index) {
+  if (!moduleOfForward(Call))
+    return nullptr;
+  unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+  for (unsigned I = First; I < Call.getNumArgs(); ++I)
+    if (Index.isTensorType(Call.getArg(I)->getType()))
+      return Call.getArg(I);
+  return nullptr;
+}
+
 ModulePlacements::ModulePlacements(const FunctionDecl &FD,
                                    const ApiIndex &Index, ASTContext &Ctx)
     : Index(Index), Ctx(Ctx) {
@@ -93,10 +136,17 @@ void ModulePlacements::collect(const Stmt *S) {
         E && (E->Role == PlacementRole::ShardsModule ||
               E->Role == PlacementRole::ParallelizesModule))
       add(*Call, *E);
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee();
+        FD && FD->getIdentifier() && FD->getName() == "distribute_module" &&
+        FD->getQualifiedNameAsString() == "meshguard::distribute_module")
+      addDistributed(*Call);
   if (const auto *DS = dyn_cast<DeclStmt>(S))
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D))
         addGathered(*V);
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
+    addLoop(*For);
   for (const Stmt *Child : S->children())
     collect(Child);
 }
@@ -112,6 +162,85 @@ void ModulePlacements::addGathered(const VarDecl &V) {
     return;
   if (std::optional<ModulePath> Module = modulePath(Init->getArg(0)))
     Calls.push_back({*Module, Init, true, true, {}, {}});
+}
+
+// distribute_module(module, mesh): every parameter Replicate on the mesh
+// (with a partition function: unknown placements, the same mesh).
+void ModulePlacements::addDistributed(const CallExpr &Call) {
+  if (Call.getNumArgs() < 2)
+    return;
+  std::optional<ModulePath> Module = modulePath(Call.getArg(0));
+  if (!Module)
+    return;
+  PlacementState Placed;
+  Placed.MeshMadeBy = meshMadeBy(Call.getArg(1), Index);
+  Placed.MeshDims = literalMeshDims(Placed.MeshMadeBy, Index, Ctx);
+  Placed.MeshAt = &Call;
+  unsigned Written = 0;
+  for (const Expr *Arg : Call.arguments())
+    Written += !isa<CXXDefaultArgExpr>(Arg);
+  if (Written > 2) {
+    Placed.ShardDims = PlacementState::UnknownDim;
+    Placed.PlacedAt = &Call;
+  }
+  Calls.push_back({*Module, &Call, true, false, Placed, Placed});
+}
+
+// `for (auto &p : model->parameters())`: p is each parameter.
+void ModulePlacements::addLoop(const CXXForRangeStmt &For) {
+  const VarDecl *Var = For.getLoopVariable();
+  const auto *Range = dyn_cast_or_null<CXXMemberCallExpr>(
+      For.getRangeInit() ? For.getRangeInit()->IgnoreImplicit() : nullptr);
+  const CXXMethodDecl *MD = Range ? Range->getMethodDecl() : nullptr;
+  if (!Var || !MD || !MD->getIdentifier() || MD->getName() != "parameters" ||
+      !isModuleClass(MD->getParent()))
+    return;
+  if (std::optional<ModulePath> Module =
+          modulePath(Range->getImplicitObjectArgument()))
+    Loops.push_back({Var, *Module, &For});
+}
+
+std::optional<PlacementState>
+ModulePlacements::loopParameter(const VarDecl &V) const {
+  for (const Loop &L : Loops)
+    if (L.Var == &V)
+      return covering(L.Module, L.For->getBeginLoc(), /*OnlyRecursive=*/true);
+  return std::nullopt;
+}
+
+std::optional<PlacementState>
+ModulePlacements::meshOf(const Expr &Module) const {
+  std::optional<ModulePath> Path = modulePath(&Module);
+  if (!Path)
+    return std::nullopt;
+  std::optional<PlacementState> S =
+      covering(*Path, Module.getBeginLoc(), /*OnlyRecursive=*/false);
+  if (S && !S->MeshMadeBy && !S->MeshDims)
+    return std::nullopt;
+  return S;
+}
+
+/// The placements of the parameters of \p Module that the last covering
+/// call before \p At gave them (the weight's, for a tensor-parallel style:
+/// its mesh is the same; with \p OnlyRecursive, such calls are skipped).
+std::optional<PlacementState>
+ModulePlacements::covering(const ModulePath &Module, SourceLocation At,
+                           bool OnlyRecursive) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::optional<PlacementState> Found;
+  for (const Made &M : Calls) {
+    if (!SM.isBeforeInTranslationUnit(M.Call->getEndLoc(), At))
+      continue;
+    if (!(M.Recursive ? Module.within(M.Module)
+                      : Module.Root == M.Module.Root &&
+                            Module.Fields == M.Module.Fields))
+      continue;
+    if (M.Gathered)
+      Found.reset();
+    else if (M.Recursive || !OnlyRecursive)
+      Found = M.Weight; // one module's weight and bias: the same mesh
+  }
+  return Found;
 }
 
 void ModulePlacements::add(const CallExpr &Call,

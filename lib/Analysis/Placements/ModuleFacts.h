@@ -5,7 +5,12 @@
 // submodules) Shard(0) on the mesh; parallelize_module(module, mesh, style)
 // shards a Linear's or an Embedding's weight and bias by the style. A read
 // of such a parameter later in the same function (`fc->weight`,
-// `model->fc1->bias`) then has those placements. Flow-insensitive but
+// `model->fc1->bias`, or the variable of a range `for` over
+// `model->parameters()`) then has those placements; distribute_module
+// replicates them on its mesh. A module's forward (`model(x)`,
+// `model->forward(x)`) gives its input's mesh and placements
+// (PlacementTransfer.cpp), and the module's mesh is what dtensor-mixed-meshes
+// compares the input's with. Flow-insensitive but
 // ordered: a call counts for the reads after it in the function's text,
 // until a GatheredParameters of the module (gathered: not followed).
 //
@@ -15,6 +20,7 @@
 #define MESHGUARD_LIB_ANALYSIS_MODULEFACTS_H
 
 #include "Placements/PlacementFacts.h"
+#include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
 #include <vector>
@@ -46,6 +52,12 @@ public:
   /// The placements of \p Read, a tensor field of a module, made by a call
   /// before it; none when no such call is known.
   std::optional<PlacementState> parameter(const clang::MemberExpr &Read) const;
+  /// The placements of \p V, the variable of a range `for` over a module's
+  /// parameters(), when a call before the loop made them DTensors.
+  std::optional<PlacementState> loopParameter(const clang::VarDecl &V) const;
+  /// The mesh (MeshMadeBy, MeshDims, MeshAt) a call before \p Module put
+  /// its parameters on, when one is known.
+  std::optional<PlacementState> meshOf(const clang::Expr &Module) const;
 
 private:
   struct Made {
@@ -64,6 +76,17 @@ private:
   void collect(const clang::Stmt *S);
   void add(const clang::CallExpr &Call, const PlacementCallEntry &Entry);
   void addGathered(const clang::VarDecl &V);
+  void addDistributed(const clang::CallExpr &Call);
+  void addLoop(const clang::CXXForRangeStmt &For);
+  std::optional<PlacementState> covering(const ModulePath &Module,
+                                         clang::SourceLocation At,
+                                         bool OnlyRecursive) const;
+  struct Loop {
+    const clang::VarDecl *Var;
+    ModulePath Module;
+    const clang::CXXForRangeStmt *For;
+  };
+  std::vector<Loop> Loops;
 
   const ApiIndex &Index;
   clang::ASTContext &Ctx;

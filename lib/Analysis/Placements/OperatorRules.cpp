@@ -3,6 +3,7 @@
 #include "Placements/OperatorRules.h"
 #include <algorithm>
 #include <iterator>
+#include <string>
 
 namespace meshguard {
 namespace analysis {
@@ -30,8 +31,16 @@ const OperatorRule *findOperatorRule(llvm::StringRef Name) {
 
 const OperatorRule *findResultRule(llvm::StringRef Name) {
   const OperatorRule *Own = findOperatorRule(Name);
-  if (Own && Own->Policy == ShardedPolicy::Decomposes && Name == "matmul")
+  if (!Own || Own->Policy != ShardedPolicy::Decomposes)
+    return Own;
+  if (Name == "matmul")
     return findOperatorRule("mm");
+  // ATen's composite wrapper over its own kernel (softmax over _softmax,
+  // log_softmax over _log_softmax): the kernel's rule gives the result.
+  std::string Kernel = "_" + Name.str();
+  if (const OperatorRule *Inner = findOperatorRule(Kernel);
+      Inner && Inner->Policy == ShardedPolicy::Rule)
+    return Inner;
   return Own;
 }
 

@@ -15,7 +15,9 @@ namespace meshguard {
 namespace analysis {
 
 void PlacementState::join(const PlacementState &O) {
-  if (O.isPartialLocal() != isPartialLocal()) {
+  if (O.What != What) {
+    // A partial local value wins; a shard's local value and a DTensor keep
+    // the first (both are uses of nothing by themselves).
     if (O.isPartialLocal())
       *this = O;
     return;
@@ -36,6 +38,7 @@ void PlacementState::join(const PlacementState &O) {
     ToLocal = O.ToLocal;
   if (!Param)
     Param = O.Param;
+  LocalOfParam |= O.LocalOfParam;
 }
 
 const Expr *stripCopies(const Expr *E) {

@@ -32,6 +32,11 @@ struct PlacementState {
     DTensor,
     /// A plain tensor holding one rank's contribution to a Partial value.
     PartialLocal,
+    /// A plain tensor holding one rank's shard of a DTensor sharded on the
+    /// known dims ShardDims (to_local of a Shard): a reduction over a
+    /// sharded dim gives one rank's contribution to the whole (the runtime
+    /// would make it Partial).
+    ShardLocal,
   };
   /// Bit d (d < 7): may be Shard(d) on some mesh dim.
   static constexpr std::uint8_t UnknownDim = 0x80;
@@ -54,9 +59,13 @@ struct PlacementState {
   NotePlace ToLocal;
   /// PartialLocal in a helper's summary run: the parameter it stands for.
   const clang::ParmVarDecl *Param = nullptr;
+  /// In a helper's summary run: the to_local of Param's argument (a helper
+  /// that wraps to_local), not the argument itself.
+  bool LocalOfParam = false;
 
   bool isPartialLocal() const { return What == Kind::PartialLocal; }
   bool isDTensor() const { return What == Kind::DTensor; }
+  bool isShardLocal() const { return What == Kind::ShardLocal; }
   bool maySplit() const { return isDTensor() && (ShardDims || MayPartial); }
   /// A partial local value wins over a DTensor fact (the uses are what is
   /// reported); otherwise bits are joined.
@@ -65,7 +74,7 @@ struct PlacementState {
     return What == O.What && ShardDims == O.ShardDims &&
            MayPartial == O.MayPartial && PartialOrigin == O.PartialOrigin &&
            ToLocal == O.ToLocal && Param == O.Param && PlacedAt == O.PlacedAt &&
-           MeshDims == O.MeshDims;
+           MeshDims == O.MeshDims && LocalOfParam == O.LocalOfParam;
   }
   bool operator!=(const PlacementState &O) const { return !(*this == O); }
 };
@@ -100,6 +109,7 @@ std::optional<TensorOpCall> readTensorOp(const clang::CallExpr &Call,
                                          const ApiIndex &Index);
 
 class ModulePlacements;
+struct OperatorRule;
 
 class PlacementTransfer {
 public:
@@ -121,6 +131,7 @@ public:
   /// The module parameters the function's fully_shard and
   /// parallelize_module calls made DTensors (must outlive the transfer).
   void setModules(const ModulePlacements *M) { Modules = M; }
+  const ModulePlacements *modules() const { return Modules; }
   /// The summary of the function \p Callee calls: its definition's here,
   /// or the summary database's entry when it has no body here.
   const HelperPlacements *helperOf(const clang::FunctionDecl &Callee) const {
@@ -131,6 +142,11 @@ public:
 private:
   std::optional<PlacementState> evaluateCall(const clang::CallExpr &Call,
                                              const PlacementVars &Vars) const;
+  /// A plain op on one rank's shard (Facts: its operands' facts).
+  std::optional<PlacementState>
+  shardLocalOp(const TensorOpCall &Op, const clang::CallExpr &Call,
+               llvm::ArrayRef<PlacementState> Facts,
+               const OperatorRule *Rule) const;
   void assign(const clang::Expr *Target, std::optional<PlacementState> S,
               PlacementVars &Vars) const;
 
@@ -144,6 +160,14 @@ private:
   HelperLookup Helpers;
   const ModulePlacements *Modules = nullptr;
 };
+
+/// The input of a module's forward (`model->forward(x)`, `model(x)`, `(*m)(x)`
+/// on a torch::nn module or module holder): its first tensor argument, or
+/// null when \p Call is none.
+const clang::Expr *moduleInput(const clang::CallExpr &Call,
+                               const ApiIndex &Index);
+/// The module object of such a call (`model`), or null.
+const clang::Expr *moduleOfForward(const clang::CallExpr &Call);
 
 /// The placements a `{Shard{0}, Replicate{}}` argument spells, folded over
 /// mesh dims; a DTensor with unknown dims when it is not a literal list.

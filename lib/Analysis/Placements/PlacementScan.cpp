@@ -97,8 +97,10 @@ PlacementMemo::Impl::imported(const FunctionDecl &FD) {
     S.PlacedAt = keep(R->Placed);
     S.MeshAt = keep(R->Mesh);
     S.ToLocal = keep(R->ToLocal);
-    if (R->PassThrough && *R->PassThrough < FD.getNumParams())
+    if (R->PassThrough && *R->PassThrough < FD.getNumParams()) {
       S.Param = FD.getParamDecl(*R->PassThrough);
+      S.LocalOfParam = R->LocalOfPass;
+    }
     if (!R->PassThrough || S.Param)
       Summary->Returns = S;
   }
@@ -144,7 +146,7 @@ PlacementMemo::Impl::summarise(const FunctionDecl &FD) {
     llvm::SmallVector<FoundUse, 1> Uses;
     partialLocalUsesAt(S, Vars, T, Uses);
     for (const FoundUse &U : Uses)
-      if (const ParmVarDecl *P = U.Value.Param) {
+      if (const ParmVarDecl *P = U.Value.Param; P && !U.Value.LocalOfParam) {
         NotePlace &Slot = Summary->FullUseOfParam[P->getFunctionScopeIndex()];
         if (!Slot) {
           Slot = U.Use.InnerUse ? U.Use.InnerUse : NotePlace(U.Use.Use);
@@ -184,6 +186,9 @@ PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
         Scan.UnruledOps.push_back(std::move(*U));
     if (std::optional<MixedMeshSite> Site = mixedMeshesAt(S, Vars, T, M.Ctx))
       Scan.MixedMeshes.push_back(std::move(*Site));
+    if (std::optional<LocalReplica> R = localReplicaAt(S, Vars, T, M.Ctx))
+      if (Seen.insert(R->Call).second)
+        Scan.LocalReplicas.push_back(*R);
   });
   const SourceManager &SM = M.Ctx.getSourceManager();
   auto Before = [&](const Expr *A, const Expr *B) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Placements/PlacementSites.h"
+#include "Placements/ModuleFacts.h"
 #include "Placements/OperatorRules.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/DeclCXX.h"
@@ -62,7 +63,7 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
       std::optional<PlacementState> F = T.evaluate(Operand, Vars);
       if (F && F->isDTensor())
         return; // a DTensor op: the runtime sees the operands' placements
-      if (F && !Local)
+      if (F && F->isPartialLocal() && !Local)
         Local = F;
     }
     if (Local)
@@ -183,6 +184,26 @@ std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
     }
     return Site;
   }
+  // A module applied to a DTensor on another mesh than its parameters'.
+  if (const Expr *Input = moduleInput(*Call, T.index())) {
+    std::optional<PlacementState> Module =
+        T.modules() ? T.modules()->meshOf(*moduleOfForward(*Call))
+                    : std::nullopt;
+    std::optional<PlacementState> In = T.evaluate(Input, Vars);
+    if (!Module || !In || !surelyDifferentMeshes(*Module, *In, T.index(), Ctx))
+      return std::nullopt;
+    MixedMeshSite Site;
+    Site.Call = Call;
+    Site.Name = "forward";
+    Site.Module = true;
+    Site.First = moduleOfForward(*Call);
+    Site.Second = Input;
+    Site.FirstMesh = describeMesh(*Module, T.index(), Ctx);
+    Site.SecondMesh = describeMesh(*In, T.index(), Ctx);
+    Site.FirstAt = Module->MeshAt;
+    Site.SecondAt = In->MeshAt;
+    return Site;
+  }
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || isa<CXXMethodDecl>(FD))
     return std::nullopt;
@@ -201,6 +222,39 @@ std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
     }
   }
   return std::nullopt;
+}
+
+std::optional<LocalReplica> localReplicaAt(const Stmt *S,
+                                           const PlacementVars &Vars,
+                                           const PlacementTransfer &T,
+                                           ASTContext &Ctx) {
+  const auto *Call = dyn_cast<CallExpr>(S);
+  const PlacementCallEntry *E =
+      Call ? T.index().placementCall(Call->getDirectCallee()) : nullptr;
+  if (!E || E->Role != PlacementRole::SetsPlacements || E->VerifyArg < 0 ||
+      E->PlacementsArg < 0 ||
+      unsigned(E->PlacementsArg) >= Call->getNumArgs() || !Call->getNumArgs() ||
+      !spellsOnlyReplicate(Call->getArg(E->PlacementsArg)))
+    return std::nullopt;
+  LocalReplica R;
+  R.Call = Call;
+  R.VerifyIndex = unsigned(E->VerifyArg);
+  if (R.VerifyIndex < Call->getNumArgs() &&
+      !isa<CXXDefaultArgExpr>(Call->getArg(R.VerifyIndex))) {
+    R.VerifyArg = Call->getArg(R.VerifyIndex);
+    bool Value = true;
+    if (R.VerifyArg->isValueDependent() ||
+        !R.VerifyArg->EvaluateAsBooleanCondition(Value, Ctx) || Value)
+      return std::nullopt; // verified, or maybe verified
+  }
+  std::optional<PlacementState> F = T.evaluate(Call->getArg(0), Vars);
+  if (!F || !F->ToLocal || (!F->isShardLocal() && !F->isPartialLocal()))
+    return std::nullopt;
+  R.Local = Call->getArg(0);
+  R.ToLocal = F->ToLocal;
+  R.Partial = F->isPartialLocal();
+  R.PlacedAt = R.Partial ? F->PartialOrigin : F->PlacedAt;
+  return R;
 }
 
 } // namespace analysis

@@ -35,6 +35,13 @@ std::optional<MixedMeshSite> mixedMeshesAt(const clang::Stmt *S,
                                            const PlacementTransfer &T,
                                            clang::ASTContext &Ctx);
 
+/// from_local() without run_check, every placement Replicate, given a
+/// shard's or a Partial value's local tensor, at \p S.
+std::optional<LocalReplica> localReplicaAt(const clang::Stmt *S,
+                                           const PlacementVars &Vars,
+                                           const PlacementTransfer &T,
+                                           clang::ASTContext &Ctx);
+
 } // namespace analysis
 } // namespace meshguard
 

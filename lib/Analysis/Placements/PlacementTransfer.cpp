@@ -132,6 +132,57 @@ static NotePlace firstPlacedAt(llvm::ArrayRef<PlacementState> Operands) {
   return {};
 }
 
+/// What to_local gives of a DTensor with facts \p D at \p At (the
+/// to_local call, or the call of a helper that wraps one): one rank's
+/// partial contribution, or one rank's shard of known dims.
+static std::optional<PlacementState> localOf(const PlacementState &D,
+                                             const CallExpr &At) {
+  if (!D.isDTensor())
+    return std::nullopt;
+  PlacementState L;
+  L.ToLocal = &At;
+  if (D.MayPartial) {
+    L.What = PlacementState::Kind::PartialLocal;
+    L.PartialOrigin = D.PartialOrigin;
+    return L;
+  }
+  if (D.ShardDims && !(D.ShardDims & PlacementState::UnknownDim)) {
+    L.What = PlacementState::Kind::ShardLocal;
+    L.ShardDims = D.ShardDims;
+    L.PlacedAt = D.PlacedAt;
+    return L;
+  }
+  return std::nullopt;
+}
+
+std::optional<PlacementState>
+PlacementTransfer::shardLocalOp(const TensorOpCall &Op, const CallExpr &Call,
+                                llvm::ArrayRef<PlacementState> Facts,
+                                const OperatorRule *Rule) const {
+  const PlacementState *Shard = nullptr;
+  for (const PlacementState &S : Facts)
+    if (S.isShardLocal()) {
+      Shard = &S;
+      break;
+    }
+  if (!Shard || !Rule || Rule->Policy != ShardedPolicy::Rule)
+    return std::nullopt;
+  if (Rule->Family == "pointwise")
+    return *Shard; // rows stay rows
+  if (Rule->Family != "reduction" || !Rule->PartialFromShard)
+    return std::nullopt;
+  // A reduction over a sharded dim of one rank's shard: what the runtime
+  // would make Partial, here one rank's contribution, as a plain tensor.
+  std::optional<std::uint8_t> Reduced = reducedDims(Op.Others);
+  if (Reduced && !(*Reduced & Shard->ShardDims))
+    return std::nullopt; // the rows' own values, renumbered: not followed
+  PlacementState L;
+  L.What = PlacementState::Kind::PartialLocal;
+  L.ToLocal = Shard->ToLocal;
+  L.PartialOrigin = &Call;
+  return L;
+}
+
 std::optional<PlacementState>
 PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
                            const PlacementVars &Vars) const {
@@ -146,7 +197,8 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
       FirstLocal = FirstLocal ? FirstLocal : &S;
       continue;
     }
-    DTensors.push_back(S);
+    if (S.isDTensor())
+      DTensors.push_back(S);
   }
   const OperatorRule *Rule = findResultRule(Op.Name);
   if (DTensors.empty()) {
@@ -156,7 +208,9 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
     if (FirstLocal && (!Rule || Rule->Policy == ShardedPolicy::Decomposes ||
                        Rule->KeepsPartial))
       return *FirstLocal;
-    return std::nullopt;
+    if (FirstLocal)
+      return std::nullopt;
+    return shardLocalOp(Op, Call, Facts, Rule);
   }
   PlacementState R;
   R.MeshDims = DTensors.front().MeshDims;
@@ -237,13 +291,16 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
     case PlacementRole::LocalTensor: {
       std::optional<PlacementState> D =
           Call.getNumArgs() ? evaluate(Call.getArg(0), Vars) : std::nullopt;
-      if (!D || !D->isDTensor() || !D->MayPartial)
+      if (!D)
         return std::nullopt;
-      PlacementState L;
-      L.What = PlacementState::Kind::PartialLocal;
-      L.ToLocal = &Call;
-      L.PartialOrigin = D->PartialOrigin;
-      return L;
+      // A helper's summary run: the to_local of its parameter's argument.
+      if (D->isPartialLocal() && D->Param && !D->ToLocal && !D->LocalOfParam) {
+        PlacementState L = *D;
+        L.LocalOfParam = true;
+        L.ToLocal = &Call;
+        return L;
+      }
+      return localOf(*D, Call);
     }
     case PlacementRole::FullTensor:
     case PlacementRole::MakesMesh:
@@ -252,18 +309,42 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
       return std::nullopt;
     }
   }
+  // A parameter's gradient is sharded like the parameter (fully_shard,
+  // distribute_module: the runtime's grads keep the parameter's
+  // placements).
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Object = MC->getImplicitObjectArgument();
+    if (MD && MD->getIdentifier() && Object &&
+        Index.isTensorType(Object->getType()) &&
+        (MD->getName() == "grad" || MD->getName() == "mutable_grad")) {
+      std::optional<PlacementState> P = evaluate(Object, Vars);
+      return P && P->isDTensor() ? P : std::nullopt;
+    }
+  }
   if (std::optional<TensorOpCall> Op = readTensorOp(Call, Index))
     return applyOp(*Op, Call, Vars);
   if (!Index.isTensorType(FD->getReturnType()))
     return std::nullopt;
   const HelperPlacements *H = helperOf(*FD);
-  if (!H || !H->Returns)
+  if (!H || !H->Returns) {
+    // A module's forward: its output is on its input's mesh, with its
+    // input's placements (the runtime runs the module's ops on it).
+    if (const Expr *Input = moduleInput(Call, Index)) {
+      std::optional<PlacementState> In = evaluate(Input, Vars);
+      return In && In->isDTensor() ? In : std::nullopt;
+    }
     return std::nullopt;
+  }
   if (const ParmVarDecl *P = H->Returns->Param) {
     unsigned I = P->getFunctionScopeIndex();
     llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
-    // The argument's own facts, passed through.
-    return I < Args.size() ? evaluate(Args[I], Vars) : std::nullopt;
+    // The argument's own facts, passed through; or its to_local.
+    std::optional<PlacementState> A =
+        I < Args.size() ? evaluate(Args[I], Vars) : std::nullopt;
+    if (A && H->Returns->LocalOfParam)
+      return localOf(*A, Call);
+    return A;
   }
   return H->Returns;
 }
@@ -318,7 +399,10 @@ void PlacementTransfer::transfer(const Stmt *S, PlacementVars &Vars) const {
       forgetFields(V, Vars); // a loop's variable, declared again
       if (!V->hasInit() || !Index.isTensorType(V->getType()))
         continue;
-      if (std::optional<PlacementState> F = evaluate(V->getInit(), Vars))
+      std::optional<PlacementState> F = evaluate(V->getInit(), Vars);
+      if (!F && Modules)
+        F = Modules->loopParameter(*V); // for (auto &p : m->parameters())
+      if (F)
         Vars[{V, nullptr}] = *F;
       else
         Vars.erase({V, nullptr});

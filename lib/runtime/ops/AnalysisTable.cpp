@@ -22,6 +22,12 @@ struct OperatorFacts {
   std::string family;
   bool has_rule = false;
   bool all_decompose = true;
+  // The same over the overloads a C++ call of the name reaches: `out=`
+  // overloads are `at::<name>_out` in C++, another name the analysis reads
+  // apart (softmax.int decomposes into _softmax; softmax.int_out has no
+  // kernel of its own for DTensors).
+  bool called_decompose = true;
+  bool any_called = false;
   bool partial_from_shard = false; // a Shard operand can give a Partial output
   bool keeps_partial = false; // a Partial operand can stay Partial
   std::vector<std::string> as_ops; // "mat1×mat2 as mm": also mm's facts
@@ -101,6 +107,14 @@ std::string sharding_rules_analysis_table() {
     const auto decision = ops::sharded_call(*op);
     auto& facts = by_name[name.name.substr(prefix.size())];
     facts.all_decompose &= decision.kind == ShardedCall::kDecomposes;
+    const std::string& overload = name.overload_name;
+    const bool out_overload = overload == "out" ||
+        (overload.size() > 4 &&
+         overload.compare(overload.size() - 4, 4, "_out") == 0);
+    if (!out_overload) {
+      facts.any_called = true;
+      facts.called_decompose &= decision.kind == ShardedCall::kDecomposes;
+    }
     if (decision.kind == ShardedCall::kRule) {
       facts.has_rule = true;
       facts.family = decision.entry->family;
@@ -124,14 +138,16 @@ std::string sharding_rules_analysis_table() {
      << "//\n"
      << "// MESHGUARD_OPERATOR(name, policy, family, partial_from_shard, keeps_partial)\n"
      << "//   policy: Rule (some overload has a sharding rule), Decomposes (every\n"
-     << "//   overload decomposes before the DTensor kernel), Refused (some overload\n"
+     << "//   overload a call of the name reaches decomposes before the DTensor\n"
+     << "//   kernel: out= overloads are <name>_out in C++), Refused (some overload\n"
      << "//   is refused on a sharded or Partial operand, none has a rule).\n"
      << "//   partial_from_shard: a Shard operand can give a Partial output;\n"
      << "//   keeps_partial: a Partial operand can stay Partial (a linear op).\n";
   for (const auto& kv : by_name) {
     const auto& f = kv.second;
+    const bool decomposes = f.any_called ? f.called_decompose : f.all_decompose;
     const char* policy = f.has_rule ? "Rule"
-        : f.all_decompose           ? "Decomposes"
+        : decomposes                ? "Decomposes"
                                     : "Refused";
     os << "MESHGUARD_OPERATOR(\"" << kv.first << "\", " << policy << ", \""
        << f.family << "\", " << (f.partial_from_shard ? "true" : "false")

@@ -9,7 +9,8 @@
 // bits, 128 for an unknown dim; whether it may be Partial; the mesh's dims
 // as its placements spell them), or, with "local": true, one rank's share
 // of a Partial value (its to_local at "to_local"); "pass": the parameter
-// whose argument it returns, facts and all. "full": the parameters it uses
+// whose argument it returns, facts and all ("local_of": true, its
+// to_local(): a helper that wraps to_local). "full": the parameters it uses
 // as full values (item(), a non-linear op, printed, saved), where.
 //
 // "replica": the parameters it wraps as replicas without run_check
@@ -126,6 +127,8 @@ private:
   static llvm::json::Value writeReturn(const PlacementState &R,
                                        PlaceWriter &Places) {
     llvm::json::Object O;
+    if (R.isShardLocal())
+      return nullptr; // a shard's local tensor: nothing to report by itself
     if (R.isPartialLocal()) {
       // A share with neither its to_local nor a parameter behind it is never
       // reported: nothing to say.
@@ -139,6 +142,8 @@ private:
     }
     if (R.Param)
       O["pass"] = R.Param->getFunctionScopeIndex();
+    if (R.Param && R.LocalOfParam)
+      O["local_of"] = true;
     const std::pair<llvm::StringLiteral, const NotePlace *> Sites[] = {
         {"to_local", &R.ToLocal},
         {"origin", &R.PartialOrigin},
@@ -179,6 +184,7 @@ private:
       if (!readParam(O->get("pass"), P.field("pass"), Param))
         return false;
       R.PassThrough = Param;
+      R.LocalOfPass = O->getBoolean("local_of").value_or(false);
     }
     const std::pair<llvm::StringLiteral, std::optional<ExternalSite> *>
         Sites[] = {{"to_local", &R.ToLocal},

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <tuple>
 #include <vector>
 
 namespace c10 {
@@ -84,6 +85,15 @@ public:
   Tensor &operator*=(const Tensor &Other);
   Tensor &operator*=(const Scalar &Other);
   const Tensor &grad() const;
+  Tensor &mutable_grad();
+  Tensor softmax(int64_t Dim) const;
+  Tensor log_softmax(int64_t Dim) const;
+  Tensor argmax(int64_t Dim, bool KeepDim = false) const;
+  std::tuple<Tensor, Tensor> sort(int64_t Dim = -1,
+                                  bool Descending = false) const;
+  bool equal(const Tensor &Other) const;
+  Tensor any() const;
+  Tensor norm() const;
   template <typename T> T item() const;
 
 private:
@@ -116,6 +126,12 @@ Tensor scalar_tensor(const Scalar &S, TensorOptions Options = {});
 Tensor mse_loss(const Tensor &Input, const Tensor &Target,
                 int64_t Reduction = 1);
 Tensor dot(const Tensor &A, const Tensor &B);
+Tensor mm(const Tensor &A, const Tensor &B);
+Tensor softmax(const Tensor &A, int64_t Dim);
+Tensor log_softmax(const Tensor &A, int64_t Dim);
+Tensor group_norm(const Tensor &Input, int64_t Groups);
+Tensor cross_entropy_loss(const Tensor &Input, const Tensor &Target);
+std::vector<Tensor> _foreach_norm(TensorList Tensors, const Scalar &Ord = 2);
 Tensor sum(const Tensor &A);
 Tensor sqrt(const Tensor &A);
 Tensor logaddexp(const Tensor &A, const Tensor &B);

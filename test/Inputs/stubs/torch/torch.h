@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 #include <memory>
 #include <string>
-#include <torch/data.h>
 #include <utility>
 #include <vector>
 
