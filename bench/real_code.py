@@ -147,6 +147,14 @@ DIAG = re.compile(r"^(?P<path>[^\n:]+):(?P<line>\d+):(?P<col>\d+): "
                   re.M)
 
 
+def enabled_checks(tidy):
+    """The dtensor-* checks this meshguard-tidy has, for the totals."""
+    out = subprocess.run([tidy, "--checks=-*,dtensor-*", "--list-checks"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True).stdout
+    return re.findall(r"^\s+(dtensor-[\w-]+)$", out, re.M)
+
+
 def check_file(tidy, rel, torch_inc, path=None, flags=None):
     path = path or os.path.join(CORPUS, rel)
     cmd = [tidy, "--config={}", "--checks=-*,dtensor-*", path, "--"] + \
@@ -272,15 +280,14 @@ def main():
     known = {(t["file"], t["line"], t["check"]): t for t in triage if in_selection(t)}
 
     print("== Totals per check (triaged true / false)")
-    checks = sorted({c for (_, _, c) in reported} | {c for (_, _, c) in known})
+    checks = sorted(set(enabled_checks(tidy)) | {c for (_, _, c) in reported}
+                    | {c for (_, _, c) in known})
     for check in checks:
         keys = [k for k in reported if k[2] == check]
         true = sum(1 for k in keys if k in known and known[k]["verdict"])
         false = sum(1 for k in keys if k in known and not known[k]["verdict"])
         print("  %-40s %3d finding(s): %d true, %d false, %d untriaged"
               % (check, len(keys), true, false, len(keys) - true - false))
-    if not checks:
-        print("  (no findings)")
 
     new = sorted(k for k in reported if k not in known)
     gone = sorted(k for k in known if k not in reported)
