@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <memory>
 #include <string>
+#include <torch/data.h>
 #include <utility>
 #include <vector>
 
