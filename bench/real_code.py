@@ -206,6 +206,12 @@ def main():
     if not os.path.exists(tidy):
         sys.exit("%s not found (ninja -C %s meshguard-tidy)" % (tidy, args.build_dir))
     torch_inc = torch_includes()
+    # Debian's packages the corpus compiles with (scripts/bootstrap.sh installs
+    # them): the PyTorch tests' gtest, the Gloo headers c10d's include.
+    for header, package in (("gtest/gtest.h", "libgtest-dev"),
+                            ("gloo/config.h", "libgloo-dev")):
+        if not os.path.exists(os.path.join("/usr/include", header)):
+            sys.exit("/usr/include/%s not found: install %s" % (header, package))
     files = corpus_files(args.only)
     if not files:
         sys.exit("no files selected")
