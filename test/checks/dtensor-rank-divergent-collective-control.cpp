@@ -157,3 +157,23 @@ void trainOwnShare(const DeviceMesh &mesh, Net &model, int64_t batches) {
   // CHECK-NOTES: :[[@LINE-4]]:26: note: the loop condition depends on the rank
   // CHECK-NOTES: :[[@LINE-7]]:24: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
+
+// --- A rank condition that holds on every rank. ------------------------------
+
+void guardHoldsEverywhere(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
+                          std::vector<at::Tensor> &grads) {
+  const int rank = pg->getRank();
+  const int nprocs = pg->getSize();
+  if (rank < nprocs) {
+    pg->barrier()->wait();
+    pg->allreduce(grads)->wait();
+  }
+  if (pg->getRank() >= 0)
+    pg->barrier()->wait();
+  // The twin: the last rank skips it.
+  if (rank < nprocs - 1)
+    pg->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-13]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+}

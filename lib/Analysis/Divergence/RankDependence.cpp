@@ -70,8 +70,12 @@ static bool isOrDerives(const CXXRecordDecl *RD,
                         unsigned Depth = 0) {
   if (!RD || Depth > 8)
     return false;
-  if (llvm::is_contained(Names, RD->getQualifiedNameAsString()))
-    return true;
+  // The simple name first: qualified names are built only for a candidate.
+  if (const IdentifierInfo *Id = RD->getIdentifier())
+    for (llvm::StringRef N : Names)
+      if (N.ends_with("::" + Id->getName().str()) &&
+          RD->getQualifiedNameAsString() == N)
+        return true;
   RD = RD->getDefinition();
   if (!RD)
     return false;
@@ -115,16 +119,15 @@ static bool isMembershipCall(const CallExpr &Call) {
 /// losses before their reduction); these do not.
 static bool isTensorStructure(const CallExpr &Call) {
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
-  if (!MD || !MD->getIdentifier())
+  if (!MD || !MD->getIdentifier() ||
+      !llvm::is_contained({"defined", "dim", "ndimension", "numel", "size",
+                           "sizes", "scalar_type", "dtype", "device", "options",
+                           "requires_grad", "is_contiguous", "layout",
+                           "is_cuda", "is_sparse"},
+                          MD->getName()))
     return false;
   std::string Class = MD->getParent()->getQualifiedNameAsString();
-  if (Class != "at::Tensor" && Class != "at::TensorBase")
-    return false;
-  return llvm::is_contained({"defined", "dim", "ndimension", "numel", "size",
-                             "sizes", "scalar_type", "dtype", "device",
-                             "options", "requires_grad", "is_contiguous",
-                             "layout", "is_cuda", "is_sparse"},
-                            MD->getName());
+  return Class == "at::Tensor" || Class == "at::TensorBase";
 }
 
 /// A value that is the same on every rank whatever its arguments: a

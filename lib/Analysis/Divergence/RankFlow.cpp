@@ -55,10 +55,59 @@ static bool overTensors(const CFGBlock *B) {
           llvm::StringRef(Name).ends_with("::Item"));
 }
 
+/// The process group whose \p Method (getRank, getSize) \p E calls,
+/// directly or through a const local initialised with that call.
+static const ValueDecl *groupQuery(const Expr *E, llvm::StringRef Method) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+        V && V->getType().isConstQualified() && V->getInit())
+      E = V->getInit()->IgnoreParenImpCasts();
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || MD->getName() != Method)
+    return nullptr;
+  const Expr *Object = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+      Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
+    Object = Arrow->getArg(0)->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Object);
+  return DRE ? DRE->getDecl() : nullptr;
+}
+
+/// A rank condition that holds on every rank: `rank < size` and `size >
+/// rank` of one process group, `rank >= 0` (MBI's `rank < nprocs` guards).
+static bool holdsOnEveryRank(const Expr *Cond, ASTContext &Ctx) {
+  const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!BO)
+    return false;
+  const Expr *L = BO->getLHS(), *R = BO->getRHS();
+  auto Zero = [&](const Expr *E) {
+    std::optional<llvm::APSInt> K = E->getIntegerConstantExpr(Ctx);
+    return K && K->isZero();
+  };
+  const ValueDecl *Rank = nullptr;
+  switch (BO->getOpcode()) {
+  case BO_LT:
+    Rank = groupQuery(L, "getRank");
+    return Rank && Rank == groupQuery(R, "getSize");
+  case BO_GT:
+    Rank = groupQuery(R, "getRank");
+    return Rank && Rank == groupQuery(L, "getSize");
+  case BO_GE:
+    return groupQuery(L, "getRank") && Zero(R);
+  case BO_LE:
+    return Zero(L) && groupQuery(R, "getRank");
+  default:
+    return false;
+  }
+}
+
 const Expr *RankFlow::conditionOrigin(const CFGBlock *B) const {
   const auto *Cond = dyn_cast_or_null<Expr>(
       const_cast<CFGBlock *>(B)->getTerminatorCondition());
-  if (!Cond || !Done[B->getBlockID()] || overTensors(B))
+  if (!Cond || !Done[B->getBlockID()] || overTensors(B) ||
+      holdsOnEveryRank(Cond, FD.getASTContext()))
     return nullptr;
   return Facts.origin(Cond, Out[B->getBlockID()], &FD);
 }
@@ -67,7 +116,8 @@ const Expr *RankFlow::conditionOriginBesides(const CFGBlock *B,
                                              const Expr *Source) const {
   const auto *Cond = dyn_cast_or_null<Expr>(
       const_cast<CFGBlock *>(B)->getTerminatorCondition());
-  if (!Cond || !Done[B->getBlockID()] || overTensors(B))
+  if (!Cond || !Done[B->getBlockID()] || overTensors(B) ||
+      holdsOnEveryRank(Cond, FD.getASTContext()))
     return nullptr;
   const RankVars &Vars = Out[B->getBlockID()];
   std::function<const Expr *(const Expr *)> Other =
