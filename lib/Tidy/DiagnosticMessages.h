@@ -167,6 +167,13 @@ inline constexpr llvm::StringLiteral PartialLocalTakenHere =
     "full_tensor() gives the reduced value";
 inline constexpr llvm::StringLiteral PartialOriginNote =
     "the DTensor may become Partial here";
+// The share is one rank's shard reduced by hand (to_local of a Shard).
+inline constexpr llvm::StringLiteral ShardLocalTakenHere =
+    "to_local() gives each rank only its own shard; full_tensor() gives the "
+    "whole tensor";
+inline constexpr llvm::StringLiteral ShardReducedNote =
+    "this reduces only this rank's shard over its sharded dim: the result is "
+    "one rank's part of the whole";
 
 // dtensor-op-without-sharding-rule. %0: "aten::dot"; %1: may be Partial.
 inline constexpr llvm::StringLiteral OpWithoutShardingRule =

@@ -70,9 +70,11 @@ void PartialLocalUseCheck::report(const PartialLocalUse &U, ASTContext &Ctx) {
     Note(U.InnerUse, msg::PartialLocalUsedInHelper) << U.What;
   else if (U.InnerUse)
     Note(U.InnerUse, msg::PartialLocalUsedInCallee);
-  Note(U.ToLocal, msg::PartialLocalTakenHere);
+  Note(U.ToLocal,
+       U.OfShard ? msg::ShardLocalTakenHere : msg::PartialLocalTakenHere);
   if (U.PartialOrigin)
-    Note(U.PartialOrigin, msg::PartialOriginNote);
+    Note(U.PartialOrigin,
+         U.OfShard ? msg::ShardReducedNote : msg::PartialOriginNote);
 }
 
 } // namespace tidy

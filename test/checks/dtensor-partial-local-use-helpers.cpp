@@ -69,8 +69,8 @@ double grad_norm(const DeviceMesh &mesh, torch::nn::Linear &fc) {
   }
   return total.sqrt().item<double>();
   // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'aten::sqrt' is applied to one rank's share of a DTensor that may be Partial
-  // CHECK-NOTES: :[[@LINE-5]]:20: note: to_local() gives each rank only its own partial contribution
-  // CHECK-NOTES: :[[@LINE-5]]:14: note: the DTensor may become Partial here
+  // CHECK-NOTES: :[[@LINE-5]]:20: note: to_local() gives each rank only its own shard; full_tensor() gives the whole tensor
+  // CHECK-NOTES: :[[@LINE-5]]:14: note: this reduces only this rank's shard over its sharded dim: the result is one rank's part of the whole
   // CHECK-FIXES: at::Tensor g = meshguard::full_tensor(p.grad());
 }
 

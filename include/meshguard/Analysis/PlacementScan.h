@@ -74,6 +74,9 @@ struct PartialLocalUse {
   NotePlace PartialOrigin;
   /// Helper: the use inside it.
   NotePlace InnerUse;
+  /// The share is a reduction of one rank's shard (to_local of a Shard,
+  /// then reduced over the sharded dim at PartialOrigin), not of a Partial.
+  bool OfShard = false;
 };
 
 /// A tensor op the runtime's rule table refuses on sharded or Partial

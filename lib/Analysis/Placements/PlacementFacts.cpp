@@ -39,6 +39,7 @@ void PlacementState::join(const PlacementState &O) {
   if (!Param)
     Param = O.Param;
   LocalOfParam |= O.LocalOfParam;
+  FromShard &= O.FromShard; // a Partial's share on some path: say so
 }
 
 const Expr *stripCopies(const Expr *E) {

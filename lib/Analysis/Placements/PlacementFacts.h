@@ -62,6 +62,9 @@ struct PlacementState {
   /// In a helper's summary run: the to_local of Param's argument (a helper
   /// that wraps to_local), not the argument itself.
   bool LocalOfParam = false;
+  /// PartialLocal: made by reducing one rank's shard (ShardLocal) over a
+  /// sharded dim at PartialOrigin, rather than by to_local of a Partial.
+  bool FromShard = false;
 
   bool isPartialLocal() const { return What == Kind::PartialLocal; }
   bool isDTensor() const { return What == Kind::DTensor; }
@@ -74,7 +77,8 @@ struct PlacementState {
     return What == O.What && ShardDims == O.ShardDims &&
            MayPartial == O.MayPartial && PartialOrigin == O.PartialOrigin &&
            ToLocal == O.ToLocal && Param == O.Param && PlacedAt == O.PlacedAt &&
-           MeshDims == O.MeshDims && LocalOfParam == O.LocalOfParam;
+           MeshDims == O.MeshDims && LocalOfParam == O.LocalOfParam &&
+           FromShard == O.FromShard;
   }
   bool operator!=(const PlacementState &O) const { return !(*this == O); }
 };

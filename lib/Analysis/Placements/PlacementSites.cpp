@@ -39,6 +39,7 @@ void partialLocalUsesAt(const Stmt *S, const PlacementVars &Vars,
     U.ToLocal = V.ToLocal;
     U.PartialOrigin = V.PartialOrigin;
     U.InnerUse = Inner;
+    U.OfShard = V.FromShard;
     Out.push_back({U, V});
   };
   const ApiIndex &Index = T.index();

@@ -180,6 +180,7 @@ PlacementTransfer::shardLocalOp(const TensorOpCall &Op, const CallExpr &Call,
   L.What = PlacementState::Kind::PartialLocal;
   L.ToLocal = Shard->ToLocal;
   L.PartialOrigin = &Call;
+  L.FromShard = true;
   return L;
 }
 
