@@ -177,3 +177,28 @@ void guardHoldsEverywhere(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
   // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-13]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
 }
+
+// --- A module's structure is the same on every rank; its values are not. ----
+
+void syncWhileTraining(torch::nn::Module &m) {
+  if (m.is_training() && !m.parameters().empty())
+    for (auto &p : m.parameters())
+      dist::all_reduce_({p.grad()}, meshguard::ReduceOp::AVG);
+}
+
+void syncIfFirstWeightPositive(torch::nn::Module &m) {
+  if (m.parameters()[0].item<float>() > 0)
+    dist::all_reduce_({m.parameters()[0]});
+}
+
+void moduleAfterLocalStep(const DeviceMesh &mesh, Net &model, at::Tensor x) {
+  at::Tensor loss = model.forward(x * at::full({1}, mesh.get_rank())).sum();
+  syncWhileTraining(model);
+  // The twin: the helper reads a parameter's value, which differs per rank.
+  syncIfFirstWeightPositive(model);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'syncIfFirstWeightPositive' runs the collective 'meshguard::dist::all_reduce_' only when its parameter 'm' says so, and this call passes a value that differs per rank: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-2]]:29: note: this argument depends on the rank
+  // CHECK-NOTES: :[[@LINE-6]]:53: note: the rank-dependent value comes from 'mesh.get_rank()' here
+  // CHECK-NOTES: :[[@LINE-12]]:7: note: inside 'syncIfFirstWeightPositive', this decides whether the collective runs
+  // CHECK-NOTES: :[[@LINE-12]]:5: note: 'syncIfFirstWeightPositive' performs the collective 'meshguard::dist::all_reduce_' here
+}

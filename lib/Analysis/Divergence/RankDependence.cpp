@@ -114,13 +114,32 @@ static bool isMembershipCall(const CallExpr &Call) {
          isUniformHandle(heldClass(Call.getType()));
 }
 
-/// What a tensor *is* rather than what it holds: defined, its shape, its
-/// type. Tensor values differ per rank by design (gradients, local shards,
-/// losses before their reduction); these do not.
+static bool isTensorClass(QualType T) {
+  const CXXRecordDecl *RD = heldClass(T);
+  const IdentifierInfo *Id = RD ? RD->getIdentifier() : nullptr;
+  return Id && Id->getName() == "Tensor" &&
+         RD->getQualifiedNameAsString() == "at::Tensor";
+}
+
+/// What a tensor or module *is* rather than what it holds: defined, its
+/// shape, its type; how many tensors a container holds; whether a module
+/// trains. Tensor values differ per rank by design (gradients, local
+/// shards, losses before their reduction); these do not.
 static bool isTensorStructure(const CallExpr &Call) {
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
-  if (!MD || !MD->getIdentifier() ||
-      !llvm::is_contained({"defined", "dim", "ndimension", "numel", "size",
+  if (!MD || !MD->getIdentifier())
+    return false;
+  llvm::StringRef Name = MD->getName();
+  if (Name == "size" || Name == "empty" || Name == "is_empty")
+    if (const auto *Spec =
+            dyn_cast<ClassTemplateSpecializationDecl>(MD->getParent()))
+      for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+        if (Arg.getKind() == TemplateArgument::Type &&
+            isTensorClass(Arg.getAsType()))
+          return true;
+  if (Name == "is_training")
+    return isOrDerives(MD->getParent(), {"torch::nn::Module"});
+  if (!llvm::is_contained({"defined", "dim", "ndimension", "numel", "size",
                            "sizes", "scalar_type", "dtype", "device", "options",
                            "requires_grad", "is_contiguous", "layout",
                            "is_cuda", "is_sparse"},

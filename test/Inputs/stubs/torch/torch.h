@@ -112,6 +112,7 @@ public:
   Tensor &register_parameter(std::string Name, Tensor T,
                              bool RequiresGrad = true);
   void train(bool On = true);
+  bool is_training() const noexcept;
 };
 // What TORCH_MODULE(Name) declares: a shared handle to NameImpl.
 template <typename Contained> class ModuleHolder {
