@@ -211,6 +211,10 @@ inline constexpr llvm::StringLiteral UnverifiedReplicateShardNote =
 inline constexpr llvm::StringLiteral UnverifiedReplicatePlacedNote =
     "the DTensor %select{gets its sharded placements|may become Partial}0 "
     "here";
+// The local tensor is drawn from a generator that differs per rank.
+inline constexpr llvm::StringLiteral UnverifiedReplicateSeededNote =
+    "%select{the default generator is seeded here with a value that differs "
+    "per rank|it is drawn from this generator, which differs per rank}0";
 inline constexpr llvm::StringLiteral UnverifiedReplicateLocalNote =
     "this local tensor differs per rank";
 

@@ -5,9 +5,11 @@
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/EditableSource.h"
+#include "meshguard/Analysis/RankAtCalls.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace clang;
 using namespace meshguard::analysis;
@@ -30,8 +32,60 @@ void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
   const PlacementScan &Placements = engine(Ctx).placements(FD);
   if (!Placements.Result.ok())
     return;
-  for (const LocalReplica &R : Placements.LocalReplicas)
+  llvm::DenseSet<const CallExpr *> Done;
+  for (const UnverifiedReplica &R : Scan.Sites)
+    Done.insert(R.Call);
+  for (const LocalReplica &R : Placements.LocalReplicas) {
+    Done.insert(R.Call);
     report(R, Ctx);
+  }
+  // Rows unpacked by a structured binding, data drawn from a generator
+  // seeded with the rank: the rank analysis is asked about the call that
+  // made them (rare shapes: asked only when the function has one).
+  for (const ReplicaSourceCandidate &C :
+       replicaSourceCandidates(FD, engine(Ctx).index(), Ctx)) {
+    if (Done.count(C.Call))
+      continue;
+    RankAtCallsScan Rank = engine(Ctx).rankAtCalls(FD, {{C.Probe, C.ProbeArg}});
+    if (!Rank.Result.ok())
+      return;
+    auto It = Rank.Calls.find(C.Probe);
+    if (It == Rank.Calls.end() || !It->second.ArgumentOrigin)
+      continue;
+    Done.insert(C.Call);
+    report(C, *It->second.ArgumentOrigin, Ctx);
+  }
+}
+
+void UnverifiedReplicateCheck::report(const ReplicaSourceCandidate &C,
+                                      const Expr &RankOrigin, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getExpansionLoc(C.Call->getBeginLoc());
+  if (!firstReportAt(Loc))
+    return;
+  {
+    auto Diag = diag(Loc, msg::UnverifiedReplicate);
+    UnverifiedReplica Site;
+    Site.Call = C.Call;
+    Site.VerifyArg = C.VerifyArg;
+    Site.VerifyIndex = C.VerifyIndex;
+    if (std::optional<FixItHint> Fix = verifyFix(Site, Ctx))
+      Diag << *Fix;
+  }
+  diag(C.Local->getBeginLoc(), msg::UnverifiedReplicateLocalNote,
+       DiagnosticIDs::Note);
+  const Expr *Probe = C.ProbeArg < C.Probe->getNumArgs()
+                          ? C.Probe->getArg(C.ProbeArg)
+                          : C.Probe;
+  if (C.What == ReplicaSourceCandidate::Kind::Binding)
+    diag(Probe->getBeginLoc(), msg::RankArgumentNote, DiagnosticIDs::Note);
+  else
+    diag(C.What == ReplicaSourceCandidate::Kind::Seeded ? C.Probe->getBeginLoc()
+                                                        : Probe->getBeginLoc(),
+         msg::UnverifiedReplicateSeededNote, DiagnosticIDs::Note)
+        << (C.What == ReplicaSourceCandidate::Kind::Generator);
+  diag(RankOrigin.getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
+      << quotedText(RankOrigin, Ctx);
 }
 
 void UnverifiedReplicateCheck::report(const LocalReplica &R, ASTContext &Ctx) {

@@ -30,6 +30,8 @@ private:
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);
   void report(const analysis::LocalReplica &R, clang::ASTContext &Ctx);
+  void report(const analysis::ReplicaSourceCandidate &C,
+              const clang::Expr &RankOrigin, clang::ASTContext &Ctx);
 };
 
 } // namespace tidy

@@ -125,6 +125,30 @@ struct LocalReplica {
   unsigned VerifyIndex = 0;
 };
 
+/// An all-Replicate from_local without run_check whose local tensor may
+/// differ per rank in a way the rank analysis does not follow by itself:
+/// it was unpacked by a structured binding from a call (`auto [x, y] =
+/// shard(data, rank)`), or drawn from a generator (a random factory after
+/// `manual_seed(seed)`, or given a Generator). The rank analysis is asked
+/// whether Probe's argument ProbeArg differs per rank.
+struct ReplicaSourceCandidate {
+  enum class Kind { Binding, Seeded, Generator };
+  Kind What = Kind::Binding;
+  const clang::CallExpr *Call = nullptr; ///< the from_local
+  const clang::Expr *Local = nullptr;
+  const clang::CallExpr *Probe = nullptr;
+  unsigned ProbeArg = 0;
+  /// run_check as written (null: left to its default), and its index.
+  const clang::Expr *VerifyArg = nullptr;
+  unsigned VerifyIndex = 0;
+};
+
+/// The candidates of \p FD, in source order (one or more probes per
+/// from_local: a call's arguments one by one).
+std::vector<ReplicaSourceCandidate>
+replicaSourceCandidates(const clang::FunctionDecl &FD, const ApiIndex &Index,
+                        clang::ASTContext &Ctx);
+
 /// What the placement analysis found in one function.
 struct PlacementScan {
   AnalysisResult Result;

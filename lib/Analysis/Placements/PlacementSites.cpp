@@ -12,6 +12,7 @@
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 
@@ -225,29 +226,175 @@ std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
   return std::nullopt;
 }
 
+/// Whether \p Call is an all-Replicate from_local without run_check (or
+/// with run_check false); sets the verify argument's facts.
+static bool unverifiedReplicate(const CallExpr &Call, const ApiIndex &Index,
+                                ASTContext &Ctx, const Expr *&VerifyArg,
+                                unsigned &VerifyIndex) {
+  const PlacementCallEntry *E = Index.placementCall(Call.getDirectCallee());
+  if (!E || E->Role != PlacementRole::SetsPlacements || E->VerifyArg < 0 ||
+      E->PlacementsArg < 0 || unsigned(E->PlacementsArg) >= Call.getNumArgs() ||
+      !Call.getNumArgs() || !spellsOnlyReplicate(Call.getArg(E->PlacementsArg)))
+    return false;
+  VerifyIndex = unsigned(E->VerifyArg);
+  VerifyArg = nullptr;
+  if (VerifyIndex < Call.getNumArgs() &&
+      !isa<CXXDefaultArgExpr>(Call.getArg(VerifyIndex))) {
+    VerifyArg = Call.getArg(VerifyIndex);
+    bool Value = true;
+    if (VerifyArg->isValueDependent() ||
+        !VerifyArg->EvaluateAsBooleanCondition(Value, Ctx) || Value)
+      return false; // verified, or maybe verified
+  }
+  return true;
+}
+
+/// libtorch's random factories (at:: and torch::), which draw from the
+/// default generator or the one they are given.
+static bool isRandomFactory(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getIdentifier() || isa<CXXMethodDecl>(FD))
+    return false;
+  std::string Name = FD->getQualifiedNameAsString();
+  StringRef N(Name);
+  if (!N.consume_front("at::") && !N.consume_front("torch::"))
+    return false;
+  return llvm::is_contained({"rand", "randn", "randint", "randperm", "normal",
+                             "bernoulli", "rand_like", "randn_like",
+                             "randint_like", "multinomial"},
+                            N);
+}
+
+/// A call that seeds a generator: manual_seed(s) (at:: or torch::), or
+/// Generator::set_current_seed(s).
+static bool isSeedCall(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getIdentifier() || Call.getNumArgs() < 1)
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return MD->getName() == "set_current_seed" && MD->getParent() &&
+           MD->getParent()->getName() == "Generator";
+  std::string Name = FD->getQualifiedNameAsString();
+  return Name == "at::manual_seed" || Name == "torch::manual_seed";
+}
+
+static bool isGeneratorType(QualType T) {
+  T = T.getNonReferenceType();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (const auto *Spec =
+          dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD)) // optional<>
+    if (Spec->getTemplateArgs().size() == 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      RD = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == "Generator";
+}
+
+static void collectCalls(const Stmt *S,
+                         llvm::SmallVectorImpl<const CallExpr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    Out.push_back(Call);
+  for (const Stmt *Child : S->children())
+    collectCalls(Child, Out);
+}
+
+/// The random factory call \p E's value is drawn by, through local
+/// variables' initialisers and the ops applied to it, or null.
+static const CallExpr *randomSource(const Expr *E, unsigned Depth = 0) {
+  if (!E || Depth > 3)
+    return nullptr;
+  const Expr *Found = findSubExpr(E, [](const Expr *X) {
+    const auto *C = dyn_cast<CallExpr>(X);
+    return C && isRandomFactory(*C);
+  });
+  if (Found)
+    return cast<CallExpr>(Found);
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripCopies(E));
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return V && V->isLocalVarDecl() ? randomSource(V->getInit(), Depth + 1)
+                                  : nullptr;
+}
+
+std::vector<ReplicaSourceCandidate>
+replicaSourceCandidates(const FunctionDecl &FD, const ApiIndex &Index,
+                        ASTContext &Ctx) {
+  std::vector<ReplicaSourceCandidate> Out;
+  llvm::SmallVector<const CallExpr *, 32> Calls;
+  collectCalls(FD.getBody(), Calls);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const CallExpr *Call : Calls) {
+    ReplicaSourceCandidate C;
+    if (!unverifiedReplicate(*Call, Index, Ctx, C.VerifyArg, C.VerifyIndex))
+      continue;
+    C.Call = Call;
+    C.Local = Call->getArg(0);
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripCopies(C.Local));
+    // `auto [x_local, y_local] = make_shard(x, y, rank, world);`: each
+    // argument of the call that is no tensor (the rank, a seed).
+    if (const auto *Binding =
+            Ref ? dyn_cast<BindingDecl>(Ref->getDecl()) : nullptr) {
+      const auto *Whole =
+          dyn_cast_or_null<VarDecl>(Binding->getDecomposedDecl());
+      const auto *Made = dyn_cast_or_null<CallExpr>(
+          Whole && Whole->getInit() ? stripCopies(Whole->getInit()) : nullptr);
+      if (!Made)
+        continue;
+      llvm::ArrayRef<const Expr *> Args(Made->getArgs(), Made->getNumArgs());
+      for (unsigned I = 0; I < Args.size(); ++I)
+        if (!Index.isTensorType(Args[I]->getType()) &&
+            Args[I]->getType()->isScalarType()) {
+          C.What = ReplicaSourceCandidate::Kind::Binding;
+          C.Probe = Made;
+          C.ProbeArg = I;
+          Out.push_back(C);
+        }
+      continue;
+    }
+    const CallExpr *Random = randomSource(C.Local);
+    if (!Random)
+      continue;
+    // Given a generator: whether it differs per rank.
+    bool Given = false;
+    for (unsigned I = 0; I < Random->getNumArgs(); ++I)
+      if (isGeneratorType(Random->getArg(I)->getType())) {
+        C.What = ReplicaSourceCandidate::Kind::Generator;
+        C.Probe = Random;
+        C.ProbeArg = I;
+        Out.push_back(C);
+        Given = true;
+      }
+    if (Given)
+      continue;
+    // The default generator: the last manual_seed before the draw.
+    const CallExpr *Seed = nullptr;
+    for (const CallExpr *S : Calls)
+      if (isSeedCall(*S) && !isa<CXXMemberCallExpr>(S) &&
+          SM.isBeforeInTranslationUnit(S->getBeginLoc(),
+                                       Random->getBeginLoc()) &&
+          (!Seed ||
+           SM.isBeforeInTranslationUnit(Seed->getBeginLoc(), S->getBeginLoc())))
+        Seed = S;
+    if (Seed) {
+      C.What = ReplicaSourceCandidate::Kind::Seeded;
+      C.Probe = Seed;
+      C.ProbeArg = 0;
+      Out.push_back(C);
+    }
+  }
+  return Out;
+}
+
 std::optional<LocalReplica> localReplicaAt(const Stmt *S,
                                            const PlacementVars &Vars,
                                            const PlacementTransfer &T,
                                            ASTContext &Ctx) {
   const auto *Call = dyn_cast<CallExpr>(S);
-  const PlacementCallEntry *E =
-      Call ? T.index().placementCall(Call->getDirectCallee()) : nullptr;
-  if (!E || E->Role != PlacementRole::SetsPlacements || E->VerifyArg < 0 ||
-      E->PlacementsArg < 0 ||
-      unsigned(E->PlacementsArg) >= Call->getNumArgs() || !Call->getNumArgs() ||
-      !spellsOnlyReplicate(Call->getArg(E->PlacementsArg)))
-    return std::nullopt;
   LocalReplica R;
+  if (!Call ||
+      !unverifiedReplicate(*Call, T.index(), Ctx, R.VerifyArg, R.VerifyIndex))
+    return std::nullopt;
   R.Call = Call;
-  R.VerifyIndex = unsigned(E->VerifyArg);
-  if (R.VerifyIndex < Call->getNumArgs() &&
-      !isa<CXXDefaultArgExpr>(Call->getArg(R.VerifyIndex))) {
-    R.VerifyArg = Call->getArg(R.VerifyIndex);
-    bool Value = true;
-    if (R.VerifyArg->isValueDependent() ||
-        !R.VerifyArg->EvaluateAsBooleanCondition(Value, Ctx) || Value)
-      return std::nullopt; // verified, or maybe verified
-  }
   std::optional<PlacementState> F = T.evaluate(Call->getArg(0), Vars);
   if (!F || !F->ToLocal || (!F->isShardLocal() && !F->isPartialLocal()))
     return std::nullopt;

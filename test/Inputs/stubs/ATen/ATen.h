@@ -42,6 +42,17 @@ struct TensorOptions {
   TensorOptions dtype(ScalarType) const { return *this; }
 };
 
+// ATen/core/Generator.h and ATen/CPUGeneratorImpl.h.
+class Generator {
+public:
+  void set_current_seed(uint64_t Seed);
+};
+namespace detail {
+Generator createCPUGenerator(uint64_t SeedIn = 67280421310721);
+} // namespace detail
+// ATen/Context.h: seeds the default generators.
+void manual_seed(uint64_t Seed);
+
 class Tensor {
 public:
   Tensor() = default;
@@ -114,6 +125,7 @@ Tensor cat(TensorList Tensors, int64_t Dim = 0);
 Tensor stack(TensorList Tensors, int64_t Dim = 0);
 
 Tensor randn(IntArrayRef Size, TensorOptions Options = {});
+Tensor randn(IntArrayRef Size, Generator Gen, TensorOptions Options = {});
 Tensor rand(IntArrayRef Size, TensorOptions Options = {});
 Tensor zeros(IntArrayRef Size, TensorOptions Options = {});
 Tensor ones(IntArrayRef Size, TensorOptions Options = {});
