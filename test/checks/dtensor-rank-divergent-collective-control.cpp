@@ -87,6 +87,24 @@ void returnedStruct(const DeviceMesh &mesh, at::Tensor metric) {
   // CHECK-NOTES: :[[@LINE-22]]:19: note: the rank-dependent value comes from 'mesh.get_rank()' here
 }
 
+struct Topology {
+  Topology(int64_t r, int64_t w) : rank(r), world(w) {}
+  bool isRoot() const { return rank == 0; }
+  int64_t rank;
+  int64_t world;
+};
+
+void constructedStruct(const DeviceMesh &mesh, at::Tensor metric) {
+  Topology topo(mesh.get_rank(), mesh.size());
+  if (topo.world > 1)
+    dist::all_reduce_({metric});
+  if (topo.isRoot())
+    dist::all_reduce_({metric});
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: collective 'meshguard::dist::all_reduce_' runs only on the ranks where a rank-dependent condition holds: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: the rank-dependent value comes from 'topo.isRoot()' here
+}
+
 // --- mesh_dim on a 2-D mesh: the other coordinate is the group's own. -------
 
 void otherCoordinate(const DeviceMesh &mesh, at::Tensor grad, at::Tensor w) {

@@ -167,6 +167,26 @@ static bool isUniformObject(const Expr *E) {
   return isUniformHandle(heldClass(E->getType()));
 }
 
+/// `DistInfo info(rank, world)` with a constructor of the main file: the
+/// summary follows the arguments into the constructor's parameters and from
+/// there into the fields it initialises or assigns (`info.world` stays
+/// uniform). Copies and moves are the copied object.
+bool RankDependenceTU::summarisedConstruction(const Expr *E) const {
+  const auto *CE = dyn_cast<CXXConstructExpr>(E);
+  const CXXConstructorDecl *Ctor = CE ? CE->getConstructor() : nullptr;
+  if (!Ctor || Ctor->isCopyOrMoveConstructor() || !Ctor->isUserProvided())
+    return false;
+  const FunctionDecl *Def = Ctor->getDefinition();
+  const CXXRecordDecl *Class = Ctor->getParent();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Def || Class->getNumBases() > 0 ||
+      !SM.isInMainFile(SM.getExpansionLoc(Class->getLocation())) ||
+      !SM.isInMainFile(SM.getExpansionLoc(Def->getLocation())))
+    return false;
+  // Every argument reaches a parameter the summary tracks.
+  return CE->getNumArgs() <= Def->getNumParams();
+}
+
 /// The aggregate initialisation \p E is (`DistInfo{rank, world}`, `{r, w}`),
 /// if any: its fields carry their own facts.
 static const InitListExpr *recordInitList(const Expr *E) {
@@ -289,8 +309,9 @@ const Expr *RankDependenceTU::origin(const Expr *E, const RankVars &Locals,
       return Call;
   }
   // Control, not data: what is the same on every rank whatever it was
-  // built from; an aggregate's fields carry their own facts.
-  if (isUniformObject(E) || recordInitList(E))
+  // built from; an aggregate's fields carry their own facts, and so do
+  // those of an object of the file's own class built by its constructor.
+  if (isUniformObject(E) || recordInitList(E) || summarisedConstruction(E))
     return nullptr;
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     if (const Expr *O = Summary.lookup(ME->getMemberDecl()))
@@ -623,6 +644,13 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
   if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && Fn)
     Changed |= mark(Summary, Fn->getCanonicalDecl(),
                     Assigned(Ret->getRetValue(), Ret->getRetValue()));
+  // A constructor of the file is followed like a helper: its parameters.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
+    if (const FunctionDecl *Def = CE->getConstructor()
+                                      ? CE->getConstructor()->getDefinition()
+                                      : nullptr)
+      for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
+        Changed |= mark(Summary, Def->getParamDecl(I), Origin(CE->getArg(I)));
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr) {

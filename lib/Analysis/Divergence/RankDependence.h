@@ -121,6 +121,9 @@ private:
                                  const RankVars &Locals,
                                  const clang::FunctionDecl *Fn) const;
   bool isLocalOf(const clang::VarDecl *V, const clang::FunctionDecl *Fn) const;
+  /// A construction by a constructor of the main file, whose parameters and
+  /// the fields it sets the summary follows.
+  bool summarisedConstruction(const clang::Expr *E) const;
 
   clang::ASTContext &Ctx;
   const ApiIndex &Index;
