@@ -4,7 +4,7 @@
     bench/real_code.py BUILD_DIR [--jobs N] [--verbose] [--only PATTERN]
                        [--json FILE]
 
-Every .cpp/.cc file under bench/real-code/<project>/ (the files as fetched,
+Every .cpp/.cc file under CORPUS/<project>/ (the files as fetched,
 bench/real-code/SOURCES.md says from where) is checked once with
 `BUILD_DIR/bin/meshguard-tidy --checks=-*,dtensor-*` against the real
 libtorch headers of the PyTorch wheel in .venv (the ones the runtime builds
@@ -18,8 +18,13 @@ and compares them with the triage recorded in bench/real-code/triage.json
 {file, line, check, verdict: true|false, cause}. Exits 1 when a finding is
 not in the triage (new) or a triaged one is no longer reported (gone), or
 when a file does not compile. With --only, only the files whose path
-(relative to bench/real-code) matches the regular expression run, and only
+(relative to CORPUS) matches the regular expression run, and only
 their triage entries are compared.
+
+The corpus itself is not in the repository: fetched code is kept out of
+meshguard's commits. CORPUS is --corpus, else $MESHGUARD_REAL_CODE_CORPUS,
+else ../real-code-corpus beside the checkout; SOURCES.md names every file
+(repository, commit, path, license), so it can be put together again.
 
 Before the corpus, a control probe (a c10d allreduce under
 `getRank() == 0`, written here, compiled with the same libtorch flags) must
@@ -44,8 +49,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
-CORPUS = os.path.join(HERE, "real-code")
-TRIAGE = os.path.join(CORPUS, "triage.json")
+CORPUS = os.environ.get("MESHGUARD_REAL_CODE_CORPUS",
+                        os.path.join(ROOT, "..", "real-code-corpus"))
+TRIAGE = os.path.join(HERE, "real-code", "triage.json")
 
 # The defines the runtime compiles with against the wheel (build/
 # compile_commands.json: lib/runtime's files), so that the c10d headers show
@@ -99,7 +105,7 @@ def corpus_files(only):
         if not os.path.isdir(pdir):
             continue
         if project not in PROJECTS:
-            sys.exit("bench/real-code/%s has no entry in PROJECTS of %s"
+            sys.exit("%s has no entry in PROJECTS of %s"
                      % (project, os.path.basename(__file__)))
         for dirpath, _, names in os.walk(pdir):
             for name in sorted(names):
@@ -191,8 +197,12 @@ def check_file(tidy, rel, torch_inc, path=None, flags=None):
 
 
 def main():
+    global CORPUS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build_dir")
+    ap.add_argument("--corpus", metavar="DIR",
+                    help="the fetched files, one folder per project (default: %(default)s)",
+                    default=CORPUS)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--verbose", action="store_true",
                     help="print each file's command and time")
@@ -202,6 +212,10 @@ def main():
                     help="also write the findings as JSON (for updating the triage)")
     args = ap.parse_args()
 
+    CORPUS = os.path.abspath(args.corpus)
+    if not os.path.isdir(CORPUS):
+        sys.exit("no corpus at %s: put the files bench/real-code/SOURCES.md lists there "
+                 "(one folder per project), or pass --corpus DIR" % CORPUS)
     tidy = os.path.join(args.build_dir, "bin", "meshguard-tidy")
     if not os.path.exists(tidy):
         sys.exit("%s not found (ninja -C %s meshguard-tidy)" % (tidy, args.build_dir))
