@@ -36,6 +36,18 @@ TEST(OperatorRules, ReadsTheGeneratedTable) {
   EXPECT_EQ(findOperatorRule(""), nullptr);
 }
 
+// out= overloads are another C++ name (at::softmax_out): they do not make
+// softmax refused; softmax decomposes into _softmax, whose rule gives its
+// result.
+TEST(OperatorRules, OutOverloadsDoNotDecide) {
+  EXPECT_EQ(findOperatorRule("softmax")->Policy, ShardedPolicy::Decomposes);
+  EXPECT_EQ(findOperatorRule("log_softmax")->Policy, ShardedPolicy::Decomposes);
+  EXPECT_EQ(findResultRule("softmax"), findOperatorRule("_softmax"));
+  EXPECT_EQ(findResultRule("log_softmax"), findOperatorRule("_log_softmax"));
+  EXPECT_EQ(findOperatorRule("histc")->Policy, ShardedPolicy::Refused);
+  EXPECT_EQ(findResultRule("group_norm"), findOperatorRule("group_norm"));
+}
+
 TEST(OperatorRules, MatmulResultsFollowMm) {
   EXPECT_EQ(findResultRule("matmul"), findOperatorRule("mm"));
   EXPECT_EQ(findResultRule("sum"), findOperatorRule("sum"));
