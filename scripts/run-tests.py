@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 # The ported corpus's figures when they were recorded; a change that lowers
 # either fails `make test`.
-MIN_PORTED_PRECISION = "0.970"
+MIN_PORTED_PRECISION = "1.0"
 MIN_PORTED_RECALL = "1.0"
 
 

@@ -70,3 +70,45 @@ void switchOnRole(const PG &pg, std::vector<at::Tensor> &t) {
   // CHECK-NOTES: :[[@LINE-21]]:11: note: this condition depends on the rank
   // CHECK-NOTES: :[[@LINE-22]]:11: note: the rank-dependent value comes from 'pg->getRank()' here
 }
+
+// --- Two adjacent guards on complementary conditions. ------------------------
+
+void complementaryHalves(const PG &pg, std::vector<at::Tensor> &t) {
+  const int rank = pg->getRank();
+  if (rank % 2 == 1)
+    pg->barrier()->wait();
+  if (rank % 2 == 0)
+    pg->barrier()->wait();
+  if (rank == 0) {
+    std::printf("root reduces first\n");
+    pg->allreduce(t)->wait();
+  }
+  if (rank != 0)
+    pg->allreduce(t)->wait();
+}
+
+// The twins: a third of the ranks runs neither; the complementary sides run
+// different collectives.
+void notComplementary(const PG &pg, std::vector<at::Tensor> &t) {
+  const int rank = pg->getRank();
+  if (rank % 3 == 1)
+    pg->barrier()->wait();
+  if (rank % 3 == 0)
+    pg->barrier()->wait();
+  if (rank == 0)
+    pg->barrier()->wait();
+  if (rank != 0)
+    pg->allreduce(t)->wait();
+  // CHECK-NOTES: :[[@LINE-7]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-9]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-11]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-8]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-10]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-14]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-9]]:5: warning: collective 'c10d::ProcessGroup::barrier' runs only on the ranks where a rank-dependent condition holds: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-11]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-17]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+  // CHECK-NOTES: :[[@LINE-10]]:5: warning: collective 'c10d::ProcessGroup::allreduce' runs only on the ranks where a rank-dependent condition holds: the other ranks never call it and the job hangs
+  // CHECK-NOTES: :[[@LINE-12]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-20]]:20: note: the rank-dependent value comes from 'pg->getRank()' here
+}
