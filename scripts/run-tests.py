@@ -78,13 +78,17 @@ def ctest_step(name, build, jobs):
 # Precision and recall of dtensor-rank-divergent-collective on its corpora,
 # and of the placement and mesh checks on theirs, printed in every run; each
 # corpus is one test that fails below its recorded figures
-# (docs/checks/dtensor-rank-divergent-collective.md, docs/checks/placements-corpus.md).
+# (docs/checks/dtensor-rank-divergent-collective.md, docs/checks/placements-corpus.md,
+# docs/checks/placements-corpus-reports.md).
 PLACEMENT_CHECKS = ("dtensor-partial-local-use,dtensor-op-without-sharding-rule,"
                     "dtensor-unverified-replicate,dtensor-mixed-meshes")
 CORPORA = [
     ("bench/divergence-corpus", "1.0", "1.0", None),
     ("bench/divergence-corpus-ported", MIN_PORTED_PRECISION, MIN_PORTED_RECALL, None),
-    ("bench/placements-corpus", "0.95", "0.95", PLACEMENT_CHECKS),
+    ("bench/placements-corpus", "0.967", "1.0", PLACEMENT_CHECKS),
+    # Written apart from the checks, from users' reports (issue #44 item 5):
+    # its recorded figures, not the goal (0.95/0.95).
+    ("bench/placements-corpus-reports", "1.0", "0.333", PLACEMENT_CHECKS),
 ]
 
 
