@@ -57,21 +57,27 @@ void UnverifiedReplicateCheck::analyse(const FunctionDecl &FD,
   }
 }
 
+bool UnverifiedReplicateCheck::warnAt(const CallExpr *Call,
+                                      const Expr *VerifyArg,
+                                      unsigned VerifyIndex, ASTContext &Ctx) {
+  SourceLocation Loc =
+      Ctx.getSourceManager().getExpansionLoc(Call->getBeginLoc());
+  if (!firstReportAt(Loc))
+    return false;
+  auto Diag = diag(Loc, msg::UnverifiedReplicate);
+  UnverifiedReplica Site;
+  Site.Call = Call;
+  Site.VerifyArg = VerifyArg;
+  Site.VerifyIndex = VerifyIndex;
+  if (std::optional<FixItHint> Fix = verifyFix(Site, Ctx))
+    Diag << *Fix;
+  return true;
+}
+
 void UnverifiedReplicateCheck::report(const ReplicaSourceCandidate &C,
                                       const Expr &RankOrigin, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Loc = SM.getExpansionLoc(C.Call->getBeginLoc());
-  if (!firstReportAt(Loc))
+  if (!warnAt(C.Call, C.VerifyArg, C.VerifyIndex, Ctx))
     return;
-  {
-    auto Diag = diag(Loc, msg::UnverifiedReplicate);
-    UnverifiedReplica Site;
-    Site.Call = C.Call;
-    Site.VerifyArg = C.VerifyArg;
-    Site.VerifyIndex = C.VerifyIndex;
-    if (std::optional<FixItHint> Fix = verifyFix(Site, Ctx))
-      Diag << *Fix;
-  }
   diag(C.Local->getBeginLoc(), msg::UnverifiedReplicateLocalNote,
        DiagnosticIDs::Note);
   const Expr *Probe = C.ProbeArg < C.Probe->getNumArgs()
@@ -89,19 +95,8 @@ void UnverifiedReplicateCheck::report(const ReplicaSourceCandidate &C,
 }
 
 void UnverifiedReplicateCheck::report(const LocalReplica &R, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Loc = SM.getExpansionLoc(R.Call->getBeginLoc());
-  if (!firstReportAt(Loc))
+  if (!warnAt(R.Call, R.VerifyArg, R.VerifyIndex, Ctx))
     return;
-  {
-    auto Diag = diag(Loc, msg::UnverifiedReplicate);
-    UnverifiedReplica Site;
-    Site.Call = R.Call;
-    Site.VerifyArg = R.VerifyArg;
-    Site.VerifyIndex = R.VerifyIndex;
-    if (std::optional<FixItHint> Fix = verifyFix(Site, Ctx))
-      Diag << *Fix;
-  }
   auto Note = [&](const NotePlace &At, StringRef Message) {
     return noteInCallee(*this, At.Here, At.Elsewhere, *R.Call, Message, Ctx);
   };

@@ -28,6 +28,10 @@ private:
     return E.VerifyArg >= 0;
   }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
+  /// Warns at Call (once per place), with the run_check fix-it when one
+  /// applies; false when that place was already reported.
+  bool warnAt(const clang::CallExpr *Call, const clang::Expr *VerifyArg,
+              unsigned VerifyIndex, clang::ASTContext &Ctx);
   void report(const analysis::UnverifiedReplica &R, clang::ASTContext &Ctx);
   void report(const analysis::LocalReplica &R, clang::ASTContext &Ctx);
   void report(const analysis::ReplicaSourceCandidate &C,
