@@ -162,9 +162,26 @@ static bool isUniformObject(const Expr *E) {
       if (isOrDerives(MD->getParent(), {"c10d::Work"}))
         return true;
   }
-  if (!isa<CXXConstructExpr, CXXNewExpr, CallExpr>(E))
+  if (!isUniformHandle(heldClass(E->getType())))
     return false;
-  return isUniformHandle(heldClass(E->getType()));
+  // Built here (not a copy of another handle, which keeps its facts).
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return !Construct->getConstructor()->isCopyOrMoveConstructor();
+  if (isa<CXXNewExpr>(E))
+    return true;
+  // Made by a factory, or returned by a handle's own method (a collective's
+  // Work); not picked from a container (`groups[rank % 2]`).
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isa<CXXOperatorCallExpr>(Call))
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Callee))
+    if (isUniformHandle(MD->getParent()))
+      return true;
+  const IdentifierInfo *Id = Callee->getIdentifier();
+  return Id && llvm::is_contained(
+                   {"make_intrusive", "make_shared", "make_unique", "create"},
+                   Id->getName());
 }
 
 /// `DistInfo info(rank, world)` with a constructor of the main file: the
