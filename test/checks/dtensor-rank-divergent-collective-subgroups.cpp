@@ -6,6 +6,7 @@
 // subgroup's collective together. A collective on another group after the
 // same test is still reported. Positive/negative twins.
 
+#include <algorithm>
 #include <cstdlib>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -86,4 +87,49 @@ void envRankSubgroup(const std::string &path, std::vector<at::Tensor> &t) {
     c10d::ProcessGroupGloo first(store, rank, 4);
     first.allreduce(t)->wait();
   }
+}
+
+// --- The subgroup built first, its members picked by the rank. ---------------
+// (the real-code corpus's reproducer: non-members hold null and leave)
+
+void firstNSplit(const PG &world, int n, std::vector<at::Tensor> &t) {
+  std::vector<int> ranks(n);
+  for (int i = 0; i < n; ++i)
+    ranks[i] = i;
+  auto sub = world->splitGroup(ranks);
+  if (world->getRank() >= n)
+    return; // not a member: sub is null here
+  sub->allreduce(t)->wait();
+}
+
+void memberOfList(const PG &world, const std::vector<int> &ranks,
+                  std::vector<at::Tensor> &t) {
+  auto sub = world->splitGroup(ranks);
+  if (std::find(ranks.begin(), ranks.end(), world->getRank()) == ranks.end())
+    return;
+  sub->allreduce(t)->wait();
+}
+
+// The same bound before a collective on the world group: reported.
+void firstNSplitThenWorld(const PG &world, int n, std::vector<at::Tensor> &t) {
+  auto sub = world->splitGroup({0, 1});
+  if (world->getRank() >= n)
+    return;
+  world->barrier()->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d::ProcessGroup::barrier' is skipped by the ranks that leave early through a rank-dependent 'return': the other ranks wait for them and the job hangs
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'world->getRank()' here
+  // CHECK-NOTES: :[[@LINE-5]]:5: note: some ranks leave here
+}
+
+// Rank 0 is a member that leaves: not a membership test, reported.
+void memberLeaves(const PG &world, std::vector<at::Tensor> &t) {
+  auto sub = world->splitGroup({0, 1});
+  if (world->getRank() == 0)
+    return;
+  sub->allreduce(t)->wait();
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: collective 'c10d::ProcessGroup::allreduce' is skipped by the ranks that leave early through a rank-dependent 'return': the other ranks wait for them and the job hangs
+  // CHECK-NOTES: :[[@LINE-4]]:7: note: this condition depends on the rank
+  // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'world->getRank()' here
+  // CHECK-NOTES: :[[@LINE-5]]:5: note: some ranks leave here
 }

@@ -390,6 +390,46 @@ bool makesNewGroup(const VarDecl *V) {
   return isa_and_nonnull<CallExpr, CXXConstructExpr, CXXNewExpr>(Init);
 }
 
+/// The call that built \p V for a list of ranks (`world->splitGroup(ranks)`,
+/// `new_group(ranks)`), through copies; null for any other initialiser.
+const CallExpr *membershipInit(const VarDecl *V) {
+  const Expr *Init = V->getInit();
+  while (Init) {
+    Init = Init->IgnoreImplicit()->IgnoreParens();
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
+    if (!Construct || Construct->getNumArgs() != 1)
+      break;
+    Init = Construct->getArg(0);
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(Init);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  const IdentifierInfo *Id = Callee ? Callee->getIdentifier() : nullptr;
+  if (!Id || Call->getNumArgs() == 0 ||
+      !llvm::is_contained({"splitGroup", "split_group", "new_group"},
+                          Id->getName()))
+    return nullptr;
+  return Call;
+}
+
+/// Whether \p Cond reads as a membership test of the ranks \p Split was
+/// given: it names that list (`std::find(ranks...)`), or it bounds the
+/// rank (`rank >= n`: the first n ranks, the usual way to pick members).
+bool testsMembership(const Stmt *Terminator, const CallExpr &Split) {
+  const auto *Cond = dyn_cast_or_null<Expr>(Terminator);
+  if (!Cond)
+    return false;
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
+      Not && Not->getOpcode() == UO_LNot)
+    Cond = Not->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Cmp = dyn_cast<BinaryOperator>(Cond);
+      Cmp && Cmp->isRelationalOp())
+    return true;
+  const auto *List = dyn_cast<DeclRefExpr>(Split.getArg(0)->IgnoreImplicit());
+  const auto *ListVar = List ? dyn_cast<VarDecl>(List->getDecl()) : nullptr;
+  return ListVar && refersTo(Cond, ListVar);
+}
+
 /// Subgroup membership: the ranks outside a subgroup hold no handle to it
 /// (`if (!sub) return;`, or they leave before the members build it), so
 /// the branch on membership lets exactly the subgroup's members reach a
@@ -401,6 +441,11 @@ bool membersTogether(CFGBlock *Dep, const CallExpr &Call,
     return false;
   // The branch tests the group itself (null on non-members).
   if (refersTo(Dep->getTerminatorCondition(), Group))
+    return true;
+  // Built for a list of ranks, and the branch tests membership of it by
+  // the rank (non-members hold null and must not call the collective).
+  if (const CallExpr *Split = membershipInit(Group);
+      Split && testsMembership(Dep->getTerminatorCondition(), *Split))
     return true;
   // Only the ranks that pass the branch build the group.
   if (!makesNewGroup(Group))
