@@ -1,6 +1,7 @@
 // Stub of libtorch's ATen for meshguard's check tests: just enough of
 // at::Tensor, c10::ArrayRef and the ATen ops/factories to parse fast.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <tuple>
