@@ -9,8 +9,9 @@ from lit.llvm import llvm_config
 config.name = "meshguard"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".cpp", ".test"]
-# Inputs holds headers and fixtures; runtime, oracle and conformance hold programs run by ctest.
-config.excludes = ["Inputs", "runtime", "oracle", "conformance", "lsp", "CMakeLists.txt"]
+# Inputs holds headers and fixtures; runtime, oracle and conformance hold programs run by ctest;
+# wheel is its own step of make test (test/wheel/run.py).
+config.excludes = ["Inputs", "runtime", "oracle", "conformance", "lsp", "wheel", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.meshguard_obj_root, "test")
 
