@@ -449,6 +449,44 @@ static const ParmVarDecl *outParameter(const Expr *LHS) {
   return T->isPointerType() && !Whole ? P : nullptr;
 }
 
+/// The tensors \p Call writes in place: the object of a tensor method
+/// named like libtorch's in-place ops (`copy_`, `fill_`, `add_`),
+/// and tensors passed by non-const reference to a library function
+/// (`torch::load(t, path)`).
+static llvm::SmallVector<const Expr *, 2>
+writtenTensors(const CallExpr &Call, const SourceManager &SM) {
+  llvm::SmallVector<const Expr *, 2> Out;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee)
+    return Out;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    // libtorch declares its in-place methods const (`const Tensor &add_(...)
+    // const`): the name says what they do. requires_grad_ changes a flag.
+    if (MD && MD->getIdentifier() && MD->getName().ends_with("_") &&
+        MD->getName() != "requires_grad_") {
+      std::string Class = MD->getParent()->getQualifiedNameAsString();
+      if (Class == "at::Tensor" || Class == "at::TensorBase")
+        Out.push_back(MC->getImplicitObjectArgument());
+    }
+    return Out;
+  }
+  // The file's own functions are followed through their parameters.
+  const FunctionDecl *Def = Callee->getDefinition();
+  if (isa<CXXOperatorCallExpr>(Call) ||
+      (Def && SM.isInMainFile(SM.getExpansionLoc(Def->getLocation()))))
+    return Out;
+  for (unsigned I = 0; I < Call.getNumArgs() && I < Callee->getNumParams();
+       ++I) {
+    QualType T = Callee->getParamDecl(I)->getType();
+    if (T->isLValueReferenceType() &&
+        !T.getNonReferenceType().isConstQualified() &&
+        isTensorClass(T.getNonReferenceType()))
+      Out.push_back(Call.getArg(I));
+  }
+  return Out;
+}
+
 template <typename Fn>
 void RankDependenceTU::forEachOutArgument(const CallExpr &Call,
                                           Fn &&Visit) const {
@@ -530,6 +568,17 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
     llvm::SmallVector<const VarDecl *, 4> Named;
     for (const Expr *Arg : Call->arguments())
       namedVariables(Arg, Named);
+    // `std::vector<at::Tensor> ts = {w}; pg->broadcast(ts)`: the list holds
+    // w's storage, so the tensor w is written too (not what built it:
+    // `{at::full(n, rank)}` leaves rank as it is).
+    for (unsigned I = 0, N = Named.size(); I < N; ++I)
+      if (Named[I]->isLocalVarDecl() && !isTensorClass(Named[I]->getType())) {
+        llvm::SmallVector<const VarDecl *, 4> Held;
+        namedVariables(Named[I]->getInit(), Held);
+        for (const VarDecl *V : Held)
+          if (isTensorClass(V->getType()))
+            Named.push_back(V);
+      }
     for (const VarDecl *V : Named)
       forget(Vars, V);
     return;
@@ -548,6 +597,13 @@ void RankDependenceTU::transfer(const Stmt *S, RankVars &Vars,
   }
   forEachOutArgument(
       *Call, [&](const Expr *Arg, const Expr *) { WriteThrough(Arg, Call); });
+  // A tensor written under a rank-dependent condition holds what that
+  // condition decided: `if (rank == 0) full.copy_(w);`, `if (rank == 0)
+  // torch::load(weight, path);`. Its content differs per rank until a
+  // broadcast makes it uniform again.
+  if (Implicit)
+    for (const Expr *Written : writtenTensors(*Call, Ctx.getSourceManager()))
+      WriteThrough(Written, Implicit);
   // v.push_back(rank): a container filled with rank-dependent values.
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();

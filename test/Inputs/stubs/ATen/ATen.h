@@ -91,6 +91,8 @@ public:
   Tensor &mul_(const Tensor &Other);
   Tensor &sub_(const Tensor &Other);
   Tensor &copy_(const Tensor &Src);
+  Tensor &fill_(const Scalar &Value);
+  Tensor &requires_grad_(bool RequiresGrad = true);
   Tensor &operator+=(const Tensor &Other);
   Tensor &operator+=(const Scalar &Other);
   Tensor &operator-=(const Tensor &Other);
