@@ -217,6 +217,16 @@ inline constexpr llvm::StringLiteral UnverifiedReplicateSeededNote =
     "per rank|it is drawn from this generator, which differs per rank}0";
 inline constexpr llvm::StringLiteral UnverifiedReplicateLocalNote =
     "this local tensor differs per rank";
+// A plain input of a module whose style reads it as a replica. %0: the call.
+inline constexpr llvm::StringLiteral UnverifiedReplicateStyleInput =
+    "'%0' gives the module this rank's tensor, which its tensor-parallel "
+    "style takes as a replica (input_layouts Replicate, wrapped without "
+    "run_check), but the tensor differs per rank: every rank takes its own "
+    "tensor for the value, and what is computed from it is wrong with no "
+    "error; make the input the same on every rank (a broadcast), or give "
+    "the style the layout the input has (input_layouts = Shard)";
+inline constexpr llvm::StringLiteral UnverifiedReplicateStyleNote =
+    "the module gets its style here; it reads a plain input as Replicate";
 
 // dtensor-mixed-meshes. %0: an op, a list, a module's forward; %1: the op
 // or function; %2, %4: the tensors (the module); %3, %5: their meshes.

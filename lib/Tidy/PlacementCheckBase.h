@@ -23,10 +23,12 @@ public:
 protected:
   /// Whether a call of \p E makes a function worth this check's analysis.
   virtual bool interesting(const analysis::PlacementCallEntry &E) const = 0;
+  /// Other calls (qualified names) that make a function worth it.
+  virtual std::vector<llvm::StringRef> alsoInteresting() const { return {}; }
 
 private:
   std::vector<llvm::StringRef> interestingCallees() const final {
-    std::vector<llvm::StringRef> Names;
+    std::vector<llvm::StringRef> Names = alsoInteresting();
     for (const analysis::PlacementCallEntry &E : Index->model().PlacementCalls)
       if (interesting(E))
         Names.emplace_back(E.Function);

@@ -76,6 +76,23 @@ bool UnverifiedReplicateCheck::warnAt(const CallExpr *Call,
 
 void UnverifiedReplicateCheck::report(const ReplicaSourceCandidate &C,
                                       const Expr &RankOrigin, ASTContext &Ctx) {
+  if (C.What == ReplicaSourceCandidate::Kind::StyleInput) {
+    SourceLocation Loc =
+        Ctx.getSourceManager().getExpansionLoc(C.Call->getBeginLoc());
+    if (!firstReportAt(Loc))
+      return;
+    const FunctionDecl *Callee = C.Call->getDirectCallee();
+    diag(Loc, msg::UnverifiedReplicateStyleInput)
+        << (Callee ? Callee->getNameAsString() : std::string());
+    diag(C.Local->getBeginLoc(), msg::UnverifiedReplicateArgumentNote,
+         DiagnosticIDs::Note);
+    if (C.Style)
+      diag(C.Style->getBeginLoc(), msg::UnverifiedReplicateStyleNote,
+           DiagnosticIDs::Note);
+    diag(RankOrigin.getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
+        << quotedText(RankOrigin, Ctx);
+    return;
+  }
   if (!warnAt(C.Call, C.VerifyArg, C.VerifyIndex, Ctx))
     return;
   diag(C.Local->getBeginLoc(), msg::UnverifiedReplicateLocalNote,

@@ -27,6 +27,10 @@ private:
   bool interesting(const analysis::PlacementCallEntry &E) const override {
     return E.VerifyArg >= 0;
   }
+  /// A module's tensor-parallel style wraps a plain input unverified.
+  std::vector<llvm::StringRef> alsoInteresting() const override {
+    return {"meshguard::parallel_forward", "meshguard::parallel_input"};
+  }
   void analyse(const clang::FunctionDecl &FD, clang::ASTContext &Ctx) override;
   /// Warns at Call (once per place), with the run_check fix-it when one
   /// applies; false when that place was already reported.

@@ -131,8 +131,14 @@ struct LocalReplica {
 /// shard(data, rank)`), or drawn from a generator (a random factory after
 /// `manual_seed(seed)`, or given a Generator). The rank analysis is asked
 /// whether Probe's argument ProbeArg differs per rank.
+///
+/// Or (StyleInput) a plain tensor given to a module whose tensor-parallel
+/// style takes its plain input as a replica (ColwiseParallel by default,
+/// any style with input_layouts Replicate): parallel_forward(module, x)
+/// wraps x by from_local without a check. Call and Probe are that call,
+/// Style the parallelize_module call that gave the module its style.
 struct ReplicaSourceCandidate {
-  enum class Kind { Binding, Seeded, Generator };
+  enum class Kind { Binding, Seeded, Generator, StyleInput };
   Kind What = Kind::Binding;
   const clang::CallExpr *Call = nullptr; ///< the from_local
   const clang::Expr *Local = nullptr;
@@ -141,6 +147,8 @@ struct ReplicaSourceCandidate {
   /// run_check as written (null: left to its default), and its index.
   const clang::Expr *VerifyArg = nullptr;
   unsigned VerifyIndex = 0;
+  /// StyleInput: where the module got its style.
+  const clang::CallExpr *Style = nullptr;
 };
 
 /// The candidates of \p FD, in source order (one or more probes per

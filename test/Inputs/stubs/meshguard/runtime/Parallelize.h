@@ -7,8 +7,19 @@ namespace meshguard {
 struct ParallelStyle {
   virtual ~ParallelStyle() = default;
 };
-struct ColwiseParallel : ParallelStyle {};
-struct RowwiseParallel : ParallelStyle {};
+struct ColwiseParallel : ParallelStyle {
+  std::optional<Placement> input_layouts; // default Replicate
+};
+struct RowwiseParallel : ParallelStyle {
+  std::optional<Placement> input_layouts; // default Shard(-1) (Linear)
+};
+struct SequenceParallel : ParallelStyle {
+  int64_t sequence_dim = 1;
+};
+struct PrepareModuleInput : ParallelStyle {
+  std::optional<Placement> input_layouts;
+  std::optional<Placement> desired_input_layouts;
+};
 void parallelize_module(torch::nn::Module &module, const DeviceMesh &mesh,
                         const ParallelStyle &style);
 at::Tensor parallel_input(const torch::nn::Module &module,
