@@ -36,6 +36,13 @@ bool declaresName(const clang::ASTContext &Ctx, llvm::StringRef QualifiedName);
 bool declaresAnyOf(const clang::ASTContext &Ctx,
                    llvm::ArrayRef<llvm::StringRef> QualifiedNames);
 
+/// The functions with a body that the main file defines, in namespaces,
+/// linkage specifications and classes: a template as its pattern and, with
+/// \p WithSpecializations, its instantiations before it.
+void mainFileFunctions(const clang::ASTContext &Ctx,
+                       llvm::SmallVectorImpl<const clang::FunctionDecl *> &Out,
+                       bool WithSpecializations = false);
+
 } // namespace analysis
 } // namespace meshguard
 

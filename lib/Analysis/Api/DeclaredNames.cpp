@@ -3,6 +3,7 @@
 #include "meshguard/Analysis/DeclaredNames.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallVector.h"
 
 using namespace clang;
@@ -59,6 +60,33 @@ bool declaresAnyOf(const ASTContext &Ctx,
   return llvm::any_of(QualifiedNames, [&](llvm::StringRef Name) {
     return declaresName(Ctx, Name);
   });
+}
+
+void mainFileFunctions(const ASTContext &Ctx,
+                       llvm::SmallVectorImpl<const FunctionDecl *> &Out,
+                       bool WithSpecializations) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallVector<const DeclContext *, 16> Work = {
+      Ctx.getTranslationUnitDecl()};
+  while (!Work.empty()) {
+    const DeclContext *DC = Work.pop_back_val();
+    for (const Decl *D : DC->decls()) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+        continue;
+      if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D)) {
+        if (WithSpecializations)
+          for (const FunctionDecl *Spec : FT->specializations())
+            Out.push_back(Spec);
+        D = FT->getTemplatedDecl();
+      }
+      if (const auto *F = dyn_cast<FunctionDecl>(D)) {
+        if (F->doesThisDeclarationHaveABody())
+          Out.push_back(F);
+      } else if (isa<NamespaceDecl, LinkageSpecDecl, CXXRecordDecl>(D)) {
+        Work.push_back(cast<DeclContext>(D));
+      }
+    }
+  }
 }
 
 } // namespace analysis

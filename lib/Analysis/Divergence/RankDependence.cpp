@@ -2,6 +2,7 @@
 
 #include "Divergence/RankDependence.h"
 #include "Divergence/MeshGroups.h"
+#include "meshguard/Analysis/DeclaredNames.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -764,28 +765,8 @@ void RankDependenceTU::scan(const Stmt *S, const FunctionDecl *Fn,
 void RankDependenceTU::summarise() {
   // Only the main file's functions: the summary is what this TU computes
   // from ranks; library headers do not (their accessors are modelled).
-  const SourceManager &SM = Ctx.getSourceManager();
   llvm::SmallVector<const FunctionDecl *, 64> Functions;
-  llvm::SmallVector<const DeclContext *, 16> Work = {
-      Ctx.getTranslationUnitDecl()};
-  while (!Work.empty()) {
-    const DeclContext *DC = Work.pop_back_val();
-    for (const Decl *D : DC->decls()) {
-      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
-        continue;
-      if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D)) {
-        for (const FunctionDecl *Spec : FT->specializations())
-          Functions.push_back(Spec);
-        D = FT->getTemplatedDecl();
-      }
-      if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
-        if (FD->doesThisDeclarationHaveABody())
-          Functions.push_back(FD);
-      } else if (isa<NamespaceDecl, LinkageSpecDecl, CXXRecordDecl>(D)) {
-        Work.push_back(cast<DeclContext>(D));
-      }
-    }
-  }
+  mainFileFunctions(Ctx, Functions, /*WithSpecializations=*/true);
   Summarising = true;
   bool Changed = true;
   // Each round marks at least one more declaration; a few suffice in

@@ -9,6 +9,7 @@
 #include "Placements/PlacementSites.h"
 #include "Placements/ModuleFacts.h"
 #include "Placements/OperatorRules.h"
+#include "meshguard/Analysis/DeclaredNames.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -474,30 +475,6 @@ static bool madeByPlacementCall(const Expr *E, const ApiIndex &Index,
   const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   return V && V->isLocalVarDecl() &&
          madeByPlacementCall(V->getInit(), Index, Depth + 1);
-}
-
-/// The functions of the main file with a body.
-static void
-mainFileFunctions(ASTContext &Ctx,
-                  llvm::SmallVectorImpl<const FunctionDecl *> &Out) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  llvm::SmallVector<const DeclContext *, 16> Work = {
-      Ctx.getTranslationUnitDecl()};
-  while (!Work.empty()) {
-    const DeclContext *DC = Work.pop_back_val();
-    for (const Decl *D : DC->decls()) {
-      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
-        continue;
-      if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-        D = FT->getTemplatedDecl();
-      if (const auto *F = dyn_cast<FunctionDecl>(D)) {
-        if (F->doesThisDeclarationHaveABody())
-          Out.push_back(F);
-      } else if (isa<NamespaceDecl, LinkageSpecDecl, CXXRecordDecl>(D)) {
-        Work.push_back(cast<DeclContext>(D));
-      }
-    }
-  }
 }
 
 /// parallel_forward(module, x) / parallel_input(module, x) calls of \p FD
