@@ -1,6 +1,7 @@
 // The collective-consistency mode's cost per collective.
 //
-//   scripts/meshguard-launch --nproc 2 -- build/bin/meshguard_debug_bench [--quick] [--json MAX_BYTES]
+//   scripts/meshguard-launch --nproc 2 -- build/bin/meshguard_debug_bench
+//   [--quick] [--json MAX_BYTES]
 //
 // --json MAX_BYTES: sizes up to MAX_BYTES, one JSON object per row instead
 // of the table (side_by_side/run.py reads them).
@@ -65,10 +66,12 @@ int main(int argc, char** argv) {
   const bool printer = mesh.get_rank() == 0;
   set_debug_collectives(false);
   if (printer && !json) {
-    std::printf("## collective-consistency mode: on vs off (Gloo, %lld ranks, loopback), median us per call\n\n",
-                static_cast<long long>(mesh.size()));
-    std::printf("| size | op | raw us | default us | default/raw | paired | debug us | debug/default | paired | debug "
-                "adds us |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf(
+        "## collective-consistency mode: on vs off (Gloo, %lld ranks, loopback), median us per call\n\n",
+        static_cast<long long>(mesh.size()));
+    std::printf(
+        "| size | op | raw us | default us | default/raw | paired | debug us | debug/default | paired | debug "
+        "adds us |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   const auto timeout = mesh.timeout();
   for (int64_t bytes = 4; bytes <= max_bytes; bytes *= 16) {
@@ -117,12 +120,26 @@ int main(int argc, char** argv) {
       }
       const double mr = median(raws), mo = median(offs), mn = median(ons);
       if (printer && json) {
-        std::printf("{\"bytes\": %lld, \"op\": \"%s\", \"default_us\": %.2f, \"debug_us\": %.2f}\n",
-                    static_cast<long long>(bytes), op, mo, mn);
+        std::printf(
+            "{\"bytes\": %lld, \"op\": \"%s\", \"default_us\": %.2f, \"debug_us\": %.2f}\n",
+            static_cast<long long>(bytes),
+            op,
+            mo,
+            mn);
         std::fflush(stdout);
       } else if (printer) {
-        std::printf("| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.3f | %.1f |\n", human(bytes).c_str(), op, mr,
-                    mo, mo / mr, median(off_paired), mn, mn / mo, median(on_paired), mn - mo);
+        std::printf(
+            "| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.3f | %.1f |\n",
+            human(bytes).c_str(),
+            op,
+            mr,
+            mo,
+            mo / mr,
+            median(off_paired),
+            mn,
+            mn / mo,
+            median(on_paired),
+            mn - mo);
         std::fflush(stdout);
       }
     }

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/cuda.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include <meshguard/meshguard.h>
 
@@ -58,9 +58,11 @@ void raw_allreduce(const DeviceMesh& mesh, std::vector<at::Tensor>& t) {
 void collectives(const DeviceMesh& mesh, bool quick) {
   const bool printer = mesh.get_rank() == 0;
   if (printer) {
-    std::printf("## guarded vs raw c10d (Gloo, %lld ranks, loopback), median us per call\n\n",
-                static_cast<long long>(mesh.size()));
-    std::printf("| size | op | raw us | guarded(DTensor) us | ratio | paired ratio | guarded(plain, promoted) us | ratio | paired ratio |\n");
+    std::printf(
+        "## guarded vs raw c10d (Gloo, %lld ranks, loopback), median us per call\n\n",
+        static_cast<long long>(mesh.size()));
+    std::printf(
+        "| size | op | raw us | guarded(DTensor) us | ratio | paired ratio | guarded(plain, promoted) us | ratio | paired ratio |\n");
     std::printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   for (int64_t bytes = 4; bytes <= (64 << 20); bytes *= 4) {
@@ -89,7 +91,8 @@ void collectives(const DeviceMesh& mesh, bool quick) {
         }
         double g = seconds_since(t0);
         t0 = Clock::now();
-        bc ? guarded::broadcast_({plain}, mesh, 0) : guarded::all_reduce_({plain}, mesh, ReduceOp::SUM);
+        bc ? guarded::broadcast_({plain}, mesh, 0)
+           : guarded::all_reduce_({plain}, mesh, ReduceOp::SUM);
         double p = seconds_since(t0);
         if (i >= 2) {
           raw.push_back(r * 1e6);
@@ -101,7 +104,8 @@ void collectives(const DeviceMesh& mesh, bool quick) {
         plain.fill_(1);
         get_dtensor_impl(dt)->local().fill_(1);
       }
-      const double mr = median(raw), mg = median(guarded_dt), mp = median(guarded_plain);
+      const double mr = median(raw), mg = median(guarded_dt),
+                   mp = median(guarded_plain);
       // Paired ratios (each guarded call over the raw call just before it)
       // cancel the slow drift of a shared machine better than medians do.
       std::vector<double> pg, pp;
@@ -111,8 +115,17 @@ void collectives(const DeviceMesh& mesh, bool quick) {
       }
       const double ng = median(pg), np = median(pp);
       if (printer) {
-        std::printf("| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.3f |\n", human(bytes).c_str(), op, mr, mg,
-                    mg / mr, ng, mp, mp / mr, np);
+        std::printf(
+            "| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.3f |\n",
+            human(bytes).c_str(),
+            op,
+            mr,
+            mg,
+            mg / mr,
+            ng,
+            mp,
+            mp / mr,
+            np);
         std::fflush(stdout);
       }
     }
@@ -120,7 +133,10 @@ void collectives(const DeviceMesh& mesh, bool quick) {
 }
 
 // The raw call on `args` (DTensors are unwrapped to their locals).
-void raw_on(const DeviceMesh& mesh, const std::vector<at::Tensor>& args, bool bc) {
+void raw_on(
+    const DeviceMesh& mesh,
+    const std::vector<at::Tensor>& args,
+    bool bc) {
   std::vector<at::Tensor> locals;
   locals.reserve(args.size());
   for (const auto& a : args) {
@@ -135,14 +151,18 @@ void cuda_collectives(const DeviceMesh& mesh, bool quick) {
   const bool one_rank = mesh.size() == 1;
   const auto dev = mesh.device();
   if (printer) {
-    std::printf("## guarded vs raw c10d (NCCL, %lld rank(s), %s), median us per call incl. synchronize\n\n",
-                static_cast<long long>(mesh.size()), dev.str().c_str());
+    std::printf(
+        "## guarded vs raw c10d (NCCL, %lld rank(s), %s), median us per call incl. synchronize\n\n",
+        static_cast<long long>(mesh.size()),
+        dev.str().c_str());
     if (one_rank) {
-      std::printf("One rank: guarded:: skips the collective on a 1-rank mesh dim, so its column is the guard alone;\n"
-                  "'guard + raw' wraps the same raw NCCL call in CollectiveGuard::call_collective.\n\n");
+      std::printf(
+          "One rank: guarded:: skips the collective on a 1-rank mesh dim, so its column is the guard alone;\n"
+          "'guard + raw' wraps the same raw NCCL call in CollectiveGuard::call_collective.\n\n");
     }
-    std::printf("| size | op | raw us | guard + raw (DTensor) us | ratio | paired ratio | guard + raw (plain) us | "
-                "paired ratio | guarded:: (DTensor) us | paired ratio |\n");
+    std::printf(
+        "| size | op | raw us | guard + raw (DTensor) us | ratio | paired ratio | guard + raw (plain) us | "
+        "paired ratio | guarded:: (DTensor) us | paired ratio |\n");
     std::printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   CollectiveGuard guard(mesh);
@@ -153,7 +173,10 @@ void cuda_collectives(const DeviceMesh& mesh, bool quick) {
       iters = std::max(5, iters / 10);
     }
     at::Tensor plain = at::ones({numel}, at::TensorOptions().device(dev));
-    at::Tensor dt = from_local(at::ones({numel}, at::TensorOptions().device(dev)), mesh, {Replicate{}});
+    at::Tensor dt = from_local(
+        at::ones({numel}, at::TensorOptions().device(dev)),
+        mesh,
+        {Replicate{}});
     for (const char* op : {"broadcast", "allreduce"}) {
       const bool bc = std::strcmp(op, "broadcast") == 0;
       std::vector<double> raw, wrapped, wrapped_plain, guarded_dt;
@@ -167,19 +190,26 @@ void cuda_collectives(const DeviceMesh& mesh, bool quick) {
       for (int i = 0; i < iters + 5; ++i) {
         // Interleaved so drift hits all alike; the first 5 warm up (NCCL
         // connects in its first collective).
-        const double r = timed([&] { bc ? raw_broadcast(mesh, raw_args) : raw_allreduce(mesh, raw_args); });
+        const double r = timed([&] {
+          bc ? raw_broadcast(mesh, raw_args) : raw_allreduce(mesh, raw_args);
+        });
         const double w = timed([&] {
-          guard.call_collective({dt}, [&](const std::vector<at::Tensor>& args, const DeviceMesh& m) {
-            raw_on(m, args, bc);
-          });
+          guard.call_collective(
+              {dt},
+              [&](const std::vector<at::Tensor>& args, const DeviceMesh& m) {
+                raw_on(m, args, bc);
+              });
         });
         const double wp = timed([&] {
-          guard.call_collective({plain}, [&](const std::vector<at::Tensor>& args, const DeviceMesh& m) {
-            raw_on(m, args, bc);
-          });
+          guard.call_collective(
+              {plain},
+              [&](const std::vector<at::Tensor>& args, const DeviceMesh& m) {
+                raw_on(m, args, bc);
+              });
         });
         const double g = timed([&] {
-          bc ? guarded::broadcast_({dt}, mesh, 0) : guarded::all_reduce_({dt}, mesh, ReduceOp::SUM);
+          bc ? guarded::broadcast_({dt}, mesh, 0)
+             : guarded::all_reduce_({dt}, mesh, ReduceOp::SUM);
         });
         if (i >= 5) {
           raw.push_back(r);
@@ -202,9 +232,18 @@ void cuda_collectives(const DeviceMesh& mesh, bool quick) {
       };
       const double mr = median(raw), mw = median(wrapped);
       if (printer) {
-        std::printf("| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f |\n", human(bytes).c_str(), op, mr,
-                    mw, mw / mr, paired(wrapped), median(wrapped_plain), paired(wrapped_plain), median(guarded_dt),
-                    paired(guarded_dt));
+        std::printf(
+            "| %s | %s | %.1f | %.1f | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f |\n",
+            human(bytes).c_str(),
+            op,
+            mr,
+            mw,
+            mw / mr,
+            paired(wrapped),
+            median(wrapped_plain),
+            paired(wrapped_plain),
+            median(guarded_dt),
+            paired(guarded_dt));
         std::fflush(stdout);
       }
     }
@@ -239,9 +278,11 @@ double ns_per_call(F&& f, int iters) {
 void guard_only(bool quick) {
   auto mesh = solo_mesh();
   const int iters = quick ? 2000 : 20000;
-  std::printf("\n## guard cost alone (single process, no communication), ns per call\n\n");
-  std::printf("| args | find_mesh | CollectiveGuard::require_mesh | guarded::broadcast_ on a 1-rank mesh (DTensors) | "
-              "guarded::broadcast_ (plain, promoted) |\n|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "\n## guard cost alone (single process, no communication), ns per call\n\n");
+  std::printf(
+      "| args | find_mesh | CollectiveGuard::require_mesh | guarded::broadcast_ on a 1-rank mesh (DTensors) | "
+      "guarded::broadcast_ (plain, promoted) |\n|---:|---:|---:|---:|---:|\n");
   for (int n : {1, 4, 16, 64}) {
     std::vector<at::Tensor> dts, plains;
     for (int i = 0; i < n; ++i) {
@@ -249,15 +290,20 @@ void guard_only(bool quick) {
       plains.push_back(at::ones({4}));
     }
     CollectiveGuard guard(mesh);
-    double find = ns_per_call([&] { (void)find_mesh(dts, "c10d.broadcast_.default"); }, iters);
+    double find = ns_per_call(
+        [&] { (void)find_mesh(dts, "c10d.broadcast_.default"); }, iters);
     double req = ns_per_call([&] { (void)guard.require_mesh(dts); }, iters);
     // A 1-rank mesh skips the collective itself: what is left is the guard.
-    double full = ns_per_call([&] { guarded::broadcast_(dts, mesh, 0); }, iters);
-    double promo = ns_per_call([&] { guarded::broadcast_(plains, mesh, 0); }, iters / 4);
-    std::printf("| %d | %.0f | %.0f | %.0f | %.0f |\n", n, find, req, full, promo);
+    double full =
+        ns_per_call([&] { guarded::broadcast_(dts, mesh, 0); }, iters);
+    double promo =
+        ns_per_call([&] { guarded::broadcast_(plains, mesh, 0); }, iters / 4);
+    std::printf(
+        "| %d | %.0f | %.0f | %.0f | %.0f |\n", n, find, req, full, promo);
   }
-  std::printf("\nper argument: find_mesh and require_mesh scan the arguments once; promotion builds one "
-              "DTensorImpl per plain tensor.\n");
+  std::printf(
+      "\nper argument: find_mesh and require_mesh scan the arguments once; promotion builds one "
+      "DTensorImpl per plain tensor.\n");
 }
 
 void memory() {
@@ -267,12 +313,16 @@ void memory() {
   // The impl object itself plus the heap part of its spec (placements; the
   // shape vector) and the TensorImpl's heap-allocated autograd/extra meta,
   // which is null until requires_grad.
-  const size_t spec_heap = impl->spec().placements.capacity() * sizeof(Placement) +
+  const size_t spec_heap =
+      impl->spec().placements.capacity() * sizeof(Placement) +
       impl->spec().shape.capacity() * sizeof(int64_t);
-  std::printf("\n## memory\n\nDTensor wrapper beyond its local tensor: sizeof(DTensorImpl) = %zu B "
-              "(c10::TensorImpl is %zu B of it) + %zu B of spec on the heap for a 2-d tensor on a 1-d mesh; "
-              "the mesh state is shared by all DTensors of a mesh.\n",
-              sizeof(DTensorImpl), sizeof(c10::TensorImpl), spec_heap);
+  std::printf(
+      "\n## memory\n\nDTensor wrapper beyond its local tensor: sizeof(DTensorImpl) = %zu B "
+      "(c10::TensorImpl is %zu B of it) + %zu B of spec on the heap for a 2-d tensor on a 1-d mesh; "
+      "the mesh state is shared by all DTensors of a mesh.\n",
+      sizeof(DTensorImpl),
+      sizeof(c10::TensorImpl),
+      spec_heap);
 }
 
 } // namespace
@@ -287,7 +337,8 @@ int main(int argc, char** argv) {
     cuda = cuda || std::strcmp(argv[i], "--cuda") == 0;
   }
   if (std::getenv("RANK") != nullptr) {
-    auto mesh = init_device_mesh(cuda ? "cuda" : "cpu", {std::atoll(std::getenv("WORLD_SIZE"))});
+    auto mesh = init_device_mesh(
+        cuda ? "cuda" : "cpu", {std::atoll(std::getenv("WORLD_SIZE"))});
     cuda ? cuda_collectives(mesh, quick) : collectives(mesh, quick);
     if (mesh.get_rank() != 0) {
       return 0;

@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
 
   // With the styles.
   Mlp styled(in, hidden, out);
-  parallelize_module(*styled, mesh, {{"fc1", ColwiseParallel{}}, {"fc2", RowwiseParallel{}}});
-  torch::optim::SGD styled_opt(styled->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+  parallelize_module(
+      *styled, mesh, {{"fc1", ColwiseParallel{}}, {"fc2", RowwiseParallel{}}});
+  torch::optim::SGD styled_opt(
+      styled->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
   auto styled_step = [&] {
     styled_opt.zero_grad();
     torch::mse_loss(styled->forward(x), y).backward();
@@ -58,18 +60,26 @@ int main(int argc, char** argv) {
 
   // By hand: the same placements, locals taken and wrapped explicitly.
   Mlp manual(in, hidden, out);
-  distribute_module(*manual, mesh, [](const std::string& name, const at::Tensor&, const DeviceMesh&) {
-    if (name == "fc2.bias") {
-      return Placements{Replicate{}};
-    }
-    return Placements{name == "fc2.weight" ? Placement(Shard{1}) : Placement(Shard{0})};
-  });
-  torch::optim::SGD manual_opt(manual->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+  distribute_module(
+      *manual,
+      mesh,
+      [](const std::string& name, const at::Tensor&, const DeviceMesh&) {
+        if (name == "fc2.bias") {
+          return Placements{Replicate{}};
+        }
+        return Placements{
+            name == "fc2.weight" ? Placement(Shard{1}) : Placement(Shard{0})};
+      });
+  torch::optim::SGD manual_opt(
+      manual->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
   auto manual_step = [&] {
     manual_opt.zero_grad();
-    at::Tensor h = at::relu(at::linear(x, to_local(manual->fc1->weight), to_local(manual->fc1->bias)));
-    at::Tensor partial = from_local(at::linear(h, to_local(manual->fc2->weight)), mesh, {Partial{}});
-    at::Tensor o = to_local(redistribute(partial, {Replicate{}}) + manual->fc2->bias);
+    at::Tensor h = at::relu(at::linear(
+        x, to_local(manual->fc1->weight), to_local(manual->fc1->bias)));
+    at::Tensor partial = from_local(
+        at::linear(h, to_local(manual->fc2->weight)), mesh, {Partial{}});
+    at::Tensor o =
+        to_local(redistribute(partial, {Replicate{}}) + manual->fc2->bias);
     torch::mse_loss(o, y).backward();
     manual_opt.step();
   };
@@ -84,19 +94,34 @@ int main(int argc, char** argv) {
     for (int i = 0; i < steps; ++i) {
       styled_step();
     }
-    s.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / steps);
+    s.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - t0).count() /
+        steps);
     t0 = Clock::now();
     for (int i = 0; i < steps; ++i) {
       manual_step();
     }
-    m.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / steps);
+    m.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - t0).count() /
+        steps);
   }
   if (mesh.get_rank() == 0) {
-    std::printf("## TP MLP step (%lld ranks, [%lld, %lld] -> %lld -> %lld, 1 thread), median of %d runs of %d steps\n\n",
-                static_cast<long long>(mesh.size()), static_cast<long long>(batch), static_cast<long long>(in),
-                static_cast<long long>(hidden), static_cast<long long>(out), reps, steps);
-    std::printf("| parallelize_module (ms/step) | hand-written to_local/from_local (ms/step) | ratio |\n|---|---|---|\n");
-    std::printf("| %.3f | %.3f | %.3f |\n", median(s), median(m), median(s) / median(m));
+    std::printf(
+        "## TP MLP step (%lld ranks, [%lld, %lld] -> %lld -> %lld, 1 thread), median of %d runs of %d steps\n\n",
+        static_cast<long long>(mesh.size()),
+        static_cast<long long>(batch),
+        static_cast<long long>(in),
+        static_cast<long long>(hidden),
+        static_cast<long long>(out),
+        reps,
+        steps);
+    std::printf(
+        "| parallelize_module (ms/step) | hand-written to_local/from_local (ms/step) | ratio |\n|---|---|---|\n");
+    std::printf(
+        "| %.3f | %.3f | %.3f |\n",
+        median(s),
+        median(m),
+        median(s) / median(m));
   }
   return 0;
 }

@@ -29,7 +29,9 @@ constexpr std::chrono::seconds kStoreTimeout{90};
 inline int64_t env_int(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) {
-    throw std::runtime_error(std::string(name) + " is not set: run this through scripts/meshguard-launch");
+    throw std::runtime_error(
+        std::string(name) +
+        " is not set: run this through scripts/meshguard-launch");
   }
   return std::atoll(v);
 }
@@ -43,7 +45,8 @@ inline MeshOptions launched_mesh_options() {
   opts.numWorkers = static_cast<size_t>(world);
   opts.timeout = kStoreTimeout;
   MeshOptions mesh_options;
-  mesh_options.store = c10::make_intrusive<c10d::TCPStore>(std::getenv("MASTER_ADDR"), opts);
+  mesh_options.store =
+      c10::make_intrusive<c10d::TCPStore>(std::getenv("MASTER_ADDR"), opts);
   mesh_options.rank = rank;
   mesh_options.world_size = world;
   mesh_options.timeout = kCollectiveTimeout;

@@ -5,7 +5,8 @@
 //
 //   meshguard_conformance --list-rules            the rule table's overloads
 //   meshguard_conformance CASES.pt OUT [FIRST]  one rank (meshguard-launch);
-//                                                rank 0 appends a record per case to OUT
+//                                                rank 0 appends a record per
+//                                                case to OUT
 //
 // As in pytorch_side.py, the ranks compare each case's outcome through the
 // store; when they differ the case is recorded as "diverged" and the program
@@ -21,9 +22,9 @@
 #include <vector>
 
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/serialize.h>
 #include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <meshguard/meshguard.h>
 #include <meshguard/runtime/ShardingRules.h>
@@ -44,7 +45,8 @@ Record new_record() {
 // A Tensor?[] argument (index's indices): its list holds optional tensors.
 bool optional_elements(const c10::Argument& arg) {
   const auto list = arg.type()->cast<c10::ListType>();
-  return list != nullptr && list->getElementType()->kind() == c10::TypeKind::OptionalType;
+  return list != nullptr &&
+      list->getElementType()->kind() == c10::TypeKind::OptionalType;
 }
 
 c10::impl::GenericList new_list() {
@@ -79,14 +81,17 @@ c10::List<std::string> placement_texts(const Placements& ps) {
     } else if (is_shard(p)) {
       out.push_back("S(" + std::to_string(std::get<Shard>(p).dim) + ")");
     } else {
-      out.push_back(std::string("P(") + to_string(std::get<Partial>(p).reduce_op) + ")");
+      out.push_back(
+          std::string("P(") + to_string(std::get<Partial>(p).reduce_op) + ")");
     }
   }
   return out;
 }
 
 // results.py's partial_factor.
-double partial_factor(const std::vector<std::string>& texts, const DeviceMesh& mesh) {
+double partial_factor(
+    const std::vector<std::string>& texts,
+    const DeviceMesh& mesh) {
   double f = 1.0;
   for (size_t m = 0; m < texts.size(); ++m) {
     const double n = static_cast<double>(mesh.size(static_cast<int64_t>(m)));
@@ -100,8 +105,14 @@ double partial_factor(const std::vector<std::string>& texts, const DeviceMesh& m
   return f;
 }
 
-at::Tensor make_input(const c10::Dict<c10::IValue, c10::IValue>& spec, const DeviceMesh& mesh, bool requires_grad) {
-  at::Tensor full = spec.at("full").toTensor().clone(); // cases share their full tensors; in-place ops write
+at::Tensor make_input(
+    const c10::Dict<c10::IValue, c10::IValue>& spec,
+    const DeviceMesh& mesh,
+    bool requires_grad) {
+  at::Tensor full =
+      spec.at("full")
+          .toTensor()
+          .clone(); // cases share their full tensors; in-place ops write
   std::vector<std::string> texts;
   Placements placements, base;
   bool partial = false;
@@ -109,14 +120,18 @@ at::Tensor make_input(const c10::Dict<c10::IValue, c10::IValue>& spec, const Dev
     texts.push_back(t.toStringRef());
     placements.push_back(parse_placement(texts.back()));
     partial = partial || is_partial(placements.back());
-    base.push_back(is_partial(placements.back()) ? Placement(Replicate{}) : placements.back());
+    base.push_back(
+        is_partial(placements.back()) ? Placement(Replicate{})
+                                      : placements.back());
   }
   at::Tensor dt;
   if (!partial) {
     dt = distribute_tensor(full, mesh, placements);
   } else {
-    at::Tensor local = to_local(distribute_tensor(full, mesh, base)).mul(partial_factor(texts, mesh));
-    dt = from_local(local, mesh, placements, /*run_check=*/false, full.sizes().vec());
+    at::Tensor local = to_local(distribute_tensor(full, mesh, base))
+                           .mul(partial_factor(texts, mesh));
+    dt = from_local(
+        local, mesh, placements, /*run_check=*/false, full.sizes().vec());
   }
   return requires_grad ? dt.requires_grad_(true) : dt;
 }
@@ -207,7 +222,8 @@ std::vector<at::Tensor> tensor_outputs(const torch::jit::Stack& stack) {
   return outs;
 }
 
-c10::Dict<std::string, int64_t> comm_counts(const std::vector<c10::intrusive_ptr<testing::CountingGroup>>& counters) {
+c10::Dict<std::string, int64_t> comm_counts(
+    const std::vector<c10::intrusive_ptr<testing::CountingGroup>>& counters) {
   int64_t reduces = 0, gathers = 0, broadcasts = 0;
   for (const auto& c : counters) {
     reduces += c->all_reduces;
@@ -228,18 +244,26 @@ c10::Dict<std::string, int64_t> comm_counts(const std::vector<c10::intrusive_ptr
   return counts;
 }
 
-void record_outputs(const std::vector<at::Tensor>& outs, const std::vector<at::Tensor>& ins, const DeviceMesh& mesh,
-                    const std::vector<c10::intrusive_ptr<testing::CountingGroup>>& counters, bool backward, bool values,
-                    Record& r) {
+void record_outputs(
+    const std::vector<at::Tensor>& outs,
+    const std::vector<at::Tensor>& ins,
+    const DeviceMesh& mesh,
+    const std::vector<c10::intrusive_ptr<testing::CountingGroup>>& counters,
+    bool backward,
+    bool values,
+    Record& r) {
   c10::impl::GenericList recorded = new_list();
   for (const auto& o : outs) {
     recorded.push_back(record_tensor(o, values));
   }
   r.insert("outputs", recorded);
-  if (backward && !outs.empty() && is_dtensor(outs[0]) && outs[0].requires_grad()) {
+  if (backward && !outs.empty() && is_dtensor(outs[0]) &&
+      outs[0].requires_grad()) {
     const auto n = static_cast<int64_t>(outs[0].numel());
-    at::Tensor w = at::arange(n, at::kFloat).reshape(outs[0].sizes()).remainder(7).sub(3);
-    at::Tensor wd = distribute_tensor(w, mesh, Placements(mesh.ndim(), Replicate{}));
+    at::Tensor w =
+        at::arange(n, at::kFloat).reshape(outs[0].sizes()).remainder(7).sub(3);
+    at::Tensor wd =
+        distribute_tensor(w, mesh, Placements(mesh.ndim(), Replicate{}));
     comm_counts(counters);
     (outs[0] * wd).sum().backward();
     r.insert("comm_bwd", comm_counts(counters));
@@ -250,7 +274,11 @@ void record_outputs(const std::vector<at::Tensor>& outs, const std::vector<at::T
         continue;
       }
       Record g = new_record();
-      g.insert("placements", is_dtensor(t.grad()) ? c10::IValue(placement_texts(*placements_of(t.grad()))) : c10::IValue());
+      g.insert(
+          "placements",
+          is_dtensor(t.grad())
+              ? c10::IValue(placement_texts(*placements_of(t.grad())))
+              : c10::IValue());
       g.insert("value", storable(t.grad()));
       grads.push_back(g);
     }
@@ -258,18 +286,22 @@ void record_outputs(const std::vector<at::Tensor>& outs, const std::vector<at::T
   }
 }
 
-Record run_case(const c10::Dict<c10::IValue, c10::IValue>& c, const DeviceMesh& mesh,
-                const std::vector<c10::intrusive_ptr<testing::CountingGroup>>& counters) {
+Record run_case(
+    const c10::Dict<c10::IValue, c10::IValue>& c,
+    const DeviceMesh& mesh,
+    const std::vector<c10::intrusive_ptr<testing::CountingGroup>>& counters) {
   const bool backward = c.at("backward").toBool();
   const bool values = c.at("values").toBool();
   std::vector<at::Tensor> ins;
   for (const auto& spec : elements(c.at("inputs"))) {
     auto d = spec.toGenericDict();
-    ins.push_back(make_input(d, mesh, backward && d.at("full").toTensor().is_floating_point()));
+    ins.push_back(make_input(
+        d, mesh, backward && d.at("full").toTensor().is_floating_point()));
   }
   std::string overload = c.at("overload").toStringRef();
-  auto op = c10::Dispatcher::singleton().findSchemaOrThrow(c.at("op").toStringRef().c_str(),
-                                                           overload == "default" ? "" : overload.c_str());
+  auto op = c10::Dispatcher::singleton().findSchemaOrThrow(
+      c.at("op").toStringRef().c_str(),
+      overload == "default" ? "" : overload.c_str());
   const auto& schema_args = op.schema().arguments();
   torch::jit::Stack stack;
   size_t i = 0;
@@ -282,7 +314,8 @@ Record run_case(const c10::Dict<c10::IValue, c10::IValue>& c, const DeviceMesh& 
       // Tensor?[] (indices): -1 is None.
       c10::List<c10::optional<at::Tensor>> list;
       for (const auto& j : elements(d.at("indices"))) {
-        list.push_back(j.toInt() < 0 ? c10::optional<at::Tensor>() : ins.at(j.toInt()));
+        list.push_back(
+            j.toInt() < 0 ? c10::optional<at::Tensor>() : ins.at(j.toInt()));
       }
       stack.emplace_back(list);
     } else if (kind == "inputs") {
@@ -300,14 +333,18 @@ Record run_case(const c10::Dict<c10::IValue, c10::IValue>& c, const DeviceMesh& 
   // the boxed call reads exactly one value per schema argument.
   for (; i < schema_args.size(); ++i) {
     if (!schema_args[i].default_value()) {
-      throw std::runtime_error("case " + c.at("id").toStringRef() + " gives no value for argument '" +
-                               schema_args[i].name() + "', which has no default");
+      throw std::runtime_error(
+          "case " + c.at("id").toStringRef() +
+          " gives no value for argument '" + schema_args[i].name() +
+          "', which has no default");
     }
     stack.push_back(*schema_args[i].default_value());
   }
   if (stack.size() != schema_args.size()) {
-    throw std::runtime_error("case " + c.at("id").toStringRef() + " gives " + std::to_string(stack.size()) +
-                             " arguments for " + std::to_string(schema_args.size()));
+    throw std::runtime_error(
+        "case " + c.at("id").toStringRef() + " gives " +
+        std::to_string(stack.size()) + " arguments for " +
+        std::to_string(schema_args.size()));
   }
   Record r = new_record();
   r.insert("id", c.at("id"));
@@ -323,8 +360,10 @@ Record run_case(const c10::Dict<c10::IValue, c10::IValue>& c, const DeviceMesh& 
   r.insert("status", std::string("ok"));
   r.insert("comm_fwd", comm_counts(counters));
   try {
-    record_outputs(tensor_outputs(stack), ins, mesh, counters, backward, values, r);
-  } catch (const std::exception& e) { // the op ran; reading or differentiating its output failed
+    record_outputs(
+        tensor_outputs(stack), ins, mesh, counters, backward, values, r);
+  } catch (const std::exception&
+               e) { // the op ran; reading or differentiating its output failed
     r.insert_or_assign("status", std::string("error"));
     r.insert_or_assign("error", first_line(e.what()));
   }
@@ -354,15 +393,25 @@ std::string get_string(c10d::Store& store, const std::string& key) {
 }
 
 // results.py's agree(): empty when every rank had the same outcome.
-std::string disagreement(c10d::Store& store, int64_t index, int64_t rank, int64_t world, const Record& r) {
-  const std::string mine =
-      r.at("status").toStringRef() + "|" + (r.contains("error") ? r.at("error").toStringRef() : std::string());
-  store.set("case" + std::to_string(index) + "/" + std::to_string(rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+std::string disagreement(
+    c10d::Store& store,
+    int64_t index,
+    int64_t rank,
+    int64_t world,
+    const Record& r) {
+  const std::string mine = r.at("status").toStringRef() + "|" +
+      (r.contains("error") ? r.at("error").toStringRef() : std::string());
+  store.set(
+      "case" + std::to_string(index) + "/" + std::to_string(rank),
+      std::vector<uint8_t>(mine.begin(), mine.end()));
   std::vector<std::string> theirs;
   bool same_status = true, same_text = true;
   for (int64_t k = 0; k < world; ++k) {
-    theirs.push_back(get_string(store, "case" + std::to_string(index) + "/" + std::to_string(k)));
-    same_status = same_status && theirs[k].substr(0, theirs[k].find('|')) == theirs[0].substr(0, theirs[0].find('|'));
+    theirs.push_back(get_string(
+        store, "case" + std::to_string(index) + "/" + std::to_string(k)));
+    same_status = same_status &&
+        theirs[k].substr(0, theirs[k].find('|')) ==
+            theirs[0].substr(0, theirs[0].find('|'));
     same_text = same_text && theirs[k] == theirs[0];
   }
   if (same_status && (theirs[0].rfind("ok|", 0) == 0 || same_text)) {
@@ -387,7 +436,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc != 3 && argc != 4) {
-    std::cerr << "usage: " << argv[0] << " --list-rules | CASES.pt OUT.pt [FIRST] (one rank, through meshguard-launch)\n";
+    std::cerr
+        << "usage: " << argv[0]
+        << " --list-rules | CASES.pt OUT.pt [FIRST] (one rank, through meshguard-launch)\n";
     return 2;
   }
   int code = 0;
@@ -404,7 +455,12 @@ int main(int argc, char** argv) {
         mine.push_back(v.toGenericDict());
       }
     }
-    std::map<std::vector<int64_t>, std::pair<DeviceMesh, std::vector<c10::intrusive_ptr<testing::CountingGroup>>>> meshes;
+    std::map<
+        std::vector<int64_t>,
+        std::pair<
+            DeviceMesh,
+            std::vector<c10::intrusive_ptr<testing::CountingGroup>>>>
+        meshes;
     std::ofstream sink;
     if (rank == 0) {
       sink.open(argv[2], std::ios::binary | std::ios::trunc);
@@ -413,7 +469,8 @@ int main(int argc, char** argv) {
       }
     }
     const bool trace = std::getenv("MESHGUARD_CONFORMANCE_TRACE") != nullptr;
-    for (int64_t index = first; index < static_cast<int64_t>(mine.size()); ++index) {
+    for (int64_t index = first; index < static_cast<int64_t>(mine.size());
+         ++index) {
       const auto& c = mine[index];
       std::vector<int64_t> shape;
       for (const auto& s : elements(c.at("mesh"))) {
@@ -422,16 +479,19 @@ int main(int argc, char** argv) {
       auto it = meshes.find(shape);
       if (it == meshes.end()) {
         std::vector<c10::intrusive_ptr<testing::CountingGroup>> counters;
-        DeviceMesh counted = testing::counting_mesh(init_device_mesh("cpu", shape, mesh_options), counters);
+        DeviceMesh counted = testing::counting_mesh(
+            init_device_mesh("cpu", shape, mesh_options), counters);
         it = meshes.emplace(shape, std::make_pair(counted, counters)).first;
       }
       if (trace) {
-        std::cout << "case " << index << ": " << c.at("id").toStringRef() << std::endl;
+        std::cout << "case " << index << ": " << c.at("id").toStringRef()
+                  << std::endl;
       }
       Record r = new_record();
       try {
         r = run_case(c, it->second.first, it->second.second);
-      } catch (const std::exception& e) { // making the inputs failed; the ranks compare below
+      } catch (const std::exception&
+                   e) { // making the inputs failed; the ranks compare below
         r.insert("id", c.at("id"));
         r.insert("status", std::string("error"));
         r.insert("error", first_line(e.what()));

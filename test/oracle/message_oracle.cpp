@@ -19,7 +19,10 @@ namespace {
 int64_t env_int(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) {
-    std::fprintf(stderr, "%s is not set: run this program through scripts/meshguard-launch\n", name);
+    std::fprintf(
+        stderr,
+        "%s is not set: run this program through scripts/meshguard-launch\n",
+        name);
     std::exit(2);
   }
   return std::atoll(v);
@@ -30,7 +33,10 @@ std::string first_line(const char* what) {
   return s.substr(0, s.find('\n'));
 }
 
-void report(int64_t rank, const char* name, const std::function<void()>& mistake) {
+void report(
+    int64_t rank,
+    const char* name,
+    const std::function<void()>& mistake) {
   std::string line;
   try {
     mistake();
@@ -38,7 +44,11 @@ void report(int64_t rank, const char* name, const std::function<void()>& mistake
   } catch (const std::exception& e) {
     line = first_line(e.what());
   }
-  std::printf("ORACLE rank=%lld case=%s line=%s\n", static_cast<long long>(rank), name, line.c_str());
+  std::printf(
+      "ORACLE rank=%lld case=%s line=%s\n",
+      static_cast<long long>(rank),
+      name,
+      line.c_str());
   std::fflush(stdout);
 }
 
@@ -51,14 +61,20 @@ int main() {
   // 1. A broadcast whose arguments carry no DeviceMesh: no tensor at all, and
   //    (the seed's case 1) only plain tensors.
   report(rank, "no_mesh.empty", [] { meshguard::dist::broadcast_({}, 0); });
-  report(rank, "no_mesh.plain", [] { meshguard::dist::broadcast_({at::ones({4, 4})}, 0); });
+  report(rank, "no_mesh.plain", [] {
+    meshguard::dist::broadcast_({at::ones({4, 4})}, 0);
+  });
 
   // 2. A tensor op on a DTensor and a non-scalar plain tensor.
-  auto sharded = meshguard::distribute_tensor(at::ones({4, 4}), mesh, {meshguard::Shard{0}});
+  auto sharded = meshguard::distribute_tensor(
+      at::ones({4, 4}), mesh, {meshguard::Shard{0}});
   report(rank, "mixed.op", [&] { (void)(sharded + at::ones({4, 4})); });
 
   // 3. A collective given a DTensor and a plain tensor.
-  auto replicated = meshguard::distribute_tensor(at::ones({4, 4}), mesh, {meshguard::Replicate{}});
-  report(rank, "mixed.collective", [&] { meshguard::dist::broadcast_({replicated, at::ones({4, 4})}, 0); });
+  auto replicated = meshguard::distribute_tensor(
+      at::ones({4, 4}), mesh, {meshguard::Replicate{}});
+  report(rank, "mixed.collective", [&] {
+    meshguard::dist::broadcast_({replicated, at::ones({4, 4})}, 0);
+  });
   return 0;
 }

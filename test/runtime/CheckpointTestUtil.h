@@ -17,9 +17,11 @@
 namespace meshguard {
 namespace testing {
 
-inline std::map<std::string, at::Tensor> read_expected(const std::string& path) {
+inline std::map<std::string, at::Tensor> read_expected(
+    const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> bytes(
+      (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::map<std::string, at::Tensor> out;
   for (const auto& kv : torch::jit::pickle_load(bytes).toGenericDict()) {
     out.emplace(kv.key().toStringRef(), kv.value().toTensor());

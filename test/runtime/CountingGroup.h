@@ -22,34 +22,44 @@ namespace testing {
 class CountingGroup : public c10d::ProcessGroup {
  public:
   explicit CountingGroup(c10::intrusive_ptr<c10d::ProcessGroup> inner)
-      : c10d::ProcessGroup(inner->getRank(), inner->getSize()), inner_(std::move(inner)) {}
+      : c10d::ProcessGroup(inner->getRank(), inner->getSize()),
+        inner_(std::move(inner)) {}
 
   const std::string getBackendName() const override {
     return inner_->getBackendName();
   }
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& t, const c10d::BroadcastOptions& o) override {
+  c10::intrusive_ptr<c10d::Work> broadcast(
+      std::vector<at::Tensor>& t,
+      const c10d::BroadcastOptions& o) override {
     ++broadcasts;
     count_bytes("broadcast", t);
     return inner_->broadcast(t, o);
   }
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& t, const c10d::AllreduceOptions& o) override {
+  c10::intrusive_ptr<c10d::Work> allreduce(
+      std::vector<at::Tensor>& t,
+      const c10d::AllreduceOptions& o) override {
     ++all_reduces;
     count_bytes("all_reduce", t);
     return inner_->allreduce(t, o);
   }
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& out, std::vector<at::Tensor>& in,
-                                           const c10d::AllgatherOptions& o) override {
+  c10::intrusive_ptr<c10d::Work> allgather(
+      std::vector<std::vector<at::Tensor>>& out,
+      std::vector<at::Tensor>& in,
+      const c10d::AllgatherOptions& o) override {
     ++all_gathers;
     count_bytes("all_gather", in);
     return inner_->allgather(out, in, o);
   }
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& out, at::Tensor& in,
-                                                      const c10d::ReduceScatterOptions& o) override {
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
+      at::Tensor& out,
+      at::Tensor& in,
+      const c10d::ReduceScatterOptions& o) override {
     ++reduce_scatters;
     count_bytes("reduce_scatter", {in});
     return inner_->_reduce_scatter_base(out, in, o);
   }
-  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& o) override {
+  c10::intrusive_ptr<c10d::Work> barrier(
+      const c10d::BarrierOptions& o) override {
     return inner_->barrier(o);
   }
 
@@ -67,7 +77,8 @@ class CountingGroup : public c10d::ProcessGroup {
     std::lock_guard<std::mutex> lock(mu_);
     std::ostringstream os;
     for (size_t i = 0; i < calls_.size(); ++i) {
-      os << (i ? ", " : "") << calls_[i].first << " " << calls_[i].second << " B";
+      os << (i ? ", " : "") << calls_[i].first << " " << calls_[i].second
+         << " B";
     }
     return os.str();
   }
@@ -84,7 +95,8 @@ class CountingGroup : public c10d::ProcessGroup {
     return out;
   }
 
-  std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0}, reduce_scatters{0}, bytes{0};
+  std::atomic<int64_t> broadcasts{0}, all_reduces{0}, all_gathers{0},
+      reduce_scatters{0}, bytes{0};
 
  private:
   void count_bytes(const char* kind, const std::vector<at::Tensor>& ts) {
@@ -103,14 +115,17 @@ class CountingGroup : public c10d::ProcessGroup {
 
 // `base` with every mesh dim's group wrapped in a CountingGroup (returned
 // in mesh-dim order).
-inline DeviceMesh counting_mesh(const DeviceMesh& base, std::vector<c10::intrusive_ptr<CountingGroup>>& counters) {
+inline DeviceMesh counting_mesh(
+    const DeviceMesh& base,
+    std::vector<c10::intrusive_ptr<CountingGroup>>& counters) {
   std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
   counters.clear();
   for (int64_t d = 0; d < base.ndim(); ++d) {
     counters.push_back(c10::make_intrusive<CountingGroup>(base.get_group(d)));
     groups.push_back(counters.back());
   }
-  return DeviceMesh(base.device_type(), base.shape(), base.mesh(), groups, base.get_rank());
+  return DeviceMesh(
+      base.device_type(), base.shape(), base.mesh(), groups, base.get_rank());
 }
 
 } // namespace testing

@@ -12,9 +12,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/cuda.h>
 #include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include <meshguard/meshguard.h>
 
@@ -44,12 +44,12 @@ std::string why_no_cuda_mesh() {
   return "";
 }
 
-#define MG_REQUIRE_CUDA_MESH()                          \
-  do {                                                  \
-    const std::string why = why_no_cuda_mesh();         \
-    if (!why.empty()) {                                 \
-      GTEST_SKIP() << why;                              \
-    }                                                   \
+#define MG_REQUIRE_CUDA_MESH()                  \
+  do {                                          \
+    const std::string why = why_no_cuda_mesh(); \
+    if (!why.empty()) {                         \
+      GTEST_SKIP() << why;                      \
+    }                                           \
   } while (0)
 
 int free_port() {
@@ -69,7 +69,8 @@ int free_port() {
 DeviceMesh cuda_mesh() {
   static DeviceMesh mesh = [] {
     const std::string port = std::to_string(free_port());
-    EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"), addr("MASTER_ADDR", "127.0.0.1"),
+    EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"),
+        addr("MASTER_ADDR", "127.0.0.1"),
         master_port("MASTER_PORT", port.c_str()), local("LOCAL_RANK", "0");
     return init_device_mesh("cuda", {1});
   }();
@@ -91,31 +92,47 @@ TEST(CudaMesh, WithoutNcclIsAClearError) {
   if (kHaveNccl) {
     GTEST_SKIP() << "libtorch has NCCL; the no-NCCL error cannot happen here";
   }
-  EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"), addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1"),
+  EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"),
+      addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1"),
       local("LOCAL_RANK", "0");
-  MG_EXPECT_THROW_WITH(init_device_mesh("cuda", {1}), MeshInitError, "this libtorch was built without NCCL");
+  MG_EXPECT_THROW_WITH(
+      init_device_mesh("cuda", {1}),
+      MeshInitError,
+      "this libtorch was built without NCCL");
   MeshOptions opts;
   opts.store = c10::make_intrusive<c10d::HashStore>();
   opts.rank = 0;
   opts.world_size = 1;
-  MG_EXPECT_THROW_WITH(init_device_mesh("cuda", {1}, opts), MeshInitError, "or use a \"cpu\" mesh");
+  MG_EXPECT_THROW_WITH(
+      init_device_mesh("cuda", {1}, opts),
+      MeshInitError,
+      "or use a \"cpu\" mesh");
   // A mesh over the user's own groups cannot claim CUDA either.
   auto cpu = cpu_mesh();
-  MG_EXPECT_THROW_WITH(DeviceMesh("cuda", {1}, {0}, {cpu.get_group(0)}, 0), MeshInitError,
-                       "DeviceMesh(\"cuda\"): this libtorch was built without NCCL");
+  MG_EXPECT_THROW_WITH(
+      DeviceMesh("cuda", {1}, {0}, {cpu.get_group(0)}, 0),
+      MeshInitError,
+      "DeviceMesh(\"cuda\"): this libtorch was built without NCCL");
 }
 
 // scripts/gpu-check.sh runs this with CUDA_VISIBLE_DEVICES=-1.
 TEST(CudaMesh, NoVisibleGpuIsAClearError) {
   if (!kHaveNccl) {
-    GTEST_SKIP() << "libtorch has no NCCL (CudaMesh.WithoutNcclIsAClearError covers that case)";
+    GTEST_SKIP()
+        << "libtorch has no NCCL (CudaMesh.WithoutNcclIsAClearError covers that case)";
   }
   if (gpus() > 0) {
-    GTEST_SKIP() << gpus() << " GPU(s) visible; run with CUDA_VISIBLE_DEVICES=-1 to check this error";
+    GTEST_SKIP()
+        << gpus()
+        << " GPU(s) visible; run with CUDA_VISIBLE_DEVICES=-1 to check this error";
   }
-  EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"), addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1"),
+  EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"),
+      addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1"),
       local("LOCAL_RANK", "0");
-  MG_EXPECT_THROW_WITH(init_device_mesh("cuda", {1}), MeshInitError, "no CUDA device is visible to this process");
+  MG_EXPECT_THROW_WITH(
+      init_device_mesh("cuda", {1}),
+      MeshInitError,
+      "no CUDA device is visible to this process");
 }
 
 TEST(CudaMesh, NcclWorldOfOne) {
@@ -126,7 +143,8 @@ TEST(CudaMesh, NcclWorldOfOne) {
   EXPECT_EQ(mesh.get_group(0)->getBackendName(), "nccl");
   // The group itself runs NCCL (a world of one still launches the kernel).
   auto dev = mesh.device();
-  at::Tensor raw = at::arange(8, at::TensorOptions().device(dev).dtype(at::kFloat));
+  at::Tensor raw =
+      at::arange(8, at::TensorOptions().device(dev).dtype(at::kFloat));
   std::vector<at::Tensor> bufs{raw};
   c10d::AllreduceOptions ar;
   mesh.get_group(0)->allreduce(bufs, ar)->wait();
@@ -134,7 +152,9 @@ TEST(CudaMesh, NcclWorldOfOne) {
   mesh.get_group(0)->broadcast(bufs, bc)->wait();
   EXPECT_TRUE(at::equal(raw.cpu(), at::arange(8, at::kFloat)));
 
-  at::Tensor full = at::arange(12, at::TensorOptions().device(dev).dtype(at::kFloat)).reshape({3, 4});
+  at::Tensor full =
+      at::arange(12, at::TensorOptions().device(dev).dtype(at::kFloat))
+          .reshape({3, 4});
   at::Tensor dt = distribute_tensor(full, mesh, {Shard{1}});
   EXPECT_TRUE(to_local(dt).is_cuda());
   EXPECT_TRUE(at::equal(full_tensor(dt).cpu(), full.cpu()));
@@ -144,8 +164,10 @@ TEST(CudaMesh, NcclWorldOfOne) {
   guarded::broadcast_({plain}, mesh, 0);
   guarded::all_reduce_({plain}, mesh, ReduceOp::AVG);
   EXPECT_TRUE(at::equal(plain.cpu(), at::ones({4})));
-  MG_EXPECT_THROW_WITH(dist::broadcast_({plain}, 0), MeshNotFoundError,
-                       "found no DeviceMesh from dtensor args for c10d.broadcast_.default");
+  MG_EXPECT_THROW_WITH(
+      dist::broadcast_({plain}, 0),
+      MeshNotFoundError,
+      "found no DeviceMesh from dtensor args for c10d.broadcast_.default");
 }
 
 TEST(CudaMesh, FromUserNcclGroups) {
@@ -154,28 +176,47 @@ TEST(CudaMesh, FromUserNcclGroups) {
   DeviceMesh mesh("cuda", {1}, {0}, {made.get_group(0)}, 0);
   EXPECT_EQ(mesh.device(), made.device());
   at::Tensor full = at::ones({2, 2}, at::TensorOptions().device(mesh.device()));
-  EXPECT_TRUE(at::equal(full_tensor(distribute_tensor(full, mesh, {Shard{0}})).cpu(), at::ones({2, 2})));
+  EXPECT_TRUE(at::equal(
+      full_tensor(distribute_tensor(full, mesh, {Shard{0}})).cpu(),
+      at::ones({2, 2})));
 }
 
 TEST(CudaMesh, TensorOnTheWrongDeviceIsAClearError) {
   MG_REQUIRE_CUDA_MESH();
   auto mesh = cuda_mesh();
-  MG_EXPECT_THROW_WITH(distribute_tensor(at::ones({2}), mesh, {Replicate{}}), PlacementError,
-                       "distribute_tensor: a cpu tensor cannot live on DeviceMesh('cuda', [0])");
-  MG_EXPECT_THROW_WITH(from_local(at::ones({2}), mesh, {Replicate{}}), PlacementError, "(cuda:0)");
-  MG_EXPECT_THROW_WITH(guarded::broadcast_({at::ones({2})}, mesh, 0), PlacementError, "a cpu tensor cannot live on");
+  MG_EXPECT_THROW_WITH(
+      distribute_tensor(at::ones({2}), mesh, {Replicate{}}),
+      PlacementError,
+      "distribute_tensor: a cpu tensor cannot live on DeviceMesh('cuda', [0])");
+  MG_EXPECT_THROW_WITH(
+      from_local(at::ones({2}), mesh, {Replicate{}}),
+      PlacementError,
+      "(cuda:0)");
+  MG_EXPECT_THROW_WITH(
+      guarded::broadcast_({at::ones({2})}, mesh, 0),
+      PlacementError,
+      "a cpu tensor cannot live on");
   auto cpu = cpu_mesh();
-  MG_EXPECT_THROW_WITH(from_local(at::ones({2}, at::TensorOptions().device(mesh.device())), cpu, {Replicate{}}),
-                       PlacementError, "from_local: a cuda:0 tensor cannot live on DeviceMesh('cpu', [0])");
+  MG_EXPECT_THROW_WITH(
+      from_local(
+          at::ones({2}, at::TensorOptions().device(mesh.device())),
+          cpu,
+          {Replicate{}}),
+      PlacementError,
+      "from_local: a cuda:0 tensor cannot live on DeviceMesh('cpu', [0])");
 }
 
 TEST(CudaMesh, LocalRankBeyondTheGpusIsAClearError) {
   MG_REQUIRE_CUDA_MESH();
   const std::string beyond = std::to_string(gpus());
-  EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"), addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1"),
+  EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"),
+      addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1"),
       local("LOCAL_RANK", beyond.c_str());
-  MG_EXPECT_THROW_WITH(init_device_mesh("cuda", {1}), MeshInitError,
-                       "LOCAL_RANK=" + beyond + " but only " + beyond + " CUDA device(s) are visible");
+  MG_EXPECT_THROW_WITH(
+      init_device_mesh("cuda", {1}),
+      MeshInitError,
+      "LOCAL_RANK=" + beyond + " but only " + beyond +
+          " CUDA device(s) are visible");
 }
 
 TEST(CudaMesh, TensorOnAnotherGpuIsAClearError) {
@@ -184,7 +225,10 @@ TEST(CudaMesh, TensorOnAnotherGpuIsAClearError) {
     GTEST_SKIP() << "needs 2 GPUs, " << gpus() << " visible";
   }
   auto mesh = cuda_mesh();
-  at::Tensor other = at::ones({2}, at::TensorOptions().device(c10::Device(c10::DeviceType::CUDA, 1)));
-  MG_EXPECT_THROW_WITH(from_local(other, mesh, {Replicate{}}), PlacementError,
-                       "a cuda:1 tensor cannot live on DeviceMesh('cuda', [0]), whose rank 0 uses cuda:0");
+  at::Tensor other = at::ones(
+      {2}, at::TensorOptions().device(c10::Device(c10::DeviceType::CUDA, 1)));
+  MG_EXPECT_THROW_WITH(
+      from_local(other, mesh, {Replicate{}}),
+      PlacementError,
+      "a cuda:1 tensor cannot live on DeviceMesh('cuda', [0]), whose rank 0 uses cuda:0");
 }

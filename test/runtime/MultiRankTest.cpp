@@ -41,29 +41,44 @@ LaunchResult run_shell(const std::string& cmd) {
     result.output.append(buf.data(), n);
   }
   int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
 
-LaunchResult launch(int nproc, const std::string& filter, int timeout_s = 120, const std::string& env = "") {
-  return run_shell(env + " MESHGUARD_TIMEOUT_S=${MESHGUARD_TIMEOUT_S:-30} " MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER
-                   " --nproc " + std::to_string(nproc) + " --timeout " + std::to_string(timeout_s) +
-                   " --grace 20 -- " MESHGUARD_RANK_TESTS " --gtest_filter=" + filter + " 2>&1");
+LaunchResult launch(
+    int nproc,
+    const std::string& filter,
+    int timeout_s = 120,
+    const std::string& env = "") {
+  return run_shell(
+      env +
+      " MESHGUARD_TIMEOUT_S=${MESHGUARD_TIMEOUT_S:-30} " MESHGUARD_PYTHON
+      " " MESHGUARD_LAUNCHER " --nproc " +
+      std::to_string(nproc) + " --timeout " + std::to_string(timeout_s) +
+      " --grace 20 -- " MESHGUARD_RANK_TESTS " --gtest_filter=" + filter +
+      " 2>&1");
 }
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t c = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) {
+  for (size_t pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + 1)) {
     ++c;
   }
   return c;
 }
 
-void expect_ranks_pass(int nproc, const std::string& test, const std::string& env = "") {
+void expect_ranks_pass(
+    int nproc,
+    const std::string& test,
+    const std::string& env = "") {
   auto r = launch(nproc, test, 120, env);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  // Every rank ran exactly this one test (a filter matching nothing passes too).
-  EXPECT_EQ(count(r.output, "[       OK ] " + test), static_cast<size_t>(nproc)) << r.output;
+  // Every rank ran exactly this one test (a filter matching nothing passes
+  // too).
+  EXPECT_EQ(count(r.output, "[       OK ] " + test), static_cast<size_t>(nproc))
+      << r.output;
   std::printf("%s", r.output.c_str());
 }
 
@@ -118,9 +133,9 @@ MULTI_RANK_TEST(4, Module, TensorParallelMlpMatchesSingleProcess)
 
 // Tensors of different sizes on different ranks: with the size check on,
 // every rank gets a CollectiveMismatchError (without it: SIGABRT).
-#define SIZE_CHECK_TEST(nproc, name)                                        \
-  TEST(MultiRank##nproc, Fault_##name) {                                    \
-    expect_ranks_pass(nproc, "Fault." #name, "MESHGUARD_CHECK_SIZES=1");    \
+#define SIZE_CHECK_TEST(nproc, name)                                     \
+  TEST(MultiRank##nproc, Fault_##name) {                                 \
+    expect_ranks_pass(nproc, "Fault." #name, "MESHGUARD_CHECK_SIZES=1"); \
   }
 
 SIZE_CHECK_TEST(2, AllReduceSizesDiffer)
@@ -133,12 +148,15 @@ SIZE_CHECK_TEST(2, DtypesDiffer)
 // Diverging collectives (issue #15): with the collective-consistency mode
 // every rank gets an error naming the call sites within seconds; without it
 // the mesh timeout (5 s) still ends every wait.
-#define DEBUG_COLLECTIVES_TEST(name)                                                                     \
-  TEST(MultiRank2, Debug_##name##_ModeOn) {                                                              \
-    expect_ranks_pass(2, "Debug." #name, "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");   \
-  }                                                                                                      \
-  TEST(MultiRank2, Debug_##name##_ModeOff) {                                                             \
-    expect_ranks_pass(2, "Debug." #name, "MESHGUARD_TIMEOUT_S=5");                                       \
+#define DEBUG_COLLECTIVES_TEST(name)                                  \
+  TEST(MultiRank2, Debug_##name##_ModeOn) {                           \
+    expect_ranks_pass(                                                \
+        2,                                                            \
+        "Debug." #name,                                               \
+        "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3"); \
+  }                                                                   \
+  TEST(MultiRank2, Debug_##name##_ModeOff) {                          \
+    expect_ranks_pass(2, "Debug." #name, "MESHGUARD_TIMEOUT_S=5");    \
   }
 
 DEBUG_COLLECTIVES_TEST(DifferentOps)
@@ -155,61 +173,89 @@ TEST(MultiRank4, Audit_WrongRuleIsNamed) {
   expect_ranks_pass(4, "Audit.WrongRuleIsNamed", "MESHGUARD_AUDIT=1");
 }
 TEST(MultiRank2, Audit_WithoutItTheWrongRuleGoesThrough) {
-  expect_ranks_pass(2, "Audit.WithoutItTheWrongRuleGoesThrough", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_OPS=aten::sum");
+  expect_ranks_pass(
+      2,
+      "Audit.WithoutItTheWrongRuleGoesThrough",
+      "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_OPS=aten::sum");
 }
 TEST(MultiRank2, Audit_EveryOtherOp) {
-  expect_ranks_pass(2, "Audit.EveryOtherOp", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_EVERY=2");
+  expect_ranks_pass(
+      2, "Audit.EveryOtherOp", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_EVERY=2");
 }
 TEST(MultiRank2, Audit_BadEveryIsAnError) {
-  expect_ranks_pass(2, "Audit.BadEveryIsAnError", "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_EVERY=0");
+  expect_ranks_pass(
+      2,
+      "Audit.BadEveryIsAnError",
+      "MESHGUARD_AUDIT=1 MESHGUARD_AUDIT_EVERY=0");
 }
 
 // On 4 ranks (rank 0 against three): the mode's errors only.
 TEST(MultiRank4, Debug_DifferentOps_ModeOn) {
-  expect_ranks_pass(4, "Debug.DifferentOps", "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");
+  expect_ranks_pass(
+      4,
+      "Debug.DifferentOps",
+      "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");
 }
 TEST(MultiRank4, Debug_SkippedCollective_ModeOn) {
-  expect_ranks_pass(4, "Debug.SkippedCollective", "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");
+  expect_ranks_pass(
+      4,
+      "Debug.SkippedCollective",
+      "MESHGUARD_DEBUG_COLLECTIVES=1 MESHGUARD_DEBUG_TIMEOUT_S=3");
 }
 
 // One rank starts with another WORLD_SIZE (2 vs 3 either way, and 2 vs 1
 // on rank 1): both ranks name both values at once, no "Socket Timeout".
 TEST(MultiRank2, Rendezvous_WorldSizeDisagreesOnRank1) {
-  expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:3");
+  expect_ranks_pass(
+      2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:3");
 }
 
 TEST(MultiRank2, Rendezvous_WorldSizeDisagreesOnRank0) {
-  expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=0:3");
+  expect_ranks_pass(
+      2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=0:3");
 }
 
 TEST(MultiRank2, Rendezvous_WorldSizeOfOneOnRank1) {
-  expect_ranks_pass(2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:1");
+  expect_ranks_pass(
+      2, "Rendezvous.WorldSizeDisagrees", "MESHGUARD_TEST_WORLD_SIZE=1:1");
 }
 
 // Without the check: rank 0 (4 elements) used to abort inside Gloo
 // (SIGABRT); now both ranks get a catchable error and pass.
 TEST(MultiRank2, Fault_UncheckedSizesDifferHint) {
-  auto r = launch(2, "Fault.UncheckedSizesDifferHint", 60, "MESHGUARD_TIMEOUT_S=10");
+  auto r =
+      launch(2, "Fault.UncheckedSizesDifferHint", 60, "MESHGUARD_TIMEOUT_S=10");
   std::printf("%s", r.output.c_str());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(count(r.output, "SIGABRT"), 0u) << r.output;
-  EXPECT_EQ(count(r.output, "[       OK ] Fault.UncheckedSizesDifferHint"), 2u) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("[rank 0] rank 0: all_reduce: the ranks of the group passed tensors of different"));
+  EXPECT_EQ(count(r.output, "[       OK ] Fault.UncheckedSizesDifferHint"), 2u)
+      << r.output;
+  EXPECT_THAT(
+      r.output,
+      HasSubstr(
+          "[rank 0] rank 0: all_reduce: the ranks of the group passed tensors of different"));
   EXPECT_THAT(r.output, HasSubstr("[rank 1] rank 1: "));
-  EXPECT_EQ(count(r.output, "killed by the launcher"), 0u) << "a rank hung:\n" << r.output;
+  EXPECT_EQ(count(r.output, "killed by the launcher"), 0u) << "a rank hung:\n"
+                                                           << r.output;
 }
 
 // The last rank exits mid-collective: the survivors must get an error
 // within the mesh timeout (5 s here), and the launcher must name the rank.
 void expect_survivors_fail_fast(int nproc) {
-  auto r = launch(nproc, "BadInput.RankDiesMidCollective", 60, "MESHGUARD_TIMEOUT_S=5");
+  auto r = launch(
+      nproc, "BadInput.RankDiesMidCollective", 60, "MESHGUARD_TIMEOUT_S=5");
   std::printf("%s", r.output.c_str());
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("rank " + std::to_string(nproc - 1) + " (pid"));
+  EXPECT_THAT(
+      r.output, HasSubstr("rank " + std::to_string(nproc - 1) + " (pid"));
   EXPECT_THAT(r.output, HasSubstr("exited with code 3 (first failure)"));
-  EXPECT_EQ(count(r.output, "[       OK ] BadInput.RankDiesMidCollective"), static_cast<size_t>(nproc - 1))
+  EXPECT_EQ(
+      count(r.output, "[       OK ] BadInput.RankDiesMidCollective"),
+      static_cast<size_t>(nproc - 1))
       << r.output;
-  EXPECT_EQ(count(r.output, "killed by the launcher"), 0u) << "a survivor hung:\n" << r.output;
+  EXPECT_EQ(count(r.output, "killed by the launcher"), 0u)
+      << "a survivor hung:\n"
+      << r.output;
 }
 
 TEST(MultiRank2, BadInput_RankDiesMidCollective) {
@@ -222,18 +268,24 @@ TEST(MultiRank4, BadInput_RankDiesMidCollective) {
 
 // The launcher's own timeout: a rank that never returns is killed and named.
 TEST(Launcher, TimeoutKillsAndNamesRanks) {
-  auto r = run_shell(MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 --timeout 2 -- sh -c "
-                     "'[ $RANK = 1 ] && sleep 30; exit 0' 2>&1");
+  auto r =
+      run_shell(MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER
+                                 " --nproc 2 --timeout 2 -- sh -c "
+                                 "'[ $RANK = 1 ] && sleep 30; exit 0' 2>&1");
   EXPECT_EQ(r.exit_code, 124) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
+  EXPECT_THAT(
+      r.output,
+      HasSubstr("timeout after 2 s; killing ranks still running: rank 1"));
 }
 
 // A program that does not exist is one clear line, exit 2 (argparse's), not
 // a Python traceback from inside the launch loop.
 TEST(Launcher, MissingProgramIsAClearError) {
-  auto r = run_shell(MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER " --nproc 2 -- /no/such/program 2>&1");
+  auto r = run_shell(MESHGUARD_PYTHON " " MESHGUARD_LAUNCHER
+                                      " --nproc 2 -- /no/such/program 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("cannot run '/no/such/program': no such executable"));
+  EXPECT_THAT(
+      r.output, HasSubstr("cannot run '/no/such/program': no such executable"));
   EXPECT_THAT(r.output, Not(HasSubstr("Traceback")));
 }
 
@@ -259,11 +311,20 @@ TEST(Launcher, RetriesWhenThePortIsTaken) {
   int fd = -1;
   int port = 0;
   ASSERT_NO_FATAL_FAILURE(listen_on_loopback(1, &fd, &port));
-  auto r = launch(2, "Mesh.OneDimensional", 120, "MESHGUARD_LAUNCH_FIRST_PORT=" + std::to_string(port));
+  auto r = launch(
+      2,
+      "Mesh.OneDimensional",
+      120,
+      "MESHGUARD_LAUNCH_FIRST_PORT=" + std::to_string(port));
   ::close(fd);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("port " + std::to_string(port) + " was taken; restarting all ranks on a new port"));
-  EXPECT_EQ(count(r.output, "[       OK ] Mesh.OneDimensional"), 2u) << r.output;
+  EXPECT_THAT(
+      r.output,
+      HasSubstr(
+          "port " + std::to_string(port) +
+          " was taken; restarting all ranks on a new port"));
+  EXPECT_EQ(count(r.output, "[       OK ] Mesh.OneDimensional"), 2u)
+      << r.output;
 }
 
 // MASTER_PORT held by a socket that listens but never answers: a non-zero
@@ -274,9 +335,11 @@ TEST(MultiRank, Rendezvous_SilentMasterPort) {
   int port_number = 0;
   ASSERT_NO_FATAL_FAILURE(listen_on_loopback(16, &fd, &port_number));
   const std::string port = std::to_string(port_number);
-  const std::string cmd = "RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port +
-                          " MESHGUARD_TIMEOUT_S=2 timeout -k 5 60 " MESHGUARD_RANK_TESTS
-                          " --gtest_filter=Rendezvous.SilentMasterPort 2>&1";
+  const std::string cmd =
+      "RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+      port +
+      " MESHGUARD_TIMEOUT_S=2 timeout -k 5 60 " MESHGUARD_RANK_TESTS
+      " --gtest_filter=Rendezvous.SilentMasterPort 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;
@@ -288,25 +351,31 @@ TEST(MultiRank, Rendezvous_SilentMasterPort) {
   const int status = ::pclose(pipe);
   ::close(fd);
   std::printf("%s", out.c_str());
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << ":\n" << out;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "status " << status << ":\n"
+      << out;
   EXPECT_THAT(out, HasSubstr("[       OK ] Rendezvous.SilentMasterPort"));
   EXPECT_THAT(out, HasSubstr("127.0.0.1:" + port));
 }
 
 TEST(MultiRank4, ReplicaCheck_FromEnvironment) {
-  auto r = launch(4, "ReplicaCheck.FromEnvironment", 120, "MESHGUARD_CHECK_REPLICAS=1");
+  auto r = launch(
+      4, "ReplicaCheck.FromEnvironment", 120, "MESHGUARD_CHECK_REPLICAS=1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(count(r.output, "[       OK ] ReplicaCheck.FromEnvironment"), 4u) << r.output;
+  EXPECT_EQ(count(r.output, "[       OK ] ReplicaCheck.FromEnvironment"), 4u)
+      << r.output;
 }
 
 // One rank per GPU over NCCL; a one-GPU machine cannot run it.
 TEST(MultiRankCuda, CollectivesAcrossGpus) {
   if (MESHGUARD_TEST_HAVE_NCCL == 0) {
-    GTEST_SKIP() << "libtorch has no NCCL (configure against a CUDA PyTorch, e.g. with scripts/gpu-check.sh)";
+    GTEST_SKIP()
+        << "libtorch has no NCCL (configure against a CUDA PyTorch, e.g. with scripts/gpu-check.sh)";
   }
   const auto gpus = torch::cuda::device_count();
   if (gpus < 2) {
-    GTEST_SKIP() << "needs 2 GPUs (NCCL refuses two ranks on one), " << gpus << " visible";
+    GTEST_SKIP() << "needs 2 GPUs (NCCL refuses two ranks on one), " << gpus
+                 << " visible";
   }
   expect_ranks_pass(2, "CudaRank.CollectivesAcrossGpus");
 }
@@ -342,7 +411,8 @@ MULTI_RANK_TEST(2, ShardingRules, OpsOutsideTheTableAreRefused)
 MULTI_RANK_TEST(4, ShardingRules, Reductions)
 
 // Views, tensor ops, more reductions, and the dispatcher walk
-// (RankViewRulesTest.cpp, RankTensorOpRulesTest.cpp, RankDispatcherWalkTest.cpp).
+// (RankViewRulesTest.cpp, RankTensorOpRulesTest.cpp,
+// RankDispatcherWalkTest.cpp).
 MULTI_RANK_TEST(2, ViewRules, StridesFollowTheLocalLayout)
 MULTI_RANK_TEST(4, ViewRules, StridesFollowTheLocalLayout)
 MULTI_RANK_TEST(2, ViewRules, SliceNarrowSelect)
@@ -416,7 +486,8 @@ MULTI_RANK_TEST(4, ModuleBuffers, BatchNormStatisticsAreReplicatedAndTrained)
 MULTI_RANK_TEST(4, TensorOpRules, ValueDependentOutputsAndZeroFills)
 MULTI_RANK_TEST(2, DispatcherWalk, EveryOpOutsideTheTableIsRefused)
 
-// nn rules and tensor-parallel styles (RankNnRulesTest.cpp, RankParallelTest.cpp).
+// nn rules and tensor-parallel styles (RankNnRulesTest.cpp,
+// RankParallelTest.cpp).
 MULTI_RANK_TEST(2, NnRules, Embedding)
 MULTI_RANK_TEST(4, NnRules, Embedding)
 MULTI_RANK_TEST(2, NnRules, LayerNorm)

@@ -84,7 +84,8 @@ TEST(Audit, RightRulesPass) {
   loss.backward();
   EXPECT_GT(ops::audited_ops(), forward);
   EXPECT_TRUE(at::allclose(
-      full_tensor(a.grad()), 2 * at::ones_like(p.expected).mm(full_tensor(p.b).t())));
+      full_tensor(a.grad()),
+      2 * at::ones_like(p.expected).mm(full_tensor(p.b).t())));
 }
 
 TEST(Audit, WrongRuleIsNamed) {

@@ -25,11 +25,16 @@ namespace fs = std::filesystem;
 namespace {
 
 torch::nn::Sequential mlp() {
-  return torch::nn::Sequential(torch::nn::Linear(5, 3), torch::nn::Tanh(), torch::nn::Linear(3, 2));
+  return torch::nn::Sequential(
+      torch::nn::Linear(5, 3), torch::nn::Tanh(), torch::nn::Linear(3, 2));
 }
 
 // One Adam step, the gradients taken on the full model (as pytorch_optim.py).
-void adam_step(torch::nn::Sequential& model, torch::optim::Adam& opt, const at::Tensor& x, const at::Tensor& y) {
+void adam_step(
+    torch::nn::Sequential& model,
+    torch::optim::Adam& opt,
+    const at::Tensor& x,
+    const at::Tensor& y) {
   auto full = mlp();
   {
     torch::NoGradGuard no_grad;
@@ -41,21 +46,29 @@ void adam_step(torch::nn::Sequential& model, torch::optim::Adam& opt, const at::
   (full->forward(x) - y).pow(2).mean().backward();
   auto grads = full->named_parameters();
   for (auto& p : model->named_parameters()) {
-    p.value().mutable_grad() = distribute_tensor(grads[p.key()].grad(), world_mesh(), *placements_of(p.value()));
+    p.value().mutable_grad() = distribute_tensor(
+        grads[p.key()].grad(), world_mesh(), *placements_of(p.value()));
   }
   opt.step();
   opt.zero_grad();
 }
 
-void expect_params(torch::nn::Sequential& model, const std::map<std::string, at::Tensor>& expected, const std::string& at) {
+void expect_params(
+    torch::nn::Sequential& model,
+    const std::map<std::string, at::Tensor>& expected,
+    const std::string& at) {
   for (auto& p : model->named_parameters()) {
-    EXPECT_TRUE(at::allclose(full_tensor(p.value()), expected.at(at + p.key()), 1e-5, 1e-6)) << at << p.key();
+    EXPECT_TRUE(at::allclose(
+        full_tensor(p.value()), expected.at(at + p.key()), 1e-5, 1e-6))
+        << at << p.key();
   }
 }
 
 std::string shared_dir(const std::string& what) {
   const char* port = std::getenv("MASTER_PORT");
-  return (fs::temp_directory_path() / ("meshguard-" + what + "-" + (port ? port : "0"))).string();
+  return (fs::temp_directory_path() /
+          ("meshguard-" + what + "-" + (port ? port : "0")))
+      .string();
 }
 
 } // namespace
@@ -67,7 +80,8 @@ std::string shared_dir(const std::string& what) {
 TEST(CheckpointState, ResumesPyTorchsAdam) {
   const char* dir_env = std::getenv("MESHGUARD_CHECKPOINT_DIR");
   if (dir_env == nullptr) {
-    GTEST_SKIP() << "MESHGUARD_CHECKPOINT_DIR is not set (test/checkpoint/run.py sets it)";
+    GTEST_SKIP()
+        << "MESHGUARD_CHECKPOINT_DIR is not set (test/checkpoint/run.py sets it)";
   }
   const std::string dir = dir_env;
   const auto expected = read_expected(dir + "/adam.expected.pt");
@@ -76,14 +90,18 @@ TEST(CheckpointState, ResumesPyTorchsAdam) {
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(0.5));
   checkpoint::load(checkpoint::module_state(*model, "model."), dir + "/adam");
   checkpoint::load_optimizer(opt, *model, dir + "/adam");
-  const auto& options = static_cast<torch::optim::AdamOptions&>(opt.param_groups()[0].options());
+  const auto& options =
+      static_cast<torch::optim::AdamOptions&>(opt.param_groups()[0].options());
   EXPECT_EQ(options.lr(), 0.01);
   EXPECT_EQ(std::get<0>(options.betas()), 0.8);
   expect_params(model, expected, "step2.");
   const auto loaded = checkpoint::optimizer_state(opt, *model).tensors;
   for (auto& p : model->named_parameters()) {
-    EXPECT_TRUE(torch::equal(full_tensor(loaded.at("optim.state." + p.key() + ".exp_avg")), expected.at("exp_avg." + p.key())));
-    EXPECT_EQ(loaded.at("optim.state." + p.key() + ".step").item<double>(), 2.0);
+    EXPECT_TRUE(torch::equal(
+        full_tensor(loaded.at("optim.state." + p.key() + ".exp_avg")),
+        expected.at("exp_avg." + p.key())));
+    EXPECT_EQ(
+        loaded.at("optim.state." + p.key() + ".step").item<double>(), 2.0);
   }
   adam_step(model, opt, expected.at("x"), expected.at("y"));
   expect_params(model, expected, "step3.");
@@ -98,10 +116,19 @@ TEST(CheckpointState, ResumesPyTorchsAdam) {
   auto other = torch::nn::Sequential(torch::nn::Linear(5, 3));
   fully_shard(*other, world_mesh());
   torch::optim::Adam wrong(other->parameters(), torch::optim::AdamOptions(0.1));
-  const std::string e = error_of([&] { checkpoint::load_optimizer(wrong, *other, dir + "/adam_mg"); });
-  EXPECT_NE(e.find("group 0 has parameters [0.weight, 0.bias] here"), std::string::npos) << e;
+  const std::string e = error_of(
+      [&] { checkpoint::load_optimizer(wrong, *other, dir + "/adam_mg"); });
+  EXPECT_NE(
+      e.find("group 0 has parameters [0.weight, 0.bias] here"),
+      std::string::npos)
+      << e;
   const auto untouched = checkpoint::optimizer_state(wrong, *other).tensors;
-  EXPECT_EQ(full_tensor(untouched.at("optim.state.0.weight.exp_avg")).abs().sum().item<double>(), 0.0);
+  EXPECT_EQ(
+      full_tensor(untouched.at("optim.state.0.weight.exp_avg"))
+          .abs()
+          .sum()
+          .item<double>(),
+      0.0);
 }
 
 // A step of Adam after async_save returned does not reach the checkpoint;
@@ -113,7 +140,8 @@ TEST(CheckpointState, AsyncSaveWritesWhatWasStaged) {
   const std::string dir = shared_dir("async");
   auto w = distribute_tensor(full_of({7, 3}, 1), mesh, {Shard{0}});
   auto r = distribute_tensor(full_of({2, 2}, 2), mesh, {Replicate{}});
-  auto pending = checkpoint::async_save({{"w", w}, {"r", r}}, dir, mesh, coordination, {{"step", 5}});
+  auto pending = checkpoint::async_save(
+      {{"w", w}, {"r", r}}, dir, mesh, coordination, {{"step", 5}});
   {
     torch::NoGradGuard no_grad;
     w.mul_(-1);
@@ -129,7 +157,8 @@ TEST(CheckpointState, AsyncSaveWritesWhatWasStaged) {
   EXPECT_EQ(checkpoint::load_object(dir, "step").toInt(), 5);
 
   auto future = c10::make_intrusive<c10::ivalue::Future>(c10::IntType::get());
-  auto failing = checkpoint::async_save({{"w", w}}, dir, mesh, coordination, {{"f", future}});
+  auto failing = checkpoint::async_save(
+      {{"w", w}}, dir, mesh, coordination, {{"f", future}});
   const std::string failed = error_of([&] { failing.wait(); });
   EXPECT_NE(failed.find("nothing was published"), std::string::npos) << failed;
   checkpoint::load({{"w", w2}}, dir);
@@ -137,8 +166,11 @@ TEST(CheckpointState, AsyncSaveWritesWhatWasStaged) {
 
   auto model = mlp();
   torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.1));
-  const std::string sgd_error = error_of([&] { checkpoint::optimizer_state(sgd, *model); });
-  EXPECT_NE(sgd_error.find("only Adam and AdamW are supported"), std::string::npos) << sgd_error;
+  const std::string sgd_error =
+      error_of([&] { checkpoint::optimizer_state(sgd, *model); });
+  EXPECT_NE(
+      sgd_error.find("only Adam and AdamW are supported"), std::string::npos)
+      << sgd_error;
   // Every rank is done reading before the directory goes.
   full_tensor(distribute_tensor(at::zeros({world_size()}), mesh, {Shard{0}}));
   if (rank() == 0) {

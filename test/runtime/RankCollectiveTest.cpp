@@ -2,9 +2,9 @@
 // seed's three cases, meshes, the collectives on every placement, the guard,
 // and bad input.
 
+#include <unistd.h>
 #include <chrono>
 #include <limits>
-#include <unistd.h>
 
 #include <gmock/gmock.h>
 
@@ -23,7 +23,10 @@ TEST(Seed, AllPlainBroadcastThrows) {
     dist::broadcast_({plain}, 0);
     FAIL() << "expected MeshNotFoundError";
   } catch (const MeshNotFoundError& e) {
-    EXPECT_THAT(e.what(), StartsWith("found no DeviceMesh from dtensor args for c10d.broadcast_.default"));
+    EXPECT_THAT(
+        e.what(),
+        StartsWith(
+            "found no DeviceMesh from dtensor args for c10d.broadcast_.default"));
     EXPECT_THAT(e.what(), HasSubstr("argument 0: a plain at::Tensor [4]"));
     EXPECT_THAT(e.what(), HasSubstr("guarded::broadcast_(tensors, mesh"));
   }
@@ -35,19 +38,31 @@ TEST(Seed, AllPlainBroadcastThrows) {
     dist::broadcast_({local}, 0);
     FAIL() << "expected MeshNotFoundError";
   } catch (const MeshNotFoundError& e) {
-    EXPECT_THAT(e.what(), StartsWith("found no DeviceMesh from dtensor args for c10d.broadcast_.default"));
-    EXPECT_THAT(e.what(), HasSubstr("to_local() at " + std::string(__FILE__) + ":" + std::to_string(line)));
+    EXPECT_THAT(
+        e.what(),
+        StartsWith(
+            "found no DeviceMesh from dtensor args for c10d.broadcast_.default"));
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr(
+            "to_local() at " + std::string(__FILE__) + ":" +
+            std::to_string(line)));
     EXPECT_THAT(e.what(), HasSubstr("pass the DTensor itself"));
   }
-  for (auto [fn, name] : std::vector<std::pair<std::function<void()>, std::string>>{
-           {[&] { dist::all_reduce_({plain}, ReduceOp::SUM); }, "c10d.allreduce_.default"},
+  for (auto [fn, name] :
+       std::vector<std::pair<std::function<void()>, std::string>>{
+           {[&] { dist::all_reduce_({plain}, ReduceOp::SUM); },
+            "c10d.allreduce_.default"},
            {[&] { dist::all_gather({plain}); }, "c10d.allgather_.default"},
-           {[&] { dist::reduce_scatter({plain}); }, "c10d.reduce_scatter_.default"}}) {
+           {[&] { dist::reduce_scatter({plain}); },
+            "c10d.reduce_scatter_.default"}}) {
     try {
       fn();
       ADD_FAILURE() << "expected MeshNotFoundError for " << name;
     } catch (const MeshNotFoundError& e) {
-      EXPECT_THAT(e.what(), StartsWith("found no DeviceMesh from dtensor args for " + name));
+      EXPECT_THAT(
+          e.what(),
+          StartsWith("found no DeviceMesh from dtensor args for " + name));
     }
   }
 }
@@ -59,9 +74,13 @@ TEST(Seed, DTensorBroadcastPasses) {
   at::Tensor dt = from_local(local, mesh, {Replicate{}});
   dist::broadcast_({dt}, 0);
   EXPECT_TRUE(at::equal(to_local(dt), at::full({3}, 1.0f)));
-  EXPECT_TRUE(at::equal(local, at::full({3}, 1.0f))); // shares storage, as from_local does in PyTorch
+  EXPECT_TRUE(at::equal(
+      local,
+      at::full({3}, 1.0f))); // shares storage, as from_local does in PyTorch
   const int64_t last = world_size() - 1;
-  dist::broadcast_({dt, from_local(at::full({2}, float(rank())), mesh, {Replicate{}})}, last);
+  dist::broadcast_(
+      {dt, from_local(at::full({2}, float(rank())), mesh, {Replicate{}})},
+      last);
   EXPECT_TRUE(at::equal(to_local(dt), at::full({3}, 1.0f)));
 }
 
@@ -73,7 +92,8 @@ TEST(Seed, GuardPromotesPlainTensor) {
   EXPECT_TRUE(at::equal(plain, at::full({5}, 10.0f)));
 
   CollectiveGuard guard(mesh);
-  auto promoted = guard.sanitize_args({at::ones({2}), distribute_tensor(at::ones({2}), mesh, {Replicate{}})});
+  auto promoted = guard.sanitize_args(
+      {at::ones({2}), distribute_tensor(at::ones({2}), mesh, {Replicate{}})});
   ASSERT_EQ(promoted.size(), 2u);
   EXPECT_TRUE(is_dtensor(promoted[0]));
   EXPECT_EQ(*mesh_of(promoted[0]), mesh);
@@ -87,13 +107,17 @@ TEST(Seed, GuardPromotesPlainTensor) {
   EXPECT_TRUE(at::equal(grad, at::full({4}, total)));
 
   at::Tensor value = at::full({2}, float(rank()));
-  guard.call_collective({value}, [](std::vector<at::Tensor> args, const DeviceMesh&) {
-    dist::broadcast_(std::move(args), 0);
-  });
+  guard.call_collective(
+      {value}, [](std::vector<at::Tensor> args, const DeviceMesh&) {
+        dist::broadcast_(std::move(args), 0);
+      });
   EXPECT_TRUE(at::equal(value, at::zeros({2})));
 
   CollectiveGuard strict(mesh, GuardPolicy::strict);
-  MG_EXPECT_THROW_WITH(strict.broadcast_({at::ones({2})}, 0), NotDistributedError, "argument 0 is a plain at::Tensor");
+  MG_EXPECT_THROW_WITH(
+      strict.broadcast_({at::ones({2})}, 0),
+      NotDistributedError,
+      "argument 0 is a plain at::Tensor");
 }
 
 TEST(Mesh, OneDimensional) {
@@ -115,7 +139,9 @@ TEST(Mesh, TwoByTwo) {
   auto mesh = init_device_mesh("cpu", {2, 2});
   const int64_t r = rank();
   EXPECT_EQ(mesh.coordinate(), (std::vector<int64_t>{r / 2, r % 2}));
-  EXPECT_EQ(mesh.group_ranks(1), (std::vector<int64_t>{2 * (r / 2), 2 * (r / 2) + 1}));
+  EXPECT_EQ(
+      mesh.group_ranks(1),
+      (std::vector<int64_t>{2 * (r / 2), 2 * (r / 2) + 1}));
   EXPECT_EQ(mesh.group_ranks(0), (std::vector<int64_t>{r % 2, r % 2 + 2}));
   EXPECT_EQ(mesh.to_string(), "DeviceMesh('cpu', [[0, 1], [2, 3]])");
   // dim-1 groups are {0,1} and {2,3}: a Partial sum over dim 1 adds pairs.
@@ -124,35 +150,47 @@ TEST(Mesh, TwoByTwo) {
   const float expect1 = (r < 2) ? 1.0f : 5.0f;
   EXPECT_TRUE(at::equal(to_local(dt), at::full({2}, expect1)));
   EXPECT_TRUE(is_replicate(placements_of(dt)->at(1)));
-  auto dt0 = from_local(at::full({2}, float(r)), mesh, {Partial{}, Replicate{}});
+  auto dt0 =
+      from_local(at::full({2}, float(r)), mesh, {Partial{}, Replicate{}});
   dist::all_reduce_({dt0}, ReduceOp::SUM, 0);
-  EXPECT_TRUE(at::equal(to_local(dt0), at::full({2}, float(r % 2 + r % 2 + 2))));
+  EXPECT_TRUE(
+      at::equal(to_local(dt0), at::full({2}, float(r % 2 + r % 2 + 2))));
 }
 
 TEST(Collectives, AllReduceOnPlacements) {
   auto mesh = world_mesh();
   const float n = world_size();
-  auto partial = from_local(at::full({3}, float(rank() + 1)), mesh, {Partial{}});
+  auto partial =
+      from_local(at::full({3}, float(rank() + 1)), mesh, {Partial{}});
   dist::all_reduce_({partial}, ReduceOp::SUM);
   EXPECT_TRUE(at::equal(to_local(partial), at::full({3}, n * (n + 1) / 2)));
   EXPECT_TRUE(is_replicate(placements_of(partial)->at(0)));
 
-  auto avg = from_local(at::full({3}, float(rank() + 1)), mesh, {Partial{ReduceOp::AVG}});
+  auto avg = from_local(
+      at::full({3}, float(rank() + 1)), mesh, {Partial{ReduceOp::AVG}});
   dist::all_reduce_({avg}, ReduceOp::AVG);
   EXPECT_TRUE(at::allclose(to_local(avg), at::full({3}, (n + 1) / 2)));
 
-  auto mx = from_local(at::full({3}, float(rank())), mesh, {Partial{ReduceOp::MAX}});
+  auto mx =
+      from_local(at::full({3}, float(rank())), mesh, {Partial{ReduceOp::MAX}});
   dist::all_reduce_({mx}, ReduceOp::MAX);
   EXPECT_TRUE(at::equal(to_local(mx), at::full({3}, n - 1)));
 
   auto rep = distribute_tensor(at::ones({2}), mesh, {Replicate{}});
-  dist::all_reduce_({rep}, ReduceOp::SUM); // c10d semantics on replicas: their sum
+  dist::all_reduce_(
+      {rep}, ReduceOp::SUM); // c10d semantics on replicas: their sum
   EXPECT_TRUE(at::equal(to_local(rep), at::full({2}, n)));
 
   auto shard = distribute_tensor(at::ones({8}), mesh, {Shard{0}});
-  MG_EXPECT_THROW_WITH(dist::all_reduce_({shard}, ReduceOp::SUM), PlacementError, "Shard(dim=0)");
+  MG_EXPECT_THROW_WITH(
+      dist::all_reduce_({shard}, ReduceOp::SUM),
+      PlacementError,
+      "Shard(dim=0)");
   auto psum = from_local(at::ones({2}), mesh, {Partial{}});
-  MG_EXPECT_THROW_WITH(dist::all_reduce_({psum}, ReduceOp::MAX), PlacementError, "would not give its value");
+  MG_EXPECT_THROW_WITH(
+      dist::all_reduce_({psum}, ReduceOp::MAX),
+      PlacementError,
+      "would not give its value");
 }
 
 TEST(Collectives, AllGatherUnevenShards) {
@@ -162,7 +200,8 @@ TEST(Collectives, AllGatherUnevenShards) {
     auto dt = distribute_tensor(full, mesh, {Shard{0}});
     auto expected_local = full.chunk(world_size(), 0);
     const auto idx = static_cast<size_t>(rank());
-    const int64_t local_rows = idx < expected_local.size() ? expected_local[idx].size(0) : 0;
+    const int64_t local_rows =
+        idx < expected_local.size() ? expected_local[idx].size(0) : 0;
     EXPECT_EQ(to_local(dt).size(0), local_rows) << "n=" << n;
     auto gathered = dist::all_gather({dt});
     ASSERT_EQ(gathered.size(), 1u);
@@ -172,7 +211,8 @@ TEST(Collectives, AllGatherUnevenShards) {
   auto rep = distribute_tensor(at::ones({3}), mesh, {Replicate{}});
   EXPECT_TRUE(at::equal(to_local(dist::all_gather({rep})[0]), at::ones({3})));
   auto partial = from_local(at::ones({3}), mesh, {Partial{}});
-  MG_EXPECT_THROW_WITH(dist::all_gather({partial}), PlacementError, "all_reduce_");
+  MG_EXPECT_THROW_WITH(
+      dist::all_gather({partial}), PlacementError, "all_reduce_");
 }
 
 TEST(Collectives, ReduceScatterPartial) {
@@ -189,10 +229,13 @@ TEST(Collectives, ReduceScatterPartial) {
   // torch.chunk: pieces of ceil(n / k); trailing ranks may get nothing.
   const int64_t cs = (n + world_size() - 1) / world_size();
   const int64_t begin = std::min(n, cs * rank());
-  EXPECT_TRUE(at::equal(to_local(out[0]), expected_full.narrow(0, begin, std::min(n, begin + cs) - begin)));
+  EXPECT_TRUE(at::equal(
+      to_local(out[0]),
+      expected_full.narrow(0, begin, std::min(n, begin + cs) - begin)));
   EXPECT_TRUE(at::equal(full_tensor(out[0]), expected_full));
   auto rep = distribute_tensor(at::ones({4}), mesh, {Replicate{}});
-  MG_EXPECT_THROW_WITH(dist::reduce_scatter({rep}), PlacementError, "needs a Partial tensor");
+  MG_EXPECT_THROW_WITH(
+      dist::reduce_scatter({rep}), PlacementError, "needs a Partial tensor");
 }
 
 TEST(BadInput, MeshMismatch) {
@@ -202,7 +245,10 @@ TEST(BadInput, MeshMismatch) {
   ASSERT_NE(a, b);
   auto x = distribute_tensor(at::ones({2}), a, {Replicate{}});
   auto y = distribute_tensor(at::ones({2}), b, {Replicate{}, Replicate{}});
-  MG_EXPECT_THROW_WITH(dist::all_reduce_({x, y}, ReduceOp::SUM), MeshMismatchError, "different meshes");
+  MG_EXPECT_THROW_WITH(
+      dist::all_reduce_({x, y}, ReduceOp::SUM),
+      MeshMismatchError,
+      "different meshes");
   try {
     dist::broadcast_({x, y}, 0);
     FAIL();
@@ -210,30 +256,59 @@ TEST(BadInput, MeshMismatch) {
     EXPECT_THAT(e.what(), HasSubstr(a.to_string()));
     EXPECT_THAT(e.what(), HasSubstr(b.to_string()));
   }
-  MG_EXPECT_THROW_WITH(CollectiveGuard(a).require_mesh({y}), MeshMismatchError, "the guard's mesh is");
-  MG_EXPECT_THROW_WITH(guarded::broadcast_({y}, a, 0), MeshMismatchError, b.to_string());
+  MG_EXPECT_THROW_WITH(
+      CollectiveGuard(a).require_mesh({y}),
+      MeshMismatchError,
+      "the guard's mesh is");
+  MG_EXPECT_THROW_WITH(
+      guarded::broadcast_({y}, a, 0), MeshMismatchError, b.to_string());
   MG_EXPECT_THROW_WITH(x + y, c10::Error, "different meshes");
 }
 
 TEST(BadInput, PlacementsDtypesLayouts) {
   auto mesh = world_mesh();
-  MG_EXPECT_THROW_WITH(distribute_tensor(at::ones({2, 2}), mesh, {Shard{2}}), PlacementError, "Shard(dim=2) is out of range");
-  MG_EXPECT_THROW_WITH(distribute_tensor(at::ones({2}), mesh, {Replicate{}, Replicate{}}), PlacementError,
-                       "one placement per mesh dimension");
+  MG_EXPECT_THROW_WITH(
+      distribute_tensor(at::ones({2, 2}), mesh, {Shard{2}}),
+      PlacementError,
+      "Shard(dim=2) is out of range");
+  MG_EXPECT_THROW_WITH(
+      distribute_tensor(at::ones({2}), mesh, {Replicate{}, Replicate{}}),
+      PlacementError,
+      "one placement per mesh dimension");
   // Shard(-1) is the last dim (as in PyTorch); -2 is out of range for 1-d.
-  MG_EXPECT_THROW_WITH(from_local(at::ones({2}), mesh, {Shard{-2}}), PlacementError, "out of range");
+  MG_EXPECT_THROW_WITH(
+      from_local(at::ones({2}), mesh, {Shard{-2}}),
+      PlacementError,
+      "out of range");
   auto nc = from_local(at::ones({4, 3}).t(), mesh, {Replicate{}});
-  MG_EXPECT_THROW_WITH(dist::broadcast_({nc}, 0), PlacementError, "non-contiguous");
-  auto ints = from_local(at::ones({3}, at::kLong), mesh, {Partial{ReduceOp::AVG}});
-  MG_EXPECT_THROW_WITH(dist::all_reduce_({ints}, ReduceOp::AVG), PlacementError, "floating-point");
+  MG_EXPECT_THROW_WITH(
+      dist::broadcast_({nc}, 0), PlacementError, "non-contiguous");
+  auto ints =
+      from_local(at::ones({3}, at::kLong), mesh, {Partial{ReduceOp::AVG}});
+  MG_EXPECT_THROW_WITH(
+      dist::all_reduce_({ints}, ReduceOp::AVG),
+      PlacementError,
+      "floating-point");
   auto rep = distribute_tensor(at::ones({2}), mesh, {Replicate{}});
-  MG_EXPECT_THROW_WITH(dist::broadcast_({rep}, world_size()), PlacementError, "is not a rank of mesh dim 0");
-  MG_EXPECT_THROW_WITH(dist::broadcast_({rep}, 0, 1), PlacementError, "mesh_dim 1 is out of range");
-  MG_EXPECT_THROW_WITH(dist::broadcast_({rep, at::ones({2})}, 0), PlacementError,
-                       "c10d.broadcast_.default got mixed torch.Tensor and DTensor");
+  MG_EXPECT_THROW_WITH(
+      dist::broadcast_({rep}, world_size()),
+      PlacementError,
+      "is not a rank of mesh dim 0");
+  MG_EXPECT_THROW_WITH(
+      dist::broadcast_({rep}, 0, 1),
+      PlacementError,
+      "mesh_dim 1 is out of range");
+  MG_EXPECT_THROW_WITH(
+      dist::broadcast_({rep, at::ones({2})}, 0),
+      PlacementError,
+      "c10d.broadcast_.default got mixed torch.Tensor and DTensor");
   auto shard = distribute_tensor(at::ones({4}), mesh, {Shard{0}});
-  MG_EXPECT_THROW_WITH(dist::broadcast_({shard}, 0), PlacementError, "overwrite");
-  MG_EXPECT_THROW_WITH(redistribute(at::ones({2}), {Replicate{}}), PlacementError, "plain at::Tensor");
+  MG_EXPECT_THROW_WITH(
+      dist::broadcast_({shard}, 0), PlacementError, "overwrite");
+  MG_EXPECT_THROW_WITH(
+      redistribute(at::ones({2}), {Replicate{}}),
+      PlacementError,
+      "plain at::Tensor");
 }
 
 // A rank dies after the mesh is up: the survivors' collective must fail
@@ -247,9 +322,14 @@ TEST(BadInput, RankDiesMidCollective) {
   }
   const auto start = std::chrono::steady_clock::now();
   EXPECT_ANY_THROW(dist::all_reduce_({dt}, ReduceOp::SUM));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_LT(seconds, mesh.timeout().count() / 1000.0 + 10.0);
-  std::printf("survivor rank %lld got its error after %.2f s\n", static_cast<long long>(rank()), seconds);
+  std::printf(
+      "survivor rank %lld got its error after %.2f s\n",
+      static_cast<long long>(rank()),
+      seconds);
 }
 
 TEST(ReplicaCheck, NamesTheRankThatDiffers) {
@@ -259,8 +339,14 @@ TEST(ReplicaCheck, NamesTheRankThatDiffers) {
   CollectiveGuard guard(mesh);
   EXPECT_NO_THROW(guard.sanitize_args({same}));
   at::Tensor differs = at::ones({4}) * (rank() == 1 ? 2.0f : 1.0f);
-  MG_EXPECT_THROW_WITH(guard.sanitize_args({differs}), ReplicaMismatchError, "rank 1 hold(s) different values");
-  MG_EXPECT_THROW_WITH(from_local(differs, mesh, {Replicate{}}, /*run_check=*/true), ReplicaMismatchError, "rank 1");
+  MG_EXPECT_THROW_WITH(
+      guard.sanitize_args({differs}),
+      ReplicaMismatchError,
+      "rank 1 hold(s) different values");
+  MG_EXPECT_THROW_WITH(
+      from_local(differs, mesh, {Replicate{}}, /*run_check=*/true),
+      ReplicaMismatchError,
+      "rank 1");
   set_replica_check(false);
   EXPECT_NO_THROW(guard.sanitize_args({differs}));
 }
@@ -270,8 +356,10 @@ TEST(Collectives, OnEachDimOfTwoByTwo) {
   auto mesh = init_device_mesh("cpu", {2, 2});
   const int64_t r = rank();
   const auto& c = mesh.coordinate();
-  // broadcast_ over dim 1 from group rank 1: each row takes its column-1 rank's value.
-  auto rep = from_local(at::full({2}, float(r)), mesh, {Replicate{}, Replicate{}});
+  // broadcast_ over dim 1 from group rank 1: each row takes its column-1 rank's
+  // value.
+  auto rep =
+      from_local(at::full({2}, float(r)), mesh, {Replicate{}, Replicate{}});
   dist::broadcast_({rep}, /*src=*/1, /*mesh_dim=*/1);
   EXPECT_TRUE(at::equal(to_local(rep), at::full({2}, float(2 * c[0] + 1))));
   // all_gather over dim 1 of a tensor sharded on both mesh dims.
@@ -281,11 +369,13 @@ TEST(Collectives, OnEachDimOfTwoByTwo) {
   EXPECT_EQ(*placements_of(gathered), (Placements{Shard{0}, Replicate{}}));
   EXPECT_TRUE(at::equal(to_local(gathered), full.chunk(2, 0)[c[0]]));
   // reduce_scatter over dim 0 of a Partial on dim 0.
-  auto partial = from_local(at::ones({4, 2}) * float(r + 1), mesh, {Partial{}, Replicate{}});
+  auto partial = from_local(
+      at::ones({4, 2}) * float(r + 1), mesh, {Partial{}, Replicate{}});
   auto scattered = dist::reduce_scatter({partial}, ReduceOp::SUM, 0, 0)[0];
   EXPECT_EQ(*placements_of(scattered), (Placements{Shard{0}, Replicate{}}));
   // Column c[1] sums ranks c[1]+1 and c[1]+3.
-  EXPECT_TRUE(at::equal(to_local(scattered), at::ones({2, 2}) * float(2 * c[1] + 4)));
+  EXPECT_TRUE(
+      at::equal(to_local(scattered), at::ones({2, 2}) * float(2 * c[1] + 4)));
   // The guard on a 2-d mesh promotes over every dim.
   at::Tensor plain = at::full({3}, float(r));
   guarded::all_reduce_({plain}, mesh, ReduceOp::MAX, 0);
@@ -294,17 +384,28 @@ TEST(Collectives, OnEachDimOfTwoByTwo) {
 
 TEST(Mesh, FromUserProcessGroups) {
   auto base = world_mesh();
-  DeviceMesh mine("cpu", {world_size()}, base.mesh(), {base.get_group(0)}, rank());
+  DeviceMesh mine(
+      "cpu", {world_size()}, base.mesh(), {base.get_group(0)}, rank());
   EXPECT_EQ(mine, base);
   EXPECT_EQ(mine.coordinate(), base.coordinate());
   auto dt = from_local(at::full({2}, float(rank() + 1)), mine, {Partial{}});
   dist::all_reduce_({dt}, ReduceOp::SUM);
   const float n = world_size();
   EXPECT_TRUE(at::equal(to_local(dt), at::full({2}, n * (n + 1) / 2)));
-  MG_EXPECT_THROW_WITH(DeviceMesh("cpu", {1, world_size()}, base.mesh(), {base.get_group(0)}, rank()), MeshInitError,
-                       "one process group per mesh dimension");
-  MG_EXPECT_THROW_WITH(DeviceMesh("cpu", {world_size()}, base.mesh(), {base.get_group(0)}, world_size() + 5),
-                       MeshInitError, "is not in the mesh");
+  MG_EXPECT_THROW_WITH(
+      DeviceMesh(
+          "cpu", {1, world_size()}, base.mesh(), {base.get_group(0)}, rank()),
+      MeshInitError,
+      "one process group per mesh dimension");
+  MG_EXPECT_THROW_WITH(
+      DeviceMesh(
+          "cpu",
+          {world_size()},
+          base.mesh(),
+          {base.get_group(0)},
+          world_size() + 5),
+      MeshInitError,
+      "is not in the mesh");
 }
 
 // Replicas that hold the same NaN (and infinities) agree; NaN elsewhere,
@@ -315,25 +416,43 @@ TEST(ReplicaCheck, NaNReplicas) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const bool odd = rank() == world_size() - 1;
-  auto check = [&](const at::Tensor& t) { (void)from_local(t, mesh, {Replicate{}}, /*run_check=*/true); };
+  auto check = [&](const at::Tensor& t) {
+    (void)from_local(t, mesh, {Replicate{}}, /*run_check=*/true);
+  };
   EXPECT_NO_THROW(check(at::tensor({1.0f, nan, 3.0f, inf, -inf})));
   EXPECT_NO_THROW(check(at::full({2, 3}, nan)));
-  const std::string who = "rank " + std::to_string(world_size() - 1) + " hold(s) different values";
-  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({nan, 2.0f, 3.0f}) : at::tensor({1.0f, nan, 3.0f})),
-                       ReplicaMismatchError, who);
-  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({1.0f, nan, 3.0f}) : at::tensor({1.0f, 2.0f, 3.0f})),
-                       ReplicaMismatchError, who);
-  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({1.0f, -inf}) : at::tensor({1.0f, inf})), ReplicaMismatchError, who);
-  MG_EXPECT_THROW_WITH(check(odd ? at::tensor({nan, inf}) : at::tensor({inf, nan})), ReplicaMismatchError, who);
+  const std::string who =
+      "rank " + std::to_string(world_size() - 1) + " hold(s) different values";
+  MG_EXPECT_THROW_WITH(
+      check(
+          odd ? at::tensor({nan, 2.0f, 3.0f}) : at::tensor({1.0f, nan, 3.0f})),
+      ReplicaMismatchError,
+      who);
+  MG_EXPECT_THROW_WITH(
+      check(
+          odd ? at::tensor({1.0f, nan, 3.0f}) : at::tensor({1.0f, 2.0f, 3.0f})),
+      ReplicaMismatchError,
+      who);
+  MG_EXPECT_THROW_WITH(
+      check(odd ? at::tensor({1.0f, -inf}) : at::tensor({1.0f, inf})),
+      ReplicaMismatchError,
+      who);
+  MG_EXPECT_THROW_WITH(
+      check(odd ? at::tensor({nan, inf}) : at::tensor({inf, nan})),
+      ReplicaMismatchError,
+      who);
 }
 
 // Run with MESHGUARD_CHECK_REPLICAS=1 by its driver.
 TEST(ReplicaCheck, FromEnvironment) {
   ASSERT_TRUE(replica_check_enabled());
   auto mesh = world_mesh();
-  at::Tensor differs = at::arange(4, at::kFloat) + (rank() == world_size() - 1 ? 1.0f : 0.0f);
-  MG_EXPECT_THROW_WITH(guarded::all_gather({differs}, mesh), ReplicaMismatchError,
-                       "rank " + std::to_string(world_size() - 1) + " hold(s) different values");
+  at::Tensor differs =
+      at::arange(4, at::kFloat) + (rank() == world_size() - 1 ? 1.0f : 0.0f);
+  MG_EXPECT_THROW_WITH(
+      guarded::all_gather({differs}, mesh),
+      ReplicaMismatchError,
+      "rank " + std::to_string(world_size() - 1) + " hold(s) different values");
   // broadcast_ makes replicas agree, so it does not check.
   EXPECT_NO_THROW(guarded::broadcast_({differs}, mesh, 0));
   EXPECT_TRUE(at::equal(differs, at::arange(4, at::kFloat)));

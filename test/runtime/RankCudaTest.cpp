@@ -18,17 +18,23 @@ TEST(CudaRank, CollectivesAcrossGpus) {
   at::Tensor full = full_of({2 * n + 1, 3}, 0).to(dev);
   at::Tensor dt = distribute_tensor(full, mesh, {Shard{0}});
   EXPECT_TRUE(at::equal(full_tensor(dt).cpu(), full.cpu()));
-  EXPECT_TRUE(at::equal(to_local(redistribute(dt, {Replicate{}})).cpu(), full.cpu()));
+  EXPECT_TRUE(
+      at::equal(to_local(redistribute(dt, {Replicate{}})).cpu(), full.cpu()));
 
   at::Tensor mine = at::full({5}, r + 1, at::TensorOptions().device(dev));
   guarded::all_reduce_({mine}, mesh, ReduceOp::SUM);
-  EXPECT_TRUE(at::equal(mine.cpu(), at::full({5}, static_cast<double>(n * (n + 1) / 2))));
+  EXPECT_TRUE(at::equal(
+      mine.cpu(), at::full({5}, static_cast<double>(n * (n + 1) / 2))));
 
   at::Tensor from_root = at::full({5}, r, at::TensorOptions().device(dev));
   guarded::broadcast_({from_root}, mesh, 0);
   EXPECT_TRUE(at::equal(from_root.cpu(), at::zeros({5})));
 
-  at::Tensor partial = from_local(at::full({4}, r, at::TensorOptions().device(dev)), mesh, {Partial{ReduceOp::MAX}});
+  at::Tensor partial = from_local(
+      at::full({4}, r, at::TensorOptions().device(dev)),
+      mesh,
+      {Partial{ReduceOp::MAX}});
   dist::all_reduce_({partial}, ReduceOp::MAX);
-  EXPECT_TRUE(at::equal(to_local(partial).cpu(), at::full({4}, static_cast<double>(n - 1))));
+  EXPECT_TRUE(at::equal(
+      to_local(partial).cpu(), at::full({4}, static_cast<double>(n - 1))));
 }

@@ -38,13 +38,19 @@ double seconds_since(Clock::time_point start) {
 // line it is called from, which the error must name: the other rank knows
 // it without running it.
 int all_reduce_here(const at::Tensor* t) {
-  if (t != nullptr) dist::all_reduce_({*t}); return __LINE__;
+  if (t != nullptr)
+    dist::all_reduce_({*t});
+  return __LINE__;
 }
 int broadcast_here(const at::Tensor* t) {
-  if (t != nullptr) dist::broadcast_({*t}, 0); return __LINE__;
+  if (t != nullptr)
+    dist::broadcast_({*t}, 0);
+  return __LINE__;
 }
 int full_tensor_here(const at::Tensor* t) {
-  if (t != nullptr) full_tensor(*t); return __LINE__;
+  if (t != nullptr)
+    full_tensor(*t);
+  return __LINE__;
 }
 
 std::string site(int line) {
@@ -53,7 +59,10 @@ std::string site(int line) {
 
 // The error every rank must get in debug mode, fast.
 template <typename Error>
-void expect_debug_error(const std::function<void()>& run, const std::vector<std::string>& texts, double bound_s) {
+void expect_debug_error(
+    const std::function<void()>& run,
+    const std::vector<std::string>& texts,
+    double bound_s) {
   const auto start = Clock::now();
   try {
     run();
@@ -70,7 +79,9 @@ void expect_debug_error(const std::function<void()>& run, const std::vector<std:
 // Mode off: an error within the mesh timeout. A rank left waiting gets the
 // runtime's CollectiveTimeoutError, which points at the debug mode (or, if
 // its peer timed out first and left, the closed connection).
-void expect_bounded_error(const std::function<void()>& run, bool timeout_expected) {
+void expect_bounded_error(
+    const std::function<void()>& run,
+    bool timeout_expected) {
   const auto start = Clock::now();
   try {
     run();
@@ -111,8 +122,15 @@ TEST(Debug, DifferentOps) {
   }
   expect_debug_error<CollectiveMismatchError>(
       run,
-      {"collectives differ across ranks", "dist::all_reduce_ at ", site(all_reduce_here(nullptr)),
-       "dist::broadcast_ at ", site(broadcast_here(nullptr)), "rank 0", "rank 1", "c10d allreduce", "c10d broadcast"},
+      {"collectives differ across ranks",
+       "dist::all_reduce_ at ",
+       site(all_reduce_here(nullptr)),
+       "dist::broadcast_ at ",
+       site(broadcast_here(nullptr)),
+       "rank 0",
+       "rank 1",
+       "c10d allreduce",
+       "c10d broadcast"},
       5.0);
 }
 
@@ -128,16 +146,21 @@ TEST(Debug, SkippedCollective) {
   const double mesh_s = env_seconds("MESHGUARD_TIMEOUT_S");
   if (rank() != 0) {
     // Longer than rank 0 waits in either mode, then leave.
-    std::this_thread::sleep_for(std::chrono::duration<double>((debug_mode() ? debug_s : mesh_s) + 3.0));
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>((debug_mode() ? debug_s : mesh_s) + 3.0));
     return;
   }
   if (!debug_mode()) {
-    expect_bounded_error([&] { full_tensor_here(&sharded); }, /*timeout_expected=*/true);
+    expect_bounded_error(
+        [&] { full_tensor_here(&sharded); }, /*timeout_expected=*/true);
     return;
   }
   expect_debug_error<CollectiveTimeoutError>(
       [&] { full_tensor_here(&sharded); },
-      {"did not start on every rank", "full_tensor at ", site(full_tensor_here(nullptr)), "Shard(dim=0)",
+      {"did not start on every rank",
+       "full_tensor at ",
+       site(full_tensor_here(nullptr)),
+       "Shard(dim=0)",
        "rank 1: never arrived; its last collective on this group was",
        // distribute_tensor's broadcast was the last one both ran.
        "distribute_tensor at "},
@@ -151,12 +174,15 @@ TEST(Debug, DifferentShapes) {
   if (!debug_mode()) {
     // Rank 0's Gloo transport meets the longer message (a
     // CollectiveMismatchError); rank 1 sees rank 0 leave.
-    expect_bounded_error([&] { all_reduce_here(&dt); }, /*timeout_expected=*/false);
+    expect_bounded_error(
+        [&] { all_reduce_here(&dt); }, /*timeout_expected=*/false);
     return;
   }
   expect_debug_error<CollectiveMismatchError>(
       [&] { all_reduce_here(&dt); },
-      {"collectives differ across ranks", site(all_reduce_here(nullptr)), "c10d allreduce([4] Float",
+      {"collectives differ across ranks",
+       site(all_reduce_here(nullptr)),
+       "c10d allreduce([4] Float",
        "c10d allreduce([1000] Float"},
       5.0);
 }

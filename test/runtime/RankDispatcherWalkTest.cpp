@@ -19,7 +19,9 @@ using namespace meshguard::testing::differential;
 namespace {
 
 std::string display(const c10::OperatorName& name) {
-  return name.name + "." + (name.overload_name.empty() ? std::string("default") : name.overload_name);
+  return name.name + "." +
+      (name.overload_name.empty() ? std::string("default")
+                                  : name.overload_name);
 }
 
 // A Tensor first argument, every other one with a default, nothing written.
@@ -29,7 +31,8 @@ bool callable_generically(const c10::FunctionSchema& schema) {
     return false;
   }
   for (size_t i = 0; i < args.size(); ++i) {
-    if ((i > 0 && !args[i].default_value()) || (args[i].alias_info() && args[i].alias_info()->isWrite())) {
+    if ((i > 0 && !args[i].default_value()) ||
+        (args[i].alias_info() && args[i].alias_info()->isWrite())) {
       return false;
     }
   }
@@ -65,29 +68,35 @@ TEST(DispatcherWalk, EveryOpOutsideTheTableIsRefused) {
     switch (sharded_call_policy(name)) {
       case ShardedCall::kRule:
         ++rules;
-        if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+        if (op->hasKernelForDispatchKey(
+                c10::DispatchKey::CompositeImplicitAutograd) &&
             !op->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse2)) {
           dead_rules.push_back(display(name));
         }
         break;
       case ShardedCall::kDecomposes:
         ++decomposes;
-        EXPECT_TRUE(op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) << display(name);
+        EXPECT_TRUE(op->hasKernelForDispatchKey(
+            c10::DispatchKey::CompositeImplicitAutograd))
+            << display(name);
         break;
       case ShardedCall::kRefused:
         ++refused;
         if (!op->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse2)) {
           unregistered.push_back(display(name));
         }
-        if (name.name.rfind("aten::", 0) == 0 && callable_generically(op->schema())) {
+        if (name.name.rfind("aten::", 0) == 0 &&
+            callable_generically(op->schema())) {
           sample.push_back(*op);
         }
         break;
     }
   }
-  EXPECT_TRUE(dead_rules.empty()) << "rules for ops that decompose before the DTensor kernel (never used):"
-                                  << join(dead_rules);
-  EXPECT_TRUE(unregistered.empty()) << "refused ops without the DTensor kernel:" << join(unregistered);
+  EXPECT_TRUE(dead_rules.empty())
+      << "rules for ops that decompose before the DTensor kernel (never used):"
+      << join(dead_rules);
+  EXPECT_TRUE(unregistered.empty())
+      << "refused ops without the DTensor kernel:" << join(unregistered);
   EXPECT_EQ(rules, sharding_rule_ops().size());
   EXPECT_GT(refused, 1000u);
   EXPECT_GT(decomposes, 100u);
@@ -118,12 +127,19 @@ TEST(DispatcherWalk, EveryOpOutsideTheTableIsRefused) {
       }
     }
   }
-  EXPECT_TRUE(ran.empty()) << "ops outside the table that ran on a Shard(0) operand:" << join(ran);
+  EXPECT_TRUE(ran.empty())
+      << "ops outside the table that ran on a Shard(0) operand:" << join(ran);
   // Other errors stop the op before the kernel (argument checks); they
   // must stay the exception.
   EXPECT_LT(other_errors.size() * 10, sample.size()) << join(other_errors);
-  std::printf("dispatcher walk: %zu rules, %zu decompose, %zu refused; %zu refused ops called: %zu stopped by "
-              "the kernel, %zu by an earlier check%s\n",
-              rules, decomposes, refused, sample.size(), sample.size() - ran.size() - other_errors.size(),
-              other_errors.size(), join(other_errors).c_str());
+  std::printf(
+      "dispatcher walk: %zu rules, %zu decompose, %zu refused; %zu refused ops called: %zu stopped by "
+      "the kernel, %zu by an earlier check%s\n",
+      rules,
+      decomposes,
+      refused,
+      sample.size(),
+      sample.size() - ran.size() - other_errors.size(),
+      other_errors.size(),
+      join(other_errors).c_str());
 }

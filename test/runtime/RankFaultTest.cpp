@@ -21,7 +21,9 @@ int64_t uneven_numel() {
 }
 
 // The rank that sees both sizes names them; every rank gets an error.
-void expect_size_error(const std::function<void()>& collective, const char* what) {
+void expect_size_error(
+    const std::function<void()>& collective,
+    const char* what) {
   SCOPED_TRACE(what);
   try {
     collective();
@@ -37,7 +39,8 @@ void expect_size_error(const std::function<void()>& collective, const char* what
 TEST(Fault, AllReduceSizesDiffer) {
   auto mesh = world_mesh();
   auto dt = from_local(at::ones({uneven_numel()}), mesh, {Partial{}});
-  expect_size_error([&] { dist::all_reduce_({dt}, ReduceOp::SUM); }, "all_reduce_");
+  expect_size_error(
+      [&] { dist::all_reduce_({dt}, ReduceOp::SUM); }, "all_reduce_");
   // The mesh still works afterwards.
   auto ok = from_local(at::ones({3}), mesh, {Partial{}});
   dist::all_reduce_({ok}, ReduceOp::SUM);
@@ -59,14 +62,16 @@ TEST(Fault, AllGatherSizesDiffer) {
   auto dt = from_local(at::ones({uneven_numel(), 2}), mesh, {Shard{0}});
   expect_size_error([&] { dist::all_gather({dt}); }, "all_gather");
   auto ok = from_local(at::ones({2, 2}), mesh, {Shard{0}});
-  EXPECT_TRUE(at::equal(to_local(dist::all_gather({ok})[0]), at::ones({2 * world_size(), 2})));
+  EXPECT_TRUE(at::equal(
+      to_local(dist::all_gather({ok})[0]), at::ones({2 * world_size(), 2})));
 }
 
 // Same bytes, different dtypes: Gloo would not crash but reduce float bits
 // as int32 bits, a silent wrong answer.
 TEST(Fault, DtypesDiffer) {
   auto mesh = world_mesh();
-  auto local = rank() == 0 ? at::ones({4}, at::kInt) : at::ones({4}, at::kFloat);
+  auto local =
+      rank() == 0 ? at::ones({4}, at::kInt) : at::ones({4}, at::kFloat);
   auto dt = from_local(local, mesh, {Partial{}});
   try {
     dist::all_reduce_({dt}, ReduceOp::SUM);
@@ -81,7 +86,8 @@ TEST(Fault, DtypesDiffer) {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 } // namespace
@@ -91,7 +97,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // view other than its own must say so at once, naming both values.
 TEST(Rendezvous, WorldSizeDisagrees) {
   const char* spec = std::getenv("MESHGUARD_TEST_WORLD_SIZE");
-  ASSERT_NE(spec, nullptr) << "run by MultiRank2.Rendezvous_WorldSizeDisagrees*";
+  ASSERT_NE(spec, nullptr)
+      << "run by MultiRank2.Rendezvous_WorldSizeDisagrees*";
   const std::string s(spec);
   const int64_t odd_rank = std::stoll(s.substr(0, s.find(':')));
   const std::string odd_value = s.substr(s.find(':') + 1);
@@ -106,8 +113,12 @@ TEST(Rendezvous, WorldSizeDisagrees) {
   } catch (const MeshInitError& e) {
     const std::string other = rank() == odd_rank ? launched : odd_value;
     EXPECT_THAT(e.what(), HasSubstr("the ranks disagree on WORLD_SIZE"));
-    EXPECT_THAT(e.what(), HasSubstr("has WORLD_SIZE=" + other + " but this rank (RANK=" + std::to_string(rank()) +
-                                    ") has WORLD_SIZE=" + std::getenv("WORLD_SIZE")));
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr(
+            "has WORLD_SIZE=" + other +
+            " but this rank (RANK=" + std::to_string(rank()) +
+            ") has WORLD_SIZE=" + std::getenv("WORLD_SIZE")));
     std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
   }
   // At once: well before the store's timeout (MESHGUARD_TIMEOUT_S=30).
@@ -119,7 +130,8 @@ TEST(Rendezvous, WorldSizeDisagrees) {
 // after MESHGUARD_TIMEOUT_S with an error naming the address.
 TEST(Rendezvous, SilentMasterPort) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string where = std::string(std::getenv("MASTER_ADDR")) + ":" + std::getenv("MASTER_PORT");
+  const std::string where = std::string(std::getenv("MASTER_ADDR")) + ":" +
+      std::getenv("MASTER_PORT");
   try {
     init_device_mesh("cpu", {world_size()});
     ADD_FAILURE() << "expected MeshInitError";
@@ -146,7 +158,10 @@ TEST(Fault, UncheckedSizesDifferHint) {
     ADD_FAILURE() << "expected an error";
   } catch (const CollectiveMismatchError& e) {
     EXPECT_EQ(rank(), 0) << e.what();
-    EXPECT_THAT(e.what(), HasSubstr("all_reduce: the ranks of the group passed tensors of different sizes"));
+    EXPECT_THAT(
+        e.what(),
+        HasSubstr(
+            "all_reduce: the ranks of the group passed tensors of different sizes"));
     EXPECT_THAT(e.what(), HasSubstr("-byte receive buffer"));
     std::printf("rank %lld: %s\n", static_cast<long long>(rank()), e.what());
   } catch (const CollectiveTimeoutError& e) {

@@ -14,7 +14,9 @@ using namespace meshguard::testing;
 namespace {
 
 struct NetImpl : torch::nn::Module {
-  NetImpl() : fc1(register_module("fc1", torch::nn::Linear(6, 10))), fc2(register_module("fc2", torch::nn::Linear(10, 3))) {}
+  NetImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(6, 10))),
+        fc2(register_module("fc2", torch::nn::Linear(10, 3))) {}
   at::Tensor forward(const at::Tensor& x) {
     return fc2(at::relu(fc1(x)));
   }
@@ -25,7 +27,9 @@ TORCH_MODULE(Net);
 // Megatron's MLP for the tensor-parallel styles (parallel_forward is the
 // plain forward on a module without a style).
 struct TpNetImpl : torch::nn::Module {
-  TpNetImpl() : fc1(register_module("fc1", torch::nn::Linear(8, 16))), fc2(register_module("fc2", torch::nn::Linear(16, 4))) {}
+  TpNetImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(8, 16))),
+        fc2(register_module("fc2", torch::nn::Linear(16, 4))) {}
   at::Tensor forward(const at::Tensor& x) {
     return parallel_forward(fc2, at::relu(parallel_forward(fc1, x)));
   }
@@ -53,7 +57,8 @@ struct Phase {
         reduce_scatters(g.reduce_scatters),
         bytes(g.bytes),
         calls(g.calls()) {}
-  int64_t total = 0, all_gathers = 0, all_reduces = 0, reduce_scatters = 0, bytes = 0;
+  int64_t total = 0, all_gathers = 0, all_reduces = 0, reduce_scatters = 0,
+          bytes = 0;
   std::string calls;
 };
 
@@ -85,9 +90,11 @@ TEST(FullyShard, MlpTrainsLikeOneProcess) {
   // An uneven batch: 2 * world + 1 rows.
   const int64_t batch = 2 * world_size() + 1;
   at::Tensor x = torch::randn({batch, 6}), y = torch::randn({batch, 3});
-  at::Tensor xd = distribute_tensor(x, mesh, {Shard{0}}), yd = distribute_tensor(y, mesh, {Shard{0}});
+  at::Tensor xd = distribute_tensor(x, mesh, {Shard{0}}),
+             yd = distribute_tensor(y, mesh, {Shard{0}});
   auto opts = torch::optim::AdamOptions(0.01);
-  torch::optim::Adam opt(model->parameters(), opts), ref_opt(ref->parameters(), opts);
+  torch::optim::Adam opt(model->parameters(), opts),
+      ref_opt(ref->parameters(), opts);
   PhaseCounts last;
   for (int step = 0; step < 30; ++step) {
     ref_opt.zero_grad();
@@ -105,7 +112,8 @@ TEST(FullyShard, MlpTrainsLikeOneProcess) {
     counters[0]->reset();
     opt.step();
     last.optimizer = Phase(*counters[0]);
-    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5) << "step " << step;
+    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5)
+        << "step " << step;
   }
   // The analytical minimum (docs/runtime/parallel.md), as FSDP2's flat
   // buffer. Forward: one all-gather of every parameter's (padded) shard
@@ -117,25 +125,37 @@ TEST(FullyShard, MlpTrainsLikeOneProcess) {
   const int64_t k = world_size();
   int64_t gather_bytes = 0, reduce_bytes = 0;
   for (const auto& p : ref->parameters()) {
-    const int64_t block = (p.numel() / p.size(0)) * ((p.size(0) + k - 1) / k) * 4;
+    const int64_t block =
+        (p.numel() / p.size(0)) * ((p.size(0) + k - 1) / k) * 4;
     gather_bytes += block;
     reduce_bytes += block * k;
   }
   EXPECT_EQ(last.forward.all_gathers, 1) << last.forward.calls;
   EXPECT_EQ(last.forward.total, 1) << last.forward.calls;
   EXPECT_EQ(last.forward.bytes, gather_bytes) << last.forward.calls;
-  EXPECT_EQ(kReduceScatter ? last.backward.reduce_scatters : last.backward.all_reduces, 1) << last.backward.calls;
+  EXPECT_EQ(
+      kReduceScatter ? last.backward.reduce_scatters
+                     : last.backward.all_reduces,
+      1)
+      << last.backward.calls;
   EXPECT_EQ(last.backward.total, 1) << last.backward.calls;
   EXPECT_EQ(last.backward.bytes, reduce_bytes) << last.backward.calls;
   EXPECT_EQ(last.optimizer.total, 0) << last.optimizer.calls;
-  std::printf("fully_shard MLP per step: forward %s; backward %s; optimizer %lld\n", last.forward.calls.c_str(),
-              last.backward.calls.c_str(), static_cast<long long>(last.optimizer.total));
+  std::printf(
+      "fully_shard MLP per step: forward %s; backward %s; optimizer %lld\n",
+      last.forward.calls.c_str(),
+      last.backward.calls.c_str(),
+      static_cast<long long>(last.optimizer.total));
   for (const auto& p : model->parameters()) {
     EXPECT_EQ(*placements_of(p), (Placements{Shard{0}}));
     EXPECT_EQ(*placements_of(p.grad()), (Placements{Shard{0}}));
   }
   for (size_t i = 0; i < ref->parameters().size(); ++i) {
-    EXPECT_TRUE(at::allclose(full_tensor(model->parameters()[i]), ref->parameters()[i].detach(), 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(
+        full_tensor(model->parameters()[i]),
+        ref->parameters()[i].detach(),
+        1e-5,
+        1e-6));
   }
 }
 
@@ -143,7 +163,8 @@ TEST(FullyShard, BadInput) {
   auto mesh = world_mesh();
   Net model;
   fully_shard(*model, mesh);
-  MG_EXPECT_THROW_WITH(fully_shard(*model, mesh), PlacementError, "already is a DTensor");
+  MG_EXPECT_THROW_WITH(
+      fully_shard(*model, mesh), PlacementError, "already is a DTensor");
 }
 
 // FSDP over TP on a 2x2 mesh (dim 0 "dp", dim 1 "tp"): parameters are
@@ -173,21 +194,28 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
   fully_shard(*model, mesh, dp);
   // The FSDP shard takes the first dim the TP placement leaves whole; the
   // column-parallel bias has none and stays Replicate on dp.
-  EXPECT_EQ(*placements_of(model->fc1->weight), (Placements{Shard{1}, Shard{0}}));
-  EXPECT_EQ(*placements_of(model->fc1->bias), (Placements{Replicate{}, Shard{0}}));
-  EXPECT_EQ(*placements_of(model->fc2->weight), (Placements{Shard{0}, Shard{1}}));
-  EXPECT_EQ(*placements_of(model->fc2->bias), (Placements{Shard{0}, Replicate{}}));
+  EXPECT_EQ(
+      *placements_of(model->fc1->weight), (Placements{Shard{1}, Shard{0}}));
+  EXPECT_EQ(
+      *placements_of(model->fc1->bias), (Placements{Replicate{}, Shard{0}}));
+  EXPECT_EQ(
+      *placements_of(model->fc2->weight), (Placements{Shard{0}, Shard{1}}));
+  EXPECT_EQ(
+      *placements_of(model->fc2->bias), (Placements{Shard{0}, Replicate{}}));
   for (size_t i = 0; i < ref->parameters().size(); ++i) {
-    EXPECT_TRUE(at::equal(full_tensor(model->parameters()[i]), ref->parameters()[i].detach())) << i;
+    EXPECT_TRUE(at::equal(
+        full_tensor(model->parameters()[i]), ref->parameters()[i].detach()))
+        << i;
   }
   // An uneven batch over dp: 5 rows.
   at::Tensor x = torch::randn({5, 8}), y = torch::randn({5, 4});
   at::Tensor xd = distribute_tensor(x, mesh, {Shard{0}, Replicate{}});
   at::Tensor yd = distribute_tensor(y, mesh, {Shard{0}, Replicate{}});
   auto opts = torch::optim::AdamOptions(0.01);
-  torch::optim::Adam opt(model->parameters(), opts), ref_opt(ref->parameters(), opts);
+  torch::optim::Adam opt(model->parameters(), opts),
+      ref_opt(ref->parameters(), opts);
   std::vector<PhaseCounts> last(2);
-  auto record = [&](Phase PhaseCounts::*phase) {
+  auto record = [&](Phase PhaseCounts::* phase) {
     for (int64_t d = 0; d < 2; ++d) {
       last[d].*phase = Phase(*counters[d]);
       counters[d]->reset();
@@ -208,7 +236,8 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
     record(&PhaseCounts::backward);
     opt.step();
     record(&PhaseCounts::optimizer);
-    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5) << "step " << step;
+    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5)
+        << "step " << step;
   }
   // The analytical minimum (docs/runtime/parallel.md). Forward, dp: one
   // all-gather of the dp-sharded parameters' shards packed together (3:
@@ -221,24 +250,33 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
   const int64_t rows = to_local(xd).size(0);
   EXPECT_EQ(last[dp].forward.all_gathers, 1) << last[dp].forward.calls;
   EXPECT_EQ(last[dp].forward.total, 1) << last[dp].forward.calls;
-  EXPECT_EQ(last[dp].forward.bytes, (8 * 4 + 2 * 8 + 2) * 4) << last[dp].forward.calls;
+  EXPECT_EQ(last[dp].forward.bytes, (8 * 4 + 2 * 8 + 2) * 4)
+      << last[dp].forward.calls;
   EXPECT_EQ(last[tp].forward.all_reduces, 1) << last[tp].forward.calls;
   EXPECT_EQ(last[tp].forward.total, 1) << last[tp].forward.calls;
   EXPECT_EQ(last[tp].forward.bytes, rows * 4 * 4) << last[tp].forward.calls;
-  EXPECT_EQ(last[dp].backward.all_reduces, kReduceScatter ? 1 : 2) << last[dp].backward.calls;
-  EXPECT_EQ(last[dp].backward.reduce_scatters, kReduceScatter ? 1 : 0) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.all_reduces, kReduceScatter ? 1 : 2)
+      << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.reduce_scatters, kReduceScatter ? 1 : 0)
+      << last[dp].backward.calls;
   EXPECT_EQ(last[dp].backward.total, 2) << last[dp].backward.calls;
-  EXPECT_EQ(last[dp].backward.bytes, (8 * 8 + 8 + 4 * 8 + 4) * 4) << last[dp].backward.calls;
+  EXPECT_EQ(last[dp].backward.bytes, (8 * 8 + 8 + 4 * 8 + 4) * 4)
+      << last[dp].backward.calls;
   EXPECT_EQ(last[tp].backward.total, 0) << last[tp].backward.calls;
   EXPECT_EQ(last[dp].optimizer.total + last[tp].optimizer.total, 0)
       << last[dp].optimizer.calls << " | " << last[tp].optimizer.calls;
-  std::printf("2x2 FSDP x TP per step: forward dp [%s] tp [%s]; backward dp [%s] tp [%s]\n",
-              last[dp].forward.calls.c_str(), last[tp].forward.calls.c_str(), last[dp].backward.calls.c_str(),
-              last[tp].backward.calls.c_str());
+  std::printf(
+      "2x2 FSDP x TP per step: forward dp [%s] tp [%s]; backward dp [%s] tp [%s]\n",
+      last[dp].forward.calls.c_str(),
+      last[tp].forward.calls.c_str(),
+      last[dp].backward.calls.c_str(),
+      last[tp].backward.calls.c_str());
   for (size_t i = 0; i < ref->parameters().size(); ++i) {
     const at::Tensor p = model->parameters()[i];
     EXPECT_EQ(*placements_of(p.grad()), *placements_of(p)) << i;
-    EXPECT_TRUE(at::allclose(full_tensor(p), ref->parameters()[i].detach(), 1e-5, 1e-6)) << i;
+    EXPECT_TRUE(
+        at::allclose(full_tensor(p), ref->parameters()[i].detach(), 1e-5, 1e-6))
+        << i;
   }
 }
 
@@ -246,18 +284,30 @@ TEST(FullyShard, TwoDimensionalBadInput) {
   ASSERT_EQ(world_size(), 4);
   auto mesh = init_device_mesh("cpu", {2, 2});
   TpNet model;
-  MG_EXPECT_THROW_WITH(fully_shard(*model, mesh), PlacementError, "without a mesh dim it runs on a 1-D");
-  MG_EXPECT_THROW_WITH(fully_shard(*model, mesh, 2), PlacementError, "on one dim of a 2-D mesh, got mesh dim 2");
+  MG_EXPECT_THROW_WITH(
+      fully_shard(*model, mesh),
+      PlacementError,
+      "without a mesh dim it runs on a 1-D");
+  MG_EXPECT_THROW_WITH(
+      fully_shard(*model, mesh, 2),
+      PlacementError,
+      "on one dim of a 2-D mesh, got mesh dim 2");
   // TP on dim 1 and FSDP asked on dim 1 too: the TP parameters are not on
   // the other dim's mesh. An error, and nothing changes.
   parallelize_mlp(model, mesh_dim_mesh(mesh, 1));
-  MG_EXPECT_THROW_WITH(fully_shard(*model, mesh, 1), PlacementError,
-                       "parameter 'fc1.weight' already is a DTensor (on DeviceMesh");
+  MG_EXPECT_THROW_WITH(
+      fully_shard(*model, mesh, 1),
+      PlacementError,
+      "parameter 'fc1.weight' already is a DTensor (on DeviceMesh");
   EXPECT_EQ(mesh_of(model->fc1->weight)->ndim(), 1);
   fully_shard(*model, mesh, 0);
   EXPECT_EQ(mesh_of(model->fc1->weight)->ndim(), 2);
-  MG_EXPECT_THROW_WITH(fully_shard(*model, mesh, 0), PlacementError, "already is a DTensor");
+  MG_EXPECT_THROW_WITH(
+      fully_shard(*model, mesh, 0), PlacementError, "already is a DTensor");
   // A plain input has no placement on dp.
   GatheredParameters gathered(*model);
-  MG_EXPECT_THROW_WITH(model->forward(torch::randn({4, 8})), PlacementError, "a plain input says nothing");
+  MG_EXPECT_THROW_WITH(
+      model->forward(torch::randn({4, 8})),
+      PlacementError,
+      "a plain input says nothing");
 }

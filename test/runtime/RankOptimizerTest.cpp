@@ -20,7 +20,10 @@ void check_local_steps(const Options& options, const char* what) {
   const int64_t w = world_size();
   torch::manual_seed(3);
   // Even, uneven and fewer rows than ranks.
-  std::vector<at::Tensor> init = {torch::randn({2 * w, 3}), torch::randn({2 * w + 1}), torch::randn({1, 2})};
+  std::vector<at::Tensor> init = {
+      torch::randn({2 * w, 3}),
+      torch::randn({2 * w + 1}),
+      torch::randn({1, 2})};
   std::vector<at::Tensor> ref, params;
   for (const auto& t : init) {
     ref.push_back(t.clone().requires_grad_());
@@ -42,19 +45,26 @@ void check_local_steps(const Options& options, const char* what) {
     }
     opt.step();
     for (const auto& c : counters) {
-      EXPECT_EQ(c->total(), 0) << "step " << step << ": the optimizer communicated";
+      EXPECT_EQ(c->total(), 0)
+          << "step " << step << ": the optimizer communicated";
     }
   }
   for (size_t i = 0; i < init.size(); ++i) {
-    EXPECT_EQ(*placements_of(params[i]), (Placements{Shard{0}})) << "param " << i;
-    EXPECT_TRUE(at::allclose(full_tensor(params[i]), ref[i].detach(), 1e-5, 1e-6)) << "param " << i;
+    EXPECT_EQ(*placements_of(params[i]), (Placements{Shard{0}}))
+        << "param " << i;
+    EXPECT_TRUE(
+        at::allclose(full_tensor(params[i]), ref[i].detach(), 1e-5, 1e-6))
+        << "param " << i;
   }
 }
 
 } // namespace
 
 TEST(Optimizers, StepsOnShardedParametersAreLocal) {
-  check_local_steps<torch::optim::SGD>(torch::optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.01), "SGD");
-  check_local_steps<torch::optim::Adam>(torch::optim::AdamOptions(0.01).weight_decay(0.01), "Adam");
-  check_local_steps<torch::optim::AdamW>(torch::optim::AdamWOptions(0.01).weight_decay(0.1), "AdamW");
+  check_local_steps<torch::optim::SGD>(
+      torch::optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.01), "SGD");
+  check_local_steps<torch::optim::Adam>(
+      torch::optim::AdamOptions(0.01).weight_decay(0.01), "Adam");
+  check_local_steps<torch::optim::AdamW>(
+      torch::optim::AdamWOptions(0.01).weight_decay(0.1), "AdamW");
 }

@@ -26,7 +26,8 @@ TORCH_MODULE(Mlp);
 
 struct EmbeddingMlpImpl : torch::nn::Module {
   EmbeddingMlpImpl(int64_t vocab, int64_t dim, int64_t out)
-      : emb(register_module("emb", torch::nn::Embedding(vocab, dim))), mlp(register_module("mlp", Mlp(dim, 12, out))) {}
+      : emb(register_module("emb", torch::nn::Embedding(vocab, dim))),
+        mlp(register_module("mlp", Mlp(dim, 12, out))) {}
   at::Tensor forward(const at::Tensor& idx) {
     return mlp->forward(parallel_forward(emb, idx)).mean(1);
   }
@@ -41,12 +42,19 @@ TORCH_MODULE(EmbeddingMlp);
 // one-process copy.
 struct SeqBlockImpl : torch::nn::Module {
   SeqBlockImpl()
-      : ln(register_module("ln", torch::nn::LayerNorm(torch::nn::LayerNormOptions({8})))),
+      : ln(register_module(
+            "ln",
+            torch::nn::LayerNorm(torch::nn::LayerNormOptions({8})))),
         fc1(register_module("fc1", torch::nn::Linear(8, 16))),
         fc2(register_module("fc2", torch::nn::Linear(16, 8))) {}
   at::Tensor forward(const at::Tensor& whole) {
-    at::Tensor x = mesh ? whole.chunk(mesh->size(), 1)[mesh->get_rank()].contiguous() : whole;
-    at::Tensor y = x + parallel_forward(fc2, at::relu(parallel_forward(fc1, parallel_forward(ln, x))));
+    at::Tensor x = mesh
+        ? whole.chunk(mesh->size(), 1)[mesh->get_rank()].contiguous()
+        : whole;
+    at::Tensor y =
+        x +
+        parallel_forward(
+            fc2, at::relu(parallel_forward(fc1, parallel_forward(ln, x))));
     return mesh ? full_tensor(from_local(y, *mesh, {Shard{1}})) : y;
   }
   torch::nn::LayerNorm ln;
@@ -62,10 +70,16 @@ struct StepCounts {
 // Trains `model` and `ref` (same initial values) for `steps` SGD-momentum
 // steps on the same data; returns the collectives of the last step.
 template <typename M, typename Input>
-StepCounts train_and_compare(M& model, M& ref, const Input& x, const at::Tensor& y, int steps,
-                             const std::vector<c10::intrusive_ptr<CountingGroup>>& counters) {
+StepCounts train_and_compare(
+    M& model,
+    M& ref,
+    const Input& x,
+    const at::Tensor& y,
+    int steps,
+    const std::vector<c10::intrusive_ptr<CountingGroup>>& counters) {
   auto opts = torch::optim::SGDOptions(0.05).momentum(0.9);
-  torch::optim::SGD opt(model->parameters(), opts), ref_opt(ref->parameters(), opts);
+  torch::optim::SGD opt(model->parameters(), opts),
+      ref_opt(ref->parameters(), opts);
   auto collectives = [&] {
     int64_t n = 0;
     for (const auto& c : counters) {
@@ -85,13 +99,15 @@ StepCounts train_and_compare(M& model, M& ref, const Input& x, const at::Tensor&
     }
     opt.zero_grad();
     at::Tensor out = model->forward(x);
-    at::Tensor loss = torch::mse_loss(is_dtensor(out) ? full_tensor(out) : out, y);
+    at::Tensor loss =
+        torch::mse_loss(is_dtensor(out) ? full_tensor(out) : out, y);
     counts.forward = collectives();
     loss.backward();
     counts.backward = collectives() - counts.forward;
     opt.step();
     counts.optimizer = collectives() - counts.forward - counts.backward;
-    EXPECT_NEAR(loss.item<float>(), ref_loss.item<float>(), 1e-5) << "step " << step;
+    EXPECT_NEAR(loss.item<float>(), ref_loss.item<float>(), 1e-5)
+        << "step " << step;
   }
   return counts;
 }
@@ -112,7 +128,8 @@ TEST(Parallel, ColwiseRowwiseMlpTrainsLikeOneProcess) {
       ref->parameters()[i].copy_(model->parameters()[i]);
     }
   }
-  parallelize_module(*model, mesh, {{"fc1", ColwiseParallel{}}, {"fc2", RowwiseParallel{}}});
+  parallelize_module(
+      *model, mesh, {{"fc1", ColwiseParallel{}}, {"fc2", RowwiseParallel{}}});
   check_fully_distributed(*model);
   EXPECT_EQ(*placements_of(model->fc1->weight), (Placements{Shard{0}}));
   EXPECT_EQ(*placements_of(model->fc1->bias), (Placements{Shard{0}}));
@@ -173,7 +190,8 @@ TEST(Parallel, EmbeddingStylesTrainLikeOneProcess) {
   at::Tensor idx = torch::randint(0, 11, {6, 5});
   at::Tensor y = torch::randn({6, 3});
   for (bool rowwise_embedding : {true, false}) {
-    SCOPED_TRACE(rowwise_embedding ? "row-wise embedding" : "column-wise embedding");
+    SCOPED_TRACE(
+        rowwise_embedding ? "row-wise embedding" : "column-wise embedding");
     torch::manual_seed(7);
     EmbeddingMlp model(11, 8, 3), ref(11, 8, 3);
     {
@@ -183,13 +201,18 @@ TEST(Parallel, EmbeddingStylesTrainLikeOneProcess) {
       }
     }
     if (rowwise_embedding) {
-      parallelize_module(*model, mesh,
-                         {{"emb", RowwiseParallel{}}, {"mlp.fc1", ColwiseParallel{}}, {"mlp.fc2", RowwiseParallel{}}});
+      parallelize_module(
+          *model,
+          mesh,
+          {{"emb", RowwiseParallel{}},
+           {"mlp.fc1", ColwiseParallel{}},
+           {"mlp.fc2", RowwiseParallel{}}});
       EXPECT_EQ(*placements_of(model->emb->weight), (Placements{Shard{0}}));
     } else {
       ColwiseParallel col; // output Shard(-1) stays a DTensor for fc1
       col.use_local_output = false;
-      parallelize_module(*model, mesh, {{"emb", col}, {"mlp.fc1", RowwiseParallel{}}});
+      parallelize_module(
+          *model, mesh, {{"emb", col}, {"mlp.fc1", RowwiseParallel{}}});
       EXPECT_EQ(*placements_of(model->emb->weight), (Placements{Shard{1}}));
     }
     StepCounts c = train_and_compare(model, ref, idx, y, 30, counters);
@@ -223,8 +246,11 @@ TEST(Parallel, OneDimensionOfTwoByTwoMesh) {
       ref->parameters()[i].copy_(model->parameters()[i]);
     }
   }
-  parallelize_module(*model, tp, {{"fc1", ColwiseParallel{}}, {"fc2", RowwiseParallel{}}});
-  EXPECT_EQ(counters[1]->broadcasts.load(), 4); // distribute_tensor: rank 0's parameters win
+  parallelize_module(
+      *model, tp, {{"fc1", ColwiseParallel{}}, {"fc2", RowwiseParallel{}}});
+  EXPECT_EQ(
+      counters[1]->broadcasts.load(),
+      4); // distribute_tensor: rank 0's parameters win
   counters[1]->reset();
   at::Tensor x = torch::randn({16, 8}), y = torch::randn({16, 4});
   std::vector<c10::intrusive_ptr<CountingGroup>> none;
@@ -251,11 +277,13 @@ TEST(Parallel, SequenceParallelTrainsLikeOneProcess) {
   fc1.input_layouts = Shard{1};
   RowwiseParallel fc2;
   fc2.output_layouts = Shard{1};
-  parallelize_module(*model, mesh, {{"ln", SequenceParallel{}}, {"fc1", fc1}, {"fc2", fc2}});
+  parallelize_module(
+      *model, mesh, {{"ln", SequenceParallel{}}, {"fc1", fc1}, {"fc2", fc2}});
   model->mesh = mesh;
   EXPECT_EQ(*placements_of(model->ln->weight), (Placements{Replicate{}}));
   EXPECT_EQ(*placements_of(model->fc1->weight), (Placements{Shard{0}}));
-  at::Tensor x = torch::randn({3, 2 * mesh.size(), 8}), y = torch::randn({3, 2 * mesh.size(), 8});
+  at::Tensor x = torch::randn({3, 2 * mesh.size(), 8}),
+             y = torch::randn({3, 2 * mesh.size(), 8});
   train_and_compare(model, ref, x, y, 10, {});
 }
 
@@ -282,7 +310,10 @@ TEST(Parallel, PrepareModuleInputAndOutput) {
   at::Tensor back = parallel_forward(post, mine); // plain: use_local_output
   EXPECT_FALSE(is_dtensor(back));
   EXPECT_TRUE(at::equal(back, whole));
-  parallelize_module(*passes, mesh, PrepareModuleInput{}); // no input_layouts: the input passes as it is
+  parallelize_module(
+      *passes,
+      mesh,
+      PrepareModuleInput{}); // no input_layouts: the input passes as it is
   EXPECT_TRUE(parallel_forward(passes, mine).is_same(mine));
 }
 
@@ -292,14 +323,25 @@ TEST(Parallel, PlanKeysArePatternsAsInPyTorch) {
   auto mesh = world_mesh();
   EmbeddingMlp model(10, 8, 4);
   ::testing::internal::CaptureStderr();
-  parallelize_module(*model, mesh, {{"mlp.fc3", RowwiseParallel{}}, {"lm_head", ColwiseParallel{}}});
+  parallelize_module(
+      *model,
+      mesh,
+      {{"mlp.fc3", RowwiseParallel{}}, {"lm_head", ColwiseParallel{}}});
   const std::string warned = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(warned.find("Parallelize plan key 'mlp.fc3' could not be resolved: no submodule matching token 'fc3'"),
-            std::string::npos)
+  EXPECT_NE(
+      warned.find(
+          "Parallelize plan key 'mlp.fc3' could not be resolved: no submodule matching token 'fc3'"),
+      std::string::npos)
       << warned;
-  EXPECT_NE(warned.find("plan key 'lm_head' could not be resolved"), std::string::npos) << warned;
+  EXPECT_NE(
+      warned.find("plan key 'lm_head' could not be resolved"),
+      std::string::npos)
+      << warned;
   EXPECT_FALSE(is_dtensor(model->mlp->fc1->weight));
-  parallelize_module(*model, mesh, {{"*.fc[1]", ColwiseParallel{}}, {"m?p.f*2", RowwiseParallel{}}});
+  parallelize_module(
+      *model,
+      mesh,
+      {{"*.fc[1]", ColwiseParallel{}}, {"m?p.f*2", RowwiseParallel{}}});
   EXPECT_EQ(placements_of(model->mlp->fc1->weight)->at(0), Placement(Shard{0}));
   EXPECT_EQ(placements_of(model->mlp->fc2->weight)->at(0), Placement(Shard{1}));
   EXPECT_FALSE(is_dtensor(model->emb->weight));
@@ -308,20 +350,38 @@ TEST(Parallel, PlanKeysArePatternsAsInPyTorch) {
 TEST(Parallel, BadPlansAreErrorsAndChangeNothing) {
   auto mesh = world_mesh();
   Mlp model(8, 16, 4);
-  MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, {{"fc1", ColwiseParallel{}}, {"fc2", ColwiseParallel{}},
-                                                         {"fc?", RowwiseParallel{}}}),
-                       PlacementError, "the plan names 'fc1' twice (key 'fc?')");
-  EXPECT_FALSE(is_dtensor(model->fc1->weight)); // checked before anything changed
-  MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, ColwiseParallel{}), PlacementError,
-                       "applies to torch::nn::Linear and torch::nn::Embedding only");
-  MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, {{"fc1", ColwiseParallel{}}, {"fc1", RowwiseParallel{}}}),
-                       PlacementError, "names 'fc1' twice");
+  MG_EXPECT_THROW_WITH(
+      parallelize_module(
+          *model,
+          mesh,
+          {{"fc1", ColwiseParallel{}},
+           {"fc2", ColwiseParallel{}},
+           {"fc?", RowwiseParallel{}}}),
+      PlacementError,
+      "the plan names 'fc1' twice (key 'fc?')");
+  EXPECT_FALSE(
+      is_dtensor(model->fc1->weight)); // checked before anything changed
+  MG_EXPECT_THROW_WITH(
+      parallelize_module(*model, mesh, ColwiseParallel{}),
+      PlacementError,
+      "applies to torch::nn::Linear and torch::nn::Embedding only");
+  MG_EXPECT_THROW_WITH(
+      parallelize_module(
+          *model,
+          mesh,
+          {{"fc1", ColwiseParallel{}}, {"fc1", RowwiseParallel{}}}),
+      PlacementError,
+      "names 'fc1' twice");
   if (world_size() == 4) {
     auto mesh2 = init_device_mesh("cpu", {2, 2});
-    MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh2, {{"fc1", ColwiseParallel{}}}), PlacementError,
-                         "runs on a 1-D mesh");
+    MG_EXPECT_THROW_WITH(
+        parallelize_module(*model, mesh2, {{"fc1", ColwiseParallel{}}}),
+        PlacementError,
+        "runs on a 1-D mesh");
   }
   parallelize_module(*model, mesh, {{"fc1", ColwiseParallel{}}});
-  MG_EXPECT_THROW_WITH(parallelize_module(*model, mesh, {{"fc1", RowwiseParallel{}}}), PlacementError,
-                       "already is a DTensor");
+  MG_EXPECT_THROW_WITH(
+      parallelize_module(*model, mesh, {{"fc1", RowwiseParallel{}}}),
+      PlacementError,
+      "already is a DTensor");
 }

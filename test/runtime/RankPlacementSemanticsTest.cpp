@@ -47,9 +47,12 @@ TEST(EmptyShards, NestedShardsOnTwoByTwo) {
   at::Tensor a = distribute_tensor(full, mesh, {Shard{0}, Shard{0}});
   EXPECT_EQ(to_local(a).size(0), rank() == 0 ? 1 : 0);
   EXPECT_TRUE(at::equal(full_tensor(a), full));
-  EXPECT_TRUE(at::equal(full_tensor(redistribute(a, {Replicate{}, Shard{0}})), full));
-  EXPECT_TRUE(at::equal(full_tensor(redistribute(a, {Shard{1}, Shard{0}})), full));
-  at::Tensor z = distribute_tensor(at::zeros({0, 2}), mesh, {Shard{0}, Shard{1}});
+  EXPECT_TRUE(
+      at::equal(full_tensor(redistribute(a, {Replicate{}, Shard{0}})), full));
+  EXPECT_TRUE(
+      at::equal(full_tensor(redistribute(a, {Shard{1}, Shard{0}})), full));
+  at::Tensor z =
+      distribute_tensor(at::zeros({0, 2}), mesh, {Shard{0}, Shard{1}});
   EXPECT_EQ(full_tensor(z).sizes(), (c10::IntArrayRef{0, 2}));
 }
 
@@ -60,12 +63,16 @@ TEST(PlacementSemantics, NegativeShardDim) {
   at::Tensor a = distribute_tensor(full, mesh, {Shard{-1}});
   EXPECT_EQ(*placements_of(a), (Placements{Shard{1}}));
   EXPECT_TRUE(at::equal(full_tensor(a), full));
-  at::Tensor b = redistribute(distribute_tensor(full, mesh, {Replicate{}}), {Shard{-2}});
+  at::Tensor b =
+      redistribute(distribute_tensor(full, mesh, {Replicate{}}), {Shard{-2}});
   EXPECT_EQ(*placements_of(b), (Placements{Shard{0}}));
   at::Tensor c = from_local(at::ones({2, 3}), mesh, {Shard{-1}});
   EXPECT_EQ(*placements_of(c), (Placements{Shard{1}}));
   EXPECT_EQ(c.size(1), 3 * world_size());
-  MG_EXPECT_THROW_WITH(distribute_tensor(full, mesh, {Shard{-3}}), PlacementError, "Shard(dim=-3) is out of range");
+  MG_EXPECT_THROW_WITH(
+      distribute_tensor(full, mesh, {Shard{-3}}),
+      PlacementError,
+      "Shard(dim=-3) is out of range");
 }
 
 // As in PyTorch: redistributing *to* Partial is internal only; Partial may
@@ -74,15 +81,24 @@ TEST(PlacementSemantics, RedistributeToPartialIsRefused) {
   auto mesh = world_mesh();
   at::Tensor full = full_of({4, 2}, 0);
   at::Tensor r = distribute_tensor(full, mesh, {Replicate{}});
-  MG_EXPECT_THROW_WITH(redistribute(r, {Partial{}}), PlacementError,
-                       "can not redistribute from Replicate() to Partial(sum)");
+  MG_EXPECT_THROW_WITH(
+      redistribute(r, {Partial{}}),
+      PlacementError,
+      "can not redistribute from Replicate() to Partial(sum)");
   at::Tensor s = distribute_tensor(full, mesh, {Shard{0}});
-  MG_EXPECT_THROW_WITH(redistribute(s, {Partial{ReduceOp::MAX}}), PlacementError, "for internal use only");
+  MG_EXPECT_THROW_WITH(
+      redistribute(s, {Partial{ReduceOp::MAX}}),
+      PlacementError,
+      "for internal use only");
   at::Tensor p = from_local(full, mesh, {Partial{}});
-  MG_EXPECT_THROW_WITH(redistribute(p, {Partial{ReduceOp::MAX}}), PlacementError,
-                       "from Partial(sum) to Partial(max)");
-  EXPECT_EQ(*placements_of(redistribute(p, {Partial{}})), (Placements{Partial{}}));
-  EXPECT_TRUE(at::allclose(full_tensor(redistribute(p, {Shard{0}})), full * world_size()));
+  MG_EXPECT_THROW_WITH(
+      redistribute(p, {Partial{ReduceOp::MAX}}),
+      PlacementError,
+      "from Partial(sum) to Partial(max)");
+  EXPECT_EQ(
+      *placements_of(redistribute(p, {Partial{}})), (Placements{Partial{}}));
+  EXPECT_TRUE(at::allclose(
+      full_tensor(redistribute(p, {Shard{0}})), full * world_size()));
 }
 
 // PyTorch: "distribute_tensor should be used to distribute leaf tensors".
@@ -90,7 +106,8 @@ TEST(PlacementSemantics, DistributeNonLeafRequiringGradIsRefused) {
   auto mesh = world_mesh();
   at::Tensor leaf = at::ones({4, 2}).requires_grad_();
   at::Tensor non_leaf = leaf * 2;
-  MG_EXPECT_THROW_WITH(distribute_tensor(non_leaf, mesh, {Shard{0}}), PlacementError, "leaf");
+  MG_EXPECT_THROW_WITH(
+      distribute_tensor(non_leaf, mesh, {Shard{0}}), PlacementError, "leaf");
   at::Tensor ok = distribute_tensor(leaf, mesh, {Shard{0}});
   EXPECT_TRUE(ok.requires_grad());
   EXPECT_TRUE(ok.is_leaf());
@@ -101,10 +118,13 @@ TEST(PlacementSemantics, DistributeNonLeafRequiringGradIsRefused) {
 TEST(PlacementSemantics, FromLocalRunCheckComparesMetadata) {
   auto mesh = world_mesh();
   at::Tensor local = at::ones({2, 3}, rank() == 1 ? at::kDouble : at::kFloat);
-  MG_EXPECT_THROW_WITH(from_local(local, mesh, {Shard{0}}, /*run_check=*/true), PlacementError,
-                       "inconsistent tensor metadata");
+  MG_EXPECT_THROW_WITH(
+      from_local(local, mesh, {Shard{0}}, /*run_check=*/true),
+      PlacementError,
+      "inconsistent tensor metadata");
   at::Tensor uneven = at::ones({rank() == 0 ? 3 : 2, 3});
-  MG_EXPECT_THROW_WITH(from_local(uneven, mesh, {Shard{0}}, true), PlacementError, "rank 1");
+  MG_EXPECT_THROW_WITH(
+      from_local(uneven, mesh, {Shard{0}}, true), PlacementError, "rank 1");
   // With the global shape given, uneven shards pass.
   std::vector<int64_t> shape{3 + 2 * (world_size() - 1), 3};
   at::Tensor ok = from_local(uneven, mesh, {Shard{0}}, true, shape);
@@ -116,15 +136,21 @@ TEST(PlacementSemantics, FromLocalRunCheckComparesMetadata) {
 // placements (here Partial: each rank's local gradient is a partial sum).
 TEST(PlacementSemantics, ToLocalGradPlacements) {
   auto mesh = world_mesh();
-  at::Tensor w = distribute_tensor(at::ones({2, 3}), mesh, {Replicate{}}).requires_grad_();
+  at::Tensor w =
+      distribute_tensor(at::ones({2, 3}), mesh, {Replicate{}}).requires_grad_();
   (to_local(w, Placements{Partial{}}) * 3).sum().backward();
   ASSERT_TRUE(is_dtensor(w.grad()));
   EXPECT_EQ(*placements_of(w.grad()), (Placements{Partial{}}));
-  EXPECT_TRUE(at::allclose(full_tensor(w.grad()), at::full({2, 3}, 3.0f * world_size())));
-  at::Tensor v = distribute_tensor(at::ones({2, 3}), mesh, {Replicate{}}).requires_grad_();
+  EXPECT_TRUE(at::allclose(
+      full_tensor(w.grad()), at::full({2, 3}, 3.0f * world_size())));
+  at::Tensor v =
+      distribute_tensor(at::ones({2, 3}), mesh, {Replicate{}}).requires_grad_();
   (to_local(v) * 3).sum().backward();
   EXPECT_EQ(*placements_of(v.grad()), (Placements{Replicate{}}));
-  MG_EXPECT_THROW_WITH(to_local(w, Placements{Shard{0}, Shard{0}}), PlacementError, "one placement per mesh");
+  MG_EXPECT_THROW_WITH(
+      to_local(w, Placements{Shard{0}, Shard{0}}),
+      PlacementError,
+      "one placement per mesh");
 }
 
 TEST(Factories, OnesZerosFullEmpty) {
@@ -133,17 +159,24 @@ TEST(Factories, OnesZerosFullEmpty) {
   ASSERT_TRUE(is_dtensor(o));
   EXPECT_EQ(o.sizes(), (c10::IntArrayRef{5, 3}));
   EXPECT_EQ(*placements_of(o), (Placements{Shard{0}}));
-  const int64_t rows = (5 + world_size() - 1) / world_size(); // torch.chunk's chunk size
-  EXPECT_EQ(to_local(o).size(0), std::max<int64_t>(0, std::min<int64_t>(5, rows * (rank() + 1)) - rows * rank()));
+  const int64_t rows =
+      (5 + world_size() - 1) / world_size(); // torch.chunk's chunk size
+  EXPECT_EQ(
+      to_local(o).size(0),
+      std::max<int64_t>(
+          0, std::min<int64_t>(5, rows * (rank() + 1)) - rows * rank()));
   EXPECT_TRUE(at::equal(full_tensor(o), at::ones({5, 3})));
-  EXPECT_TRUE(at::equal(full_tensor(zeros({3, 5}, mesh, {Shard{1}})), at::zeros({3, 5})));
-  at::Tensor f = full({2, 2}, 2.5, mesh, {Replicate{}}, at::TensorOptions().dtype(at::kDouble));
+  EXPECT_TRUE(at::equal(
+      full_tensor(zeros({3, 5}, mesh, {Shard{1}})), at::zeros({3, 5})));
+  at::Tensor f = full(
+      {2, 2}, 2.5, mesh, {Replicate{}}, at::TensorOptions().dtype(at::kDouble));
   EXPECT_EQ(f.scalar_type(), at::kDouble);
   EXPECT_TRUE(at::equal(to_local(f), at::full({2, 2}, 2.5, at::kDouble)));
   at::Tensor e = empty({1, 4}, mesh, {Shard{0}});
   EXPECT_EQ(e.sizes(), (c10::IntArrayRef{1, 4}));
   EXPECT_EQ(to_local(e).size(0), rank() == 0 ? 1 : 0);
-  at::Tensor g = ones({4}, mesh, {Shard{-1}}, at::TensorOptions().requires_grad(true));
+  at::Tensor g =
+      ones({4}, mesh, {Shard{-1}}, at::TensorOptions().requires_grad(true));
   EXPECT_TRUE(g.requires_grad());
   EXPECT_TRUE(g.is_leaf());
   MG_EXPECT_THROW_WITH(ones({4}, mesh, {Partial{}}), PlacementError, "Partial");
@@ -156,7 +189,9 @@ TEST(Factories, RandomValuesAreOneGlobalTensor) {
   torch::manual_seed(100 + rank()); // ranks' own generators differ on purpose
   at::Tensor r = rand({6, 4}, mesh, {Replicate{}});
   expect_same_on_all_ranks(to_local(r), mesh);
-  EXPECT_TRUE((to_local(r) >= 0).all().item<bool>() && (to_local(r) < 1).all().item<bool>());
+  EXPECT_TRUE(
+      (to_local(r) >= 0).all().item<bool>() &&
+      (to_local(r) < 1).all().item<bool>());
   at::Tensor s = randn({7, 3}, mesh, {Shard{0}});
   at::Tensor whole = full_tensor(s);
   EXPECT_TRUE(at::equal(to_local(s), whole.chunk(world_size(), 0)[rank()]));
@@ -200,7 +235,8 @@ TEST(OpWithoutRule, ReplicateFirstRuns) {
   auto mesh = world_mesh();
   at::Tensor full = full_of({2 * world_size(), 3}, 1);
   at::Tensor x = distribute_tensor(full, mesh, {Shard{0}});
-  MG_EXPECT_THROW_WITH(x.trace(), c10::Error, "no sharding rule for DTensor operands");
+  MG_EXPECT_THROW_WITH(
+      x.trace(), c10::Error, "no sharding rule for DTensor operands");
   at::Tensor fixed = redistribute(x, {Replicate{}}).trace();
   EXPECT_TRUE(at::equal(to_local(fixed), full.trace()));
 }
@@ -233,5 +269,6 @@ TEST(MixedMeshes, OpThrowsNamingBoth) {
   MG_EXPECT_THROW_WITH(w + e, c10::Error, "live on different meshes");
   auto same = init_device_mesh("cpu", {4});
   at::Tensor v = distribute_tensor(full_of({4, 4}, 3), same, {Shard{0}});
-  EXPECT_TRUE(at::allclose(full_tensor(w + v), full_of({4, 4}, 1) + full_of({4, 4}, 3)));
+  EXPECT_TRUE(at::allclose(
+      full_tensor(w + v), full_of({4, 4}, 1) + full_of({4, 4}, 3)));
 }

@@ -19,7 +19,10 @@ std::vector<Placement> candidates() {
 
 // The local tensor a rank must hold for `full` under `placements`, computed
 // here independently with torch.chunk (Partial: the value on coordinate 0).
-at::Tensor expected_local(const at::Tensor& full, const DeviceMesh& mesh, const Placements& placements) {
+at::Tensor expected_local(
+    const at::Tensor& full,
+    const DeviceMesh& mesh,
+    const Placements& placements) {
   at::Tensor t = full;
   for (int64_t i = 0; i < mesh.ndim(); ++i) {
     const auto c = mesh.coordinate()[i];
@@ -59,10 +62,12 @@ void check_all_pairs(const DeviceMesh& mesh, const at::Tensor& full) {
       ASSERT_TRUE(at::equal(to_local(a), expected_local(full, mesh, src)));
       bool to_new_partial = false;
       for (size_t i = 0; i < dst.size(); ++i) {
-        to_new_partial = to_new_partial || (is_partial(dst[i]) && !(src[i] == dst[i]));
+        to_new_partial =
+            to_new_partial || (is_partial(dst[i]) && !(src[i] == dst[i]));
       }
       if (to_new_partial) { // PyTorch refuses it too
-        MG_EXPECT_THROW_WITH(redistribute(a, dst), PlacementError, "for internal use only");
+        MG_EXPECT_THROW_WITH(
+            redistribute(a, dst), PlacementError, "for internal use only");
         continue;
       }
       at::Tensor b = redistribute(a, dst);
@@ -78,7 +83,8 @@ void check_all_pairs(const DeviceMesh& mesh, const at::Tensor& full) {
 
 TEST(Redistribute, AllPairs1D) {
   auto mesh = world_mesh();
-  check_all_pairs(mesh, full_of({5, 3}, 1)); // uneven on both dims for 2 and 4 ranks
+  check_all_pairs(
+      mesh, full_of({5, 3}, 1)); // uneven on both dims for 2 and 4 ranks
   check_all_pairs(mesh, full_of({4, 8}, 2)); // even
 }
 
@@ -87,17 +93,21 @@ TEST(Redistribute, AllPairs1D) {
 TEST(Redistribute, BoolTensors) {
   auto mesh = world_mesh();
   at::Tensor full = full_of({5, 3}, 4).gt(0);
-  for (const Placements& ps : {Placements{Shard{0}}, Placements{Shard{1}}, Placements{Replicate{}}}) {
+  for (const Placements& ps :
+       {Placements{Shard{0}}, Placements{Shard{1}}, Placements{Replicate{}}}) {
     at::Tensor b = distribute_tensor(full, mesh, ps);
     EXPECT_EQ(b.scalar_type(), at::kBool);
     EXPECT_TRUE(at::equal(full_tensor(b), full)) << to_string(ps);
-    EXPECT_TRUE(at::equal(full_tensor(redistribute(b, {Replicate{}})), full)) << to_string(ps);
-    EXPECT_TRUE(at::equal(full_tensor(b.logical_not()), full.logical_not())) << to_string(ps);
+    EXPECT_TRUE(at::equal(full_tensor(redistribute(b, {Replicate{}})), full))
+        << to_string(ps);
+    EXPECT_TRUE(at::equal(full_tensor(b.logical_not()), full.logical_not()))
+        << to_string(ps);
   }
   // A partial "or": the rank's own row of an otherwise false mask, reduced.
   at::Tensor mine = at::zeros({mesh.size(), 2}, at::kBool);
   mine[mesh.get_rank()][mesh.get_rank() % 2] = true;
-  at::Tensor any = full_tensor(from_local(mine, mesh, {Partial{ReduceOp::SUM}}));
+  at::Tensor any =
+      full_tensor(from_local(mine, mesh, {Partial{ReduceOp::SUM}}));
   at::Tensor expected = at::zeros({mesh.size(), 2}, at::kBool);
   for (int64_t r = 0; r < mesh.size(); ++r) {
     expected[r][r % 2] = true;
@@ -112,11 +122,14 @@ TEST(Redistribute, AllPairs2x2) {
   // Nested shards of one tensor dim: mesh dim 0 chunks first, then dim 1.
   at::Tensor full = full_of({7, 2}, 3);
   at::Tensor nested = distribute_tensor(full, mesh, {Shard{0}, Shard{0}});
-  EXPECT_TRUE(at::equal(to_local(nested), expected_local(full, mesh, {Shard{0}, Shard{0}})));
-  EXPECT_TRUE(at::equal(full_tensor(redistribute(nested, {Shard{0}, Replicate{}})), full));
+  EXPECT_TRUE(at::equal(
+      to_local(nested), expected_local(full, mesh, {Shard{0}, Shard{0}})));
+  EXPECT_TRUE(at::equal(
+      full_tensor(redistribute(nested, {Shard{0}, Replicate{}})), full));
   EXPECT_TRUE(at::equal(full_tensor(nested), full));
-  EXPECT_TRUE(at::equal(to_local(redistribute(nested, {Replicate{}, Shard{0}})),
-                        expected_local(full, mesh, {Replicate{}, Shard{0}})));
+  EXPECT_TRUE(at::equal(
+      to_local(redistribute(nested, {Replicate{}, Shard{0}})),
+      expected_local(full, mesh, {Replicate{}, Shard{0}})));
 }
 
 TEST(Fallback, PointwiseOnEqualShards) {
@@ -129,9 +142,13 @@ TEST(Fallback, PointwiseOnEqualShards) {
   EXPECT_EQ(*placements_of(c), (Placements{Shard{0}}));
   EXPECT_EQ(c.sizes(), full.sizes());
   EXPECT_TRUE(at::allclose(full_tensor(c), full * 3));
-  EXPECT_TRUE(at::allclose(full_tensor(at::relu(a - 5.0)), at::relu(full - 5.0)));
-  EXPECT_TRUE(at::allclose(full_tensor(a * at::scalar_tensor(2.0)), full * 2)); // 0-dim plain: Replicate
-  EXPECT_TRUE(at::allclose(full_tensor(at::sigmoid(a).mul_(3)), at::sigmoid(full) * 3));
+  EXPECT_TRUE(
+      at::allclose(full_tensor(at::relu(a - 5.0)), at::relu(full - 5.0)));
+  EXPECT_TRUE(at::allclose(
+      full_tensor(a * at::scalar_tensor(2.0)),
+      full * 2)); // 0-dim plain: Replicate
+  EXPECT_TRUE(
+      at::allclose(full_tensor(at::sigmoid(a).mul_(3)), at::sigmoid(full) * 3));
   at::Tensor d = a.clone();
   d.add_(b); // in place keeps the DTensor
   EXPECT_TRUE(is_dtensor(d));
@@ -141,9 +158,11 @@ TEST(Fallback, PointwiseOnEqualShards) {
 TEST(Fallback, MixedAndUnsupportedAreErrors) {
   auto mesh = world_mesh();
   auto a = distribute_tensor(full_of({4, 3}, 0), mesh, {Shard{0}});
-  MG_EXPECT_THROW_WITH(a + at::ones({4, 3}), c10::Error,
-                       "aten.add.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to "
-                       "DTensor before calling distributed operators!\n");
+  MG_EXPECT_THROW_WITH(
+      a + at::ones({4, 3}),
+      c10::Error,
+      "aten.add.Tensor got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to "
+      "DTensor before calling distributed operators!\n");
   try {
     (void)at::trace(a); // not in the sharding-rule table
     FAIL();
@@ -152,10 +171,13 @@ TEST(Fallback, MixedAndUnsupportedAreErrors) {
     EXPECT_THAT(e.what(), HasSubstr("Shard(dim=0)"));
   }
   auto p = from_local(full_of({4, 3}, 0), mesh, {Partial{}});
-  EXPECT_TRUE(at::allclose(full_tensor(p + p), full_of({4, 3}, 0) * 2 * world_size()));
-  EXPECT_TRUE(at::allclose(full_tensor(p * 3), full_of({4, 3}, 0) * 3 * world_size()));
+  EXPECT_TRUE(
+      at::allclose(full_tensor(p + p), full_of({4, 3}, 0) * 2 * world_size()));
+  EXPECT_TRUE(
+      at::allclose(full_tensor(p * 3), full_of({4, 3}, 0) * 3 * world_size()));
   // Not linear in a Partial operand: reduced first, so the value is right.
-  EXPECT_TRUE(at::allclose(full_tensor(p + 1), full_of({4, 3}, 0) * world_size() + 1));
+  EXPECT_TRUE(
+      at::allclose(full_tensor(p + 1), full_of({4, 3}, 0) * world_size() + 1));
 }
 
 // Autograd's gradient for an unused split/unbind output is plain zeros, cat
@@ -168,10 +190,16 @@ TEST(Fallback, PlainZerosJoinAsReplicate) {
   auto a = distribute_tensor(full, mesh, {Shard{0}});
   at::Tensor joined = at::cat({a, at::zeros({4, 6})}, 1);
   ASSERT_TRUE(is_dtensor(joined));
-  EXPECT_TRUE(at::allclose(full_tensor(joined), at::cat({full, at::zeros({4, 6})}, 1)));
-  MG_EXPECT_THROW_WITH(at::cat({a, at::ones({4, 6})}, 1), c10::Error, "aten.cat.default got mixed torch.Tensor");
-  MG_EXPECT_THROW_WITH(at::cat({a, at::zeros({4, 6}).requires_grad_()}, 1), c10::Error,
-                       "aten.cat.default got mixed torch.Tensor");
+  EXPECT_TRUE(
+      at::allclose(full_tensor(joined), at::cat({full, at::zeros({4, 6})}, 1)));
+  MG_EXPECT_THROW_WITH(
+      at::cat({a, at::ones({4, 6})}, 1),
+      c10::Error,
+      "aten.cat.default got mixed torch.Tensor");
+  MG_EXPECT_THROW_WITH(
+      at::cat({a, at::zeros({4, 6}).requires_grad_()}, 1),
+      c10::Error,
+      "aten.cat.default got mixed torch.Tensor");
 
   // Only the first chunk (and one of unbind's rows) reaches the loss.
   auto x = distribute_tensor(full, mesh, {Shard{0}}).requires_grad_();
@@ -189,8 +217,10 @@ TEST(Fallback, ReplicateRunsAnyOp) {
   at::Tensor m = at::matmul(r, r.t());
   ASSERT_TRUE(is_dtensor(m));
   EXPECT_TRUE(at::allclose(to_local(m), at::matmul(full, full.t())));
-  EXPECT_TRUE(at::allclose(to_local(r.sum(1).softmax(0)), full.sum(1).softmax(0)));
-  EXPECT_TRUE(at::allclose(to_local(at::cat({r, r}, 0)), at::cat({full, full}, 0)));
+  EXPECT_TRUE(
+      at::allclose(to_local(r.sum(1).softmax(0)), full.sum(1).softmax(0)));
+  EXPECT_TRUE(
+      at::allclose(to_local(at::cat({r, r}, 0)), at::cat({full, full}, 0)));
   EXPECT_EQ(r.view({12}).sizes(), (c10::IntArrayRef{12}));
   EXPECT_FLOAT_EQ(r.sum().item<float>(), full.sum().item<float>());
 }
@@ -201,7 +231,10 @@ TEST(Autograd, PartialInputsKeepTheirGradientsLayout) {
   std::vector<c10::intrusive_ptr<CountingGroup>> counters;
   auto mesh = counting_mesh(world_mesh(), counters);
   const Placements partial{Partial{ReduceOp::SUM}};
-  at::Tensor p = from_local(at::ones({3}) * (mesh.get_rank() + 1), mesh, partial).detach().requires_grad_(true);
+  at::Tensor p =
+      from_local(at::ones({3}) * (mesh.get_rank() + 1), mesh, partial)
+          .detach()
+          .requires_grad_(true);
   at::Tensor same = redistribute(p, partial);
   at::Tensor g = from_local(at::full({3}, 0.5), mesh, partial);
   counters[0]->reset();
@@ -256,7 +289,11 @@ namespace {
 torch::nn::Sequential make_mlp() {
   torch::manual_seed(42);
   return torch::nn::Sequential(
-      torch::nn::Linear(4, 16), torch::nn::Tanh(), torch::nn::Linear(16, 8), torch::nn::ReLU(), torch::nn::Linear(8, 1));
+      torch::nn::Linear(4, 16),
+      torch::nn::Tanh(),
+      torch::nn::Linear(16, 8),
+      torch::nn::ReLU(),
+      torch::nn::Linear(8, 1));
 }
 
 } // namespace
@@ -268,7 +305,8 @@ TEST(Module, MlpTrainingMatchesSingleProcess) {
   at::Tensor y = torch::randn({32, 1});
 
   auto ref = make_mlp();
-  torch::optim::SGD ref_opt(ref->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  torch::optim::SGD ref_opt(
+      ref->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   std::vector<float> ref_losses;
   for (int step = 0; step < 6; ++step) {
     ref_opt.zero_grad();
@@ -285,7 +323,8 @@ TEST(Module, MlpTrainingMatchesSingleProcess) {
     EXPECT_TRUE(is_dtensor(p));
     EXPECT_TRUE(p.requires_grad());
   }
-  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  torch::optim::SGD opt(
+      model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   at::Tensor xd = distribute_tensor(x, mesh, {Replicate{}});
   at::Tensor yd = distribute_tensor(y, mesh, {Replicate{}});
   for (int step = 0; step < 6; ++step) {
@@ -294,7 +333,8 @@ TEST(Module, MlpTrainingMatchesSingleProcess) {
     ASSERT_TRUE(is_dtensor(loss));
     loss.backward();
     opt.step();
-    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_losses[step], 1e-5) << "step " << step;
+    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_losses[step], 1e-5)
+        << "step " << step;
   }
   EXPECT_LT(ref_losses.back(), ref_losses.front());
 }
@@ -302,11 +342,15 @@ TEST(Module, MlpTrainingMatchesSingleProcess) {
 TEST(Module, CheckFullyDistributedListsPlainParameters) {
   auto mesh = world_mesh();
   auto model = make_mlp();
-  MG_EXPECT_THROW_WITH(check_fully_distributed(*model), NotDistributedError, "0.weight, 0.bias");
+  MG_EXPECT_THROW_WITH(
+      check_fully_distributed(*model), NotDistributedError, "0.weight, 0.bias");
   // Only the first layer: the seed's incomplete wrapping.
-  distribute_module(*model, mesh, [](const std::string& name, const at::Tensor&, const DeviceMesh& m) {
-    return Placements(m.ndim(), Replicate{});
-  });
+  distribute_module(
+      *model,
+      mesh,
+      [](const std::string& name, const at::Tensor&, const DeviceMesh& m) {
+        return Placements(m.ndim(), Replicate{});
+      });
   EXPECT_NO_THROW(check_fully_distributed(*model));
   auto partial = make_mlp();
   distribute_module(*partial->ptr(0), mesh);
@@ -320,11 +364,18 @@ TEST(Module, CheckFullyDistributedListsPlainParameters) {
   }
   // A sharded parameter through partition_fn.
   auto sharded = make_mlp();
-  distribute_module(*sharded, mesh, [](const std::string& name, const at::Tensor& p, const DeviceMesh& m) {
-    return name == "0.weight" ? Placements{Shard{0}} : Placements(m.ndim(), Replicate{});
-  });
-  EXPECT_TRUE(is_shard(placements_of(sharded->named_parameters()["0.weight"])->at(0), 0));
-  EXPECT_TRUE(at::equal(full_tensor(sharded->named_parameters()["0.weight"]), make_mlp()->named_parameters()["0.weight"]));
+  distribute_module(
+      *sharded,
+      mesh,
+      [](const std::string& name, const at::Tensor& p, const DeviceMesh& m) {
+        return name == "0.weight" ? Placements{Shard{0}}
+                                  : Placements(m.ndim(), Replicate{});
+      });
+  EXPECT_TRUE(is_shard(
+      placements_of(sharded->named_parameters()["0.weight"])->at(0), 0));
+  EXPECT_TRUE(at::equal(
+      full_tensor(sharded->named_parameters()["0.weight"]),
+      make_mlp()->named_parameters()["0.weight"]));
 }
 
 // Data parallelism as docs/runtime/module.md describes it: Replicate DTensor
@@ -338,8 +389,11 @@ TEST(Module, DataParallelStepsMatchSingleProcess) {
   at::Tensor x = torch::randn({batch, 4});
   at::Tensor y = torch::randn({batch, 1});
   torch::manual_seed(5);
-  std::vector<at::Tensor> init = {torch::randn({8, 4}) * 0.5, torch::zeros({8}), torch::randn({1, 8}) * 0.5,
-                                  torch::zeros({1})};
+  std::vector<at::Tensor> init = {
+      torch::randn({8, 4}) * 0.5,
+      torch::zeros({8}),
+      torch::randn({1, 8}) * 0.5,
+      torch::zeros({1})};
   auto forward = [](const std::vector<at::Tensor>& p, const at::Tensor& in) {
     return at::linear(at::tanh(at::linear(in, p[0], p[1])), p[2], p[3]);
   };
@@ -360,7 +414,8 @@ TEST(Module, DataParallelStepsMatchSingleProcess) {
 
   std::vector<at::Tensor> params;
   for (const auto& t : init) {
-    params.push_back(distribute_tensor(t, mesh, {Replicate{}}).requires_grad_());
+    params.push_back(
+        distribute_tensor(t, mesh, {Replicate{}}).requires_grad_());
   }
   torch::optim::SGD opt(params, 0.1);
   at::Tensor x_local = x.chunk(world_size(), 0)[rank()];
@@ -382,10 +437,13 @@ TEST(Module, DataParallelStepsMatchSingleProcess) {
     opt.step();
     at::Tensor global_loss = loss.detach().clone();
     guarded::all_reduce_({global_loss}, mesh, ReduceOp::AVG);
-    EXPECT_NEAR(global_loss.item<float>(), ref_losses[step], 1e-5) << "step " << step;
+    EXPECT_NEAR(global_loss.item<float>(), ref_losses[step], 1e-5)
+        << "step " << step;
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    EXPECT_TRUE(at::allclose(full_tensor(params[i]), ref[i].detach(), 1e-5, 1e-6)) << "param " << i;
+    EXPECT_TRUE(
+        at::allclose(full_tensor(params[i]), ref[i].detach(), 1e-5, 1e-6))
+        << "param " << i;
   }
 }
 
@@ -399,8 +457,11 @@ TEST(Module, TensorParallelMlpMatchesSingleProcess) {
   torch::manual_seed(11);
   at::Tensor x = torch::randn({16, 4});
   at::Tensor y = torch::randn({16, 2});
-  std::vector<at::Tensor> init = {torch::randn({8, 4}) * 0.5, torch::randn({8}) * 0.1, torch::randn({2, 8}) * 0.5,
-                                  torch::randn({2}) * 0.1};
+  std::vector<at::Tensor> init = {
+      torch::randn({8, 4}) * 0.5,
+      torch::randn({8}) * 0.1,
+      torch::randn({2, 8}) * 0.5,
+      torch::randn({2}) * 0.1};
 
   std::vector<at::Tensor> ref;
   for (const auto& t : init) {
@@ -427,16 +488,22 @@ TEST(Module, TensorParallelMlpMatchesSingleProcess) {
   at::Tensor yd = distribute_tensor(y, mesh, replicate);
   for (int step = 0; step < 4; ++step) {
     opt.zero_grad();
-    at::Tensor h_local = at::relu(at::linear(x, to_local(params[0]), to_local(params[1])));
-    at::Tensor partial_out = from_local(at::linear(h_local, to_local(params[2])), mesh, {Partial{}});
+    at::Tensor h_local =
+        at::relu(at::linear(x, to_local(params[0]), to_local(params[1])));
+    at::Tensor partial_out =
+        from_local(at::linear(h_local, to_local(params[2])), mesh, {Partial{}});
     at::Tensor out = redistribute(partial_out, replicate) + params[3];
     at::Tensor loss = torch::mse_loss(out, yd);
     loss.backward();
     opt.step();
-    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_losses[step], 1e-5) << "step " << step;
+    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_losses[step], 1e-5)
+        << "step " << step;
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    EXPECT_EQ(*placements_of(params[i].grad()), *placements_of(params[i])) << "param " << i;
-    EXPECT_TRUE(at::allclose(full_tensor(params[i]), ref[i].detach(), 1e-5, 1e-6)) << "param " << i;
+    EXPECT_EQ(*placements_of(params[i].grad()), *placements_of(params[i]))
+        << "param " << i;
+    EXPECT_TRUE(
+        at::allclose(full_tensor(params[i]), ref[i].detach(), 1e-5, 1e-6))
+        << "param " << i;
   }
 }

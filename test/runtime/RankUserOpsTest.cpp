@@ -14,7 +14,8 @@ using namespace meshguard::testing::differential;
 
 namespace {
 
-at::Tensor scaled_add_kernel(const at::Tensor& a, const at::Tensor& b, double s) {
+at::Tensor
+scaled_add_kernel(const at::Tensor& a, const at::Tensor& b, double s) {
   return a + b * s;
 }
 
@@ -33,15 +34,17 @@ TORCH_LIBRARY_IMPL(mgtest, CPU, m) {
 }
 
 at::Tensor scaled_add(const at::Tensor& a, const at::Tensor& b, double s) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("mgtest::scaled_add", "")
-                       .typed<at::Tensor(const at::Tensor&, const at::Tensor&, double)>();
+  static auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("mgtest::scaled_add", "")
+          .typed<at::Tensor(const at::Tensor&, const at::Tensor&, double)>();
   return op.call(a, b, s);
 }
 
 at::Tensor row_norms(const at::Tensor& a) {
-  static auto op =
-      c10::Dispatcher::singleton().findSchemaOrThrow("mgtest::row_norms", "").typed<at::Tensor(const at::Tensor&)>();
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("mgtest::row_norms", "")
+                       .typed<at::Tensor(const at::Tensor&)>();
   return op.call(a);
 }
 
@@ -50,11 +53,17 @@ at::Tensor row_norms(const at::Tensor& a) {
 TEST(UserOps, RegisterShardingRunsACustomOp) {
   auto mesh = world_mesh();
   const at::Tensor x = rnd({4, 6}, 111), y = rnd({4, 6}, 112);
-  at::Tensor a = distribute_tensor(x, mesh, {S0}), b = distribute_tensor(y, mesh, {S0});
+  at::Tensor a = distribute_tensor(x, mesh, {S0}),
+             b = distribute_tensor(y, mesh, {S0});
   // No rule yet: refused, naming the op.
-  MG_EXPECT_THROW_WITH(scaled_add(a, b, 0.5), c10::Error, "mgtest::scaled_add.default: no sharding rule");
+  MG_EXPECT_THROW_WITH(
+      scaled_add(a, b, 0.5),
+      c10::Error,
+      "mgtest::scaled_add.default: no sharding rule");
   // Elementwise: sharded alike on either dim.
-  register_sharding("mgtest::scaled_add", {ShardingOption{{S0, S0}, {S0}}, ShardingOption{{S1, S1}, {S1}}});
+  register_sharding(
+      "mgtest::scaled_add",
+      {ShardingOption{{S0, S0}, {S0}}, ShardingOption{{S1, S1}, {S1}}});
   at::Tensor out = scaled_add(a, b, 0.5);
   EXPECT_EQ(to_string(*placements_of(out)), to_string(Placements{S0}));
   EXPECT_TRUE(at::allclose(full_tensor(out), x + y * 0.5));
@@ -72,20 +81,35 @@ TEST(UserOps, RegisterShardingRunsACustomOp) {
   at::Tensor norms = row_norms(cols); // gathered to rows first, by cost
   EXPECT_TRUE(at::allclose(full_tensor(norms), row_norms_kernel(x)));
   // A malformed option is a clear error naming the op.
-  register_sharding("mgtest::row_norms", std::vector<ShardingOption>{{{S0, S0}, {S0}}});
-  MG_EXPECT_THROW_WITH(row_norms(cols), c10::Error, "mgtest::row_norms.default: a sharding option names 2 input");
-  MG_EXPECT_THROW_WITH(register_sharding("mgtest::no_such_op", std::vector<ShardingOption>{}), c10::Error,
-                       "no operator 'mgtest::no_such_op' is registered");
+  register_sharding(
+      "mgtest::row_norms", std::vector<ShardingOption>{{{S0, S0}, {S0}}});
+  MG_EXPECT_THROW_WITH(
+      row_norms(cols),
+      c10::Error,
+      "mgtest::row_norms.default: a sharding option names 2 input");
+  MG_EXPECT_THROW_WITH(
+      register_sharding("mgtest::no_such_op", std::vector<ShardingOption>{}),
+      c10::Error,
+      "no operator 'mgtest::no_such_op' is registered");
 }
 
 TEST(UserOps, LocalMapThroughBackward) {
   auto mesh = world_mesh();
   // Rows of 2 per rank: even shards (local_map's results assume them).
-  const at::Tensor x = rnd({2 * world_size(), 3}, 113), y = rnd({2 * world_size(), 3}, 114);
-  LocalFn fn = [](const std::vector<at::Tensor>& t) { return std::vector<at::Tensor>{t[0] * 2 + t[1].exp()}; };
-  LocalFn on_rows = local_map(fn, {{S0}}, {Placements{S0}, Placements{S0}}, mesh, /*redistribute_inputs=*/true);
+  const at::Tensor x = rnd({2 * world_size(), 3}, 113),
+                   y = rnd({2 * world_size(), 3}, 114);
+  LocalFn fn = [](const std::vector<at::Tensor>& t) {
+    return std::vector<at::Tensor>{t[0] * 2 + t[1].exp()};
+  };
+  LocalFn on_rows = local_map(
+      fn,
+      {{S0}},
+      {Placements{S0}, Placements{S0}},
+      mesh,
+      /*redistribute_inputs=*/true);
   at::Tensor a = distribute_tensor(x, mesh, {S0}).requires_grad_(true);
-  at::Tensor b = distribute_tensor(y, mesh, {S1}).requires_grad_(true); // moved to rows
+  at::Tensor b =
+      distribute_tensor(y, mesh, {S1}).requires_grad_(true); // moved to rows
   at::Tensor out = on_rows({a, b})[0];
   EXPECT_EQ(to_string(*placements_of(out)), to_string(Placements{S0}));
   EXPECT_TRUE(at::allclose(full_tensor(out), x * 2 + y.exp()));
@@ -95,6 +119,8 @@ TEST(UserOps, LocalMapThroughBackward) {
   // Plain tensors: the function as it is.
   EXPECT_TRUE(at::allclose(on_rows({x, y})[0], x * 2 + y.exp()));
   // Without redistribute_inputs a placement that differs is an error.
-  LocalFn strict = local_map(fn, {{S0}}, {Placements{S0}, Placements{S0}}, mesh);
-  MG_EXPECT_THROW_WITH(strict({a, b}), c10::Error, "local_map: input 1 has placements");
+  LocalFn strict =
+      local_map(fn, {{S0}}, {Placements{S0}, Placements{S0}}, mesh);
+  MG_EXPECT_THROW_WITH(
+      strict({a, b}), c10::Error, "local_map: input 1 has placements");
 }

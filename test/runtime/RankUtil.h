@@ -16,7 +16,9 @@ namespace testing {
 inline int64_t env_int(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) {
-    throw std::runtime_error(std::string(name) + " is not set: run this binary through scripts/meshguard-launch");
+    throw std::runtime_error(
+        std::string(name) +
+        " is not set: run this binary through scripts/meshguard-launch");
   }
   return std::atoll(v);
 }
@@ -37,17 +39,21 @@ inline DeviceMesh world_mesh() {
 
 inline at::Tensor full_of(std::vector<int64_t> shape, int64_t seed) {
   // Same values on every rank without communication.
-  return at::arange(1, 1 + c10::multiply_integers(shape), at::kFloat).reshape(shape).mul_(0.5).add_(seed);
+  return at::arange(1, 1 + c10::multiply_integers(shape), at::kFloat)
+      .reshape(shape)
+      .mul_(0.5)
+      .add_(seed);
 }
 
-#define MG_EXPECT_THROW_WITH(stmt, type, text)                                               \
-  do {                                                                                       \
-    try {                                                                                    \
-      stmt;                                                                                  \
-      ADD_FAILURE() << "expected " #type " from " #stmt;                                     \
-    } catch (const type& e) {                                                                \
-      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();            \
-    }                                                                                        \
+#define MG_EXPECT_THROW_WITH(stmt, type, text)                       \
+  do {                                                               \
+    try {                                                            \
+      stmt;                                                          \
+      ADD_FAILURE() << "expected " #type " from " #stmt;             \
+    } catch (const type& e) {                                        \
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) \
+          << e.what();                                               \
+    }                                                                \
   } while (0)
 
 } // namespace testing

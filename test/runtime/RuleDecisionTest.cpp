@@ -82,7 +82,9 @@ std::string placements_text(const Placements& ps) {
     if (!out.empty()) {
       out += ",";
     }
-    out += is_replicate(p) ? "R" : is_partial(p) ? "P" : "S(" + std::to_string(std::get<Shard>(p).dim) + ")";
+    out += is_replicate(p) ? "R"
+        : is_partial(p)    ? "P"
+                        : "S(" + std::to_string(std::get<Shard>(p).dim) + ")";
   }
   return out;
 }
@@ -151,23 +153,93 @@ const Shape k44{4, 4}, k46{4, 6}, k68{6, 8}, k48{4, 8};
 // (PyTorch 2.13; the conformance harness checks the values on real ranks).
 const Row kRows[] = {
     // Pointwise: the output follows its operands; Replicate is cut locally.
-    {"aten::add.Tensor", {2}, {k44, k44}, {"S(0)", "S(0)"}, {1}, {"S(0)", "S(0)"}, "S(0)", k44},
-    {"aten::add.Tensor", {2}, {k44, k44}, {"S(0)", "R"}, {1}, {"S(0)", "S(0)"}, "S(0)", k44},
-    {"aten::add.Tensor", {2}, {k44, k44}, {"P", "P"}, {1}, {"P", "P"}, "P", k44},
+    {"aten::add.Tensor",
+     {2},
+     {k44, k44},
+     {"S(0)", "S(0)"},
+     {1},
+     {"S(0)", "S(0)"},
+     "S(0)",
+     k44},
+    {"aten::add.Tensor",
+     {2},
+     {k44, k44},
+     {"S(0)", "R"},
+     {1},
+     {"S(0)", "S(0)"},
+     "S(0)",
+     k44},
+    {"aten::add.Tensor",
+     {2},
+     {k44, k44},
+     {"P", "P"},
+     {1},
+     {"P", "P"},
+     "P",
+     k44},
     {"aten::mul.Tensor", {2}, {k44, k44}, {"P", "R"}, {}, {"P", "R"}, "P", k44},
     {"aten::relu.default", {2}, {k44}, {"S(1)"}, {}, {"S(1)"}, "S(1)", k44},
     // Matrix products: contracting a sharded dim leaves a Partial sum.
-    {"aten::mm.default", {2}, {k46, k68}, {"S(0)", "R"}, {}, {"S(0)", "R"}, "S(0)", k48},
-    {"aten::mm.default", {2}, {k46, k68}, {"R", "S(1)"}, {}, {"R", "S(1)"}, "S(1)", k48},
-    {"aten::mm.default", {2}, {k46, k68}, {"S(1)", "S(0)"}, {}, {"S(1)", "S(0)"}, "P", k48},
-    {"aten::mm.default", {2, 2}, {k46, k68}, {"S(0),S(1)", "R,S(0)"}, {}, {"S(0),S(1)", "R,S(0)"}, "S(0),P", k48},
+    {"aten::mm.default",
+     {2},
+     {k46, k68},
+     {"S(0)", "R"},
+     {},
+     {"S(0)", "R"},
+     "S(0)",
+     k48},
+    {"aten::mm.default",
+     {2},
+     {k46, k68},
+     {"R", "S(1)"},
+     {},
+     {"R", "S(1)"},
+     "S(1)",
+     k48},
+    {"aten::mm.default",
+     {2},
+     {k46, k68},
+     {"S(1)", "S(0)"},
+     {},
+     {"S(1)", "S(0)"},
+     "P",
+     k48},
+    {"aten::mm.default",
+     {2, 2},
+     {k46, k68},
+     {"S(0),S(1)", "R,S(0)"},
+     {},
+     {"S(0),S(1)", "R,S(0)"},
+     "S(0),P",
+     k48},
     // Reductions: over a sharded dim a Partial, elsewhere the shard stays.
     {"aten::sum.default", {2}, {k44}, {"S(0)"}, {}, {"S(0)"}, "P", {}},
-    {"aten::sum.dim_IntList", {2}, {k46}, {"S(0)"}, {c10::List<int64_t>({1}), false}, {"S(0)"}, "S(0)", {4}},
-    {"aten::sum.dim_IntList", {2}, {k46}, {"S(1)"}, {c10::List<int64_t>({1}), false}, {"S(1)"}, "P", {4}},
+    {"aten::sum.dim_IntList",
+     {2},
+     {k46},
+     {"S(0)"},
+     {c10::List<int64_t>({1}), false},
+     {"S(0)"},
+     "S(0)",
+     {4}},
+    {"aten::sum.dim_IntList",
+     {2},
+     {k46},
+     {"S(1)"},
+     {c10::List<int64_t>({1}), false},
+     {"S(1)"},
+     "P",
+     {4}},
     // Views: the shard moves with its dim.
     {"aten::t.default", {2}, {k46}, {"S(0)"}, {}, {"S(0)"}, "S(1)", {6, 4}},
-    {"aten::view.default", {2}, {k46}, {"S(0)"}, {c10::List<int64_t>({24})}, {"S(0)"}, "S(0)", {24}},
+    {"aten::view.default",
+     {2},
+     {k46},
+     {"S(0)"},
+     {c10::List<int64_t>({24})},
+     {"S(0)"},
+     "S(0)",
+     {24}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Table, RuleDecision, ::testing::ValuesIn(kRows));
@@ -193,14 +265,15 @@ TEST(RuleTable, DerivedFormsNameTheirFunctionalRule) {
     const char* from;
     size_t out_args;
   };
-  for (const Row& row : {Row{"aten::add.out", "aten::add.Tensor", 1},
-                         Row{"aten::max.dim_max", "aten::max.dim", 2},
-                         Row{"aten::addmm_.default", "aten::addmm.default", 0},
-                         Row{"aten::_foreach_add.List", "aten::add.Tensor", 0},
-                         Row{"aten::_foreach_mul_.Scalar", "aten::mul_.Scalar", 0},
-                         Row{"aten::_foreach_norm.Scalar",
-                             "aten::linalg_vector_norm.default",
-                             0}}) {
+  for (const Row& row :
+       {Row{"aten::add.out", "aten::add.Tensor", 1},
+        Row{"aten::max.dim_max", "aten::max.dim", 2},
+        Row{"aten::addmm_.default", "aten::addmm.default", 0},
+        Row{"aten::_foreach_add.List", "aten::add.Tensor", 0},
+        Row{"aten::_foreach_mul_.Scalar", "aten::mul_.Scalar", 0},
+        Row{"aten::_foreach_norm.Scalar",
+            "aten::linalg_vector_norm.default",
+            0}}) {
     const ops::RuleEntry* entry = ops::find_rule(row.op);
     ASSERT_NE(entry, nullptr) << row.op;
     EXPECT_EQ(entry->derived_from, row.from) << row.op;

@@ -6,8 +6,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include <meshguard/meshguard.h>
 
@@ -38,7 +38,9 @@ TEST(Placement, NamesAndEquality) {
   EXPECT_EQ(to_string(Placement{Shard{1}}), "Shard(dim=1)");
   EXPECT_EQ(to_string(Placement{Replicate{}}), "Replicate()");
   EXPECT_EQ(to_string(Placement{Partial{ReduceOp::MAX}}), "Partial(max)");
-  EXPECT_EQ(to_string(Placements{Shard{0}, Replicate{}}), "[Shard(dim=0), Replicate()]");
+  EXPECT_EQ(
+      to_string(Placements{Shard{0}, Replicate{}}),
+      "[Shard(dim=0), Replicate()]");
   EXPECT_EQ(Placement{Shard{0}}, Placement{Shard{0}});
   EXPECT_NE(Placement{Shard{0}}, Placement{Shard{1}});
   EXPECT_NE(Placement{Partial{}}, Placement{Partial{ReduceOp::AVG}});
@@ -61,18 +63,28 @@ TEST(SoloMesh, DTensorMetadata) {
   EXPECT_EQ(dt.sizes(), full.sizes());
   EXPECT_EQ(dt.dtype(), full.dtype());
   EXPECT_TRUE(dt.is_contiguous());
-  EXPECT_STREQ(dt.unsafeGetTensorImpl()->key_set().has(c10::DispatchKey::PrivateUse2) ? "y" : "n", "y");
+  EXPECT_STREQ(
+      dt.unsafeGetTensorImpl()->key_set().has(c10::DispatchKey::PrivateUse2)
+          ? "y"
+          : "n",
+      "y");
   EXPECT_TRUE(at::equal(to_local(dt), full));
   EXPECT_TRUE(at::equal(full_tensor(dt), full));
-  EXPECT_THROW(dt.data_ptr(), c10::Error); // storage-less: never read as a plain buffer
+  EXPECT_THROW(
+      dt.data_ptr(), c10::Error); // storage-less: never read as a plain buffer
   at::Tensor detached = dt.detach();
   EXPECT_TRUE(is_dtensor(detached));
   EXPECT_THAT(provenance_of(to_local(dt)), HasSubstr("to_local() at "));
   EXPECT_THAT(provenance_of(full), ::testing::IsEmpty());
   // from_local's global shape assumes even shards unless told.
-  EXPECT_EQ(from_local(at::ones({2, 3}), mesh, {Shard{0}}).sizes(), (c10::IntArrayRef{2, 3}));
-  EXPECT_EQ(from_local(at::ones({2, 3}), mesh, {Shard{0}}, false, std::vector<int64_t>{2, 3}).sizes(),
-            (c10::IntArrayRef{2, 3}));
+  EXPECT_EQ(
+      from_local(at::ones({2, 3}), mesh, {Shard{0}}).sizes(),
+      (c10::IntArrayRef{2, 3}));
+  EXPECT_EQ(
+      from_local(
+          at::ones({2, 3}), mesh, {Shard{0}}, false, std::vector<int64_t>{2, 3})
+          .sizes(),
+      (c10::IntArrayRef{2, 3}));
 }
 
 TEST(SoloMesh, GuardAndErrorsWithoutPeers) {
@@ -82,7 +94,11 @@ TEST(SoloMesh, GuardAndErrorsWithoutPeers) {
     dist::broadcast_({plain}, 0);
     FAIL();
   } catch (const MeshNotFoundError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("found no DeviceMesh from dtensor args for c10d.broadcast_.default", 0), 0u);
+    EXPECT_EQ(
+        std::string(e.what()).rfind(
+            "found no DeviceMesh from dtensor args for c10d.broadcast_.default",
+            0),
+        0u);
   }
   EXPECT_NO_THROW(guarded::broadcast_({plain}, mesh, 0));
   EXPECT_NO_THROW(guarded::all_reduce_({plain}, mesh, ReduceOp::SUM));
@@ -91,13 +107,17 @@ TEST(SoloMesh, GuardAndErrorsWithoutPeers) {
 
 TEST(InitDeviceMesh, MissingEnvironmentVariableIsNamed) {
   for (const char* var : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) {
-    EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"), addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1");
+    EnvGuard rank("RANK", "0"), world("WORLD_SIZE", "1"),
+        addr("MASTER_ADDR", "127.0.0.1"), port("MASTER_PORT", "1");
     EnvGuard missing(var, nullptr);
     try {
       init_device_mesh("cpu", {1});
       ADD_FAILURE() << "expected MeshInitError for " << var;
     } catch (const MeshInitError& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string("environment variable ") + var + " is not set"));
+      EXPECT_THAT(
+          e.what(),
+          HasSubstr(
+              std::string("environment variable ") + var + " is not set"));
     }
   }
   EnvGuard lr("LOCAL_RANK", nullptr);
@@ -128,8 +148,11 @@ TEST(InitDeviceMesh, BadShapesAndDevices) {
 TEST(DTensorImpl, WrapperOverheadIsSmall) {
   // Bytes a DTensor adds on top of its local tensor: the impl object
   // (shared mesh state is per mesh, not per tensor).
-  std::printf("sizeof(DTensorImpl)=%zu sizeof(c10::TensorImpl)=%zu sizeof(DTensorSpec)=%zu\n",
-              sizeof(DTensorImpl), sizeof(c10::TensorImpl), sizeof(DTensorSpec));
+  std::printf(
+      "sizeof(DTensorImpl)=%zu sizeof(c10::TensorImpl)=%zu sizeof(DTensorSpec)=%zu\n",
+      sizeof(DTensorImpl),
+      sizeof(c10::TensorImpl),
+      sizeof(DTensorSpec));
   EXPECT_LT(sizeof(DTensorImpl), 512u);
 }
 
@@ -148,8 +171,12 @@ TEST(SoloMesh, CommonTensorMethodsOnReplicate) {
   EXPECT_TRUE(is_dtensor(r.cpu()));
   EXPECT_TRUE(is_dtensor(r.contiguous()));
   EXPECT_TRUE(is_dtensor(r.index({at::indexing::Slice(), 1})));
-  EXPECT_TRUE(at::equal(to_local(r.index({at::indexing::Slice(), 1})), full.index({at::indexing::Slice(), 1})));
-  EXPECT_TRUE(at::equal(to_local(at::where(r > 2, r, at::zeros_like(r))), at::where(full > 2, full, at::zeros_like(full))));
+  EXPECT_TRUE(at::equal(
+      to_local(r.index({at::indexing::Slice(), 1})),
+      full.index({at::indexing::Slice(), 1})));
+  EXPECT_TRUE(at::equal(
+      to_local(at::where(r > 2, r, at::zeros_like(r))),
+      at::where(full > 2, full, at::zeros_like(full))));
   EXPECT_TRUE(at::equal(to_local(r.reshape({3, 2})), full.reshape({3, 2})));
   EXPECT_TRUE(at::equal(to_local(at::stack({r, r})), at::stack({full, full})));
   EXPECT_EQ(r.options().dtype(), at::kFloat);
@@ -168,5 +195,6 @@ TEST(SoloMesh, ContiguityFollowsTheLocalTensor) {
   EXPECT_TRUE(dense.is_contiguous());
   EXPECT_TRUE(to_local(dense).is_contiguous());
   EXPECT_TRUE(at::equal(to_local(dense), local));
-  EXPECT_TRUE(from_local(local.contiguous(), mesh, {Replicate{}}).is_contiguous());
+  EXPECT_TRUE(
+      from_local(local.contiguous(), mesh, {Replicate{}}).is_contiguous());
 }

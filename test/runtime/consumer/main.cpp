@@ -19,7 +19,9 @@ int main() {
     std::printf("caught: %.64s\n", e.what());
   }
   meshguard::guarded::broadcast_({t}, mesh, 0);
-  at::Tensor dt = meshguard::distribute_tensor(at::ones({2, 2}), mesh, {meshguard::Shard{0}});
-  std::printf("consumer ok: %s\n", meshguard::is_dtensor(dt * 2) ? "dtensor" : "plain");
+  at::Tensor dt = meshguard::distribute_tensor(
+      at::ones({2, 2}), mesh, {meshguard::Shard{0}});
+  std::printf(
+      "consumer ok: %s\n", meshguard::is_dtensor(dt * 2) ? "dtensor" : "plain");
   return 0;
 }
