@@ -6,7 +6,7 @@
 //   meshguard_training DATA.pt PARALLEL OUT.json [--time]   (meshguard-launch)
 //
 // PARALLEL: tp (parallelize_module, 1-D mesh), sp (the same with sequence
-// parallelism, the block only), fsdp (fully_shard, 1-D mesh),
+// parallelism, the block and the llama), fsdp (fully_shard, 1-D mesh),
 // fsdp_tp (parallelize_module on the tp dim, fully_shard on the dp dim of a
 // 2 x (world / 2) mesh). Rank 0 writes, per step, the whole batch's loss and
 // the collectives the step issued (kind -> [count, bytes], counted by
@@ -19,6 +19,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <torch/serialize.h>
@@ -127,6 +129,150 @@ struct BlockImpl : torch::nn::Module {
   torch::nn::Linear w1, w2, head;
 };
 TORCH_MODULE(Block);
+
+// models.py's Llama: torchtitan's module names, so that the plan names the
+// same modules on both sides.
+
+// A plain constant (the rotary tables, the target) beside a DTensor `like`:
+// Replicate on its mesh (no communication), as PyTorch's loss_parallel
+// reads a plain target; a plain `like` leaves it plain.
+at::Tensor replicated_like(const at::Tensor& t, const at::Tensor& like) {
+  if (!is_dtensor(like) || is_dtensor(t)) {
+    return t;
+  }
+  const DeviceMesh mesh = *mesh_of(like);
+  return from_local(t, mesh, Placements(static_cast<size_t>(mesh.ndim()), Replicate{}));
+}
+
+// nn.RMSNorm(dim, eps): libtorch has no C++ module; at::rms_norm is the
+// function PyTorch's module calls. The weight is read from the registry
+// (no member copy), which parallelize_module and fully_shard replace.
+struct RMSNormImpl : torch::nn::Module {
+  RMSNormImpl(int64_t dim, double eps) : dim(dim), eps(eps) {
+    register_parameter("weight", torch::ones({dim}));
+  }
+  at::Tensor forward(const at::Tensor& x) {
+    return at::rms_norm(x, {dim}, named_parameters(/*recurse=*/false)["weight"], eps);
+  }
+  int64_t dim;
+  double eps;
+};
+TORCH_MODULE(RMSNorm);
+
+// models.py's rotary_tables and rotate (the rotate-half form).
+std::pair<at::Tensor, at::Tensor> rotary_tables(int64_t seq, int64_t head_dim, double theta = 10000.0) {
+  const at::Tensor inv = 1.0 / at::pow(theta, at::arange(0, head_dim, 2, at::kFloat) / static_cast<double>(head_dim));
+  const at::Tensor freqs = at::outer(at::arange(seq, at::kFloat), inv);
+  const at::Tensor emb = at::cat({freqs, freqs}, -1);
+  return {emb.cos(), emb.sin()};
+}
+
+at::Tensor rotate(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  const int64_t half = x.size(-1) / 2, n = x.size(1);
+  const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  return x * replicated_like(cos.view({1, n, 1, -1}), x) + rotated * replicated_like(sin.view({1, n, 1, -1}), x);
+}
+
+struct AttentionImpl : torch::nn::Module {
+  explicit AttentionImpl(Sizes s)
+      : head_dim(s["dim"] / s["heads"]),
+        wq(register_module("wq", linear(s["dim"], s["dim"], false))),
+        wk(register_module("wk", linear(s["dim"], s["dim"], false))),
+        wv(register_module("wv", linear(s["dim"], s["dim"], false))),
+        wo(register_module("wo", linear(s["dim"], s["dim"], false))) {
+    std::tie(cos, sin) = rotary_tables(s["seq"], head_dim);
+  }
+  at::Tensor forward(const at::Tensor& x) {
+    const int64_t b = x.size(0), n = x.size(1);
+    // -1: under tensor parallelism each rank's local tensor holds heads / tp.
+    at::Tensor q = rotate(parallel_forward(wq, x).view({b, n, -1, head_dim}), cos, sin);
+    at::Tensor k = rotate(parallel_forward(wk, x).view({b, n, -1, head_dim}), cos, sin);
+    at::Tensor v = parallel_forward(wv, x).view({b, n, -1, head_dim});
+    at::Tensor a = at::scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                                                    /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+    return parallel_forward(wo, a.transpose(1, 2).reshape({b, n, -1}));
+  }
+  int64_t head_dim;
+  torch::nn::Linear wq, wk, wv, wo;
+  at::Tensor cos, sin; // constants, not buffers (as models.py's)
+};
+TORCH_MODULE(Attention);
+
+struct FeedForwardImpl : torch::nn::Module {
+  explicit FeedForwardImpl(Sizes s)
+      : w1(register_module("w1", linear(s["dim"], s["hidden"], false))),
+        w2(register_module("w2", linear(s["hidden"], s["dim"], false))),
+        w3(register_module("w3", linear(s["dim"], s["hidden"], false))) {}
+  at::Tensor forward(const at::Tensor& x) {
+    return parallel_forward(w2, at::silu(parallel_forward(w1, x)) * parallel_forward(w3, x));
+  }
+  torch::nn::Linear w1, w2, w3;
+};
+TORCH_MODULE(FeedForward);
+
+constexpr double kRmsEps = 1e-5; // models.py's RMS_EPS
+
+struct LlamaImpl : torch::nn::Module {
+  explicit LlamaImpl(Sizes s)
+      : tok_embeddings(register_module("tok_embeddings", torch::nn::Embedding(s["vocab"], s["dim"]))),
+        attention_norm(register_module("attention_norm", RMSNorm(s["dim"], kRmsEps))),
+        attention(register_module("attention", Attention(s))),
+        ffn_norm(register_module("ffn_norm", RMSNorm(s["dim"], kRmsEps))),
+        feed_forward(register_module("feed_forward", FeedForward(s))),
+        norm(register_module("norm", RMSNorm(s["dim"], kRmsEps))),
+        output(register_module("output", linear(s["dim"], s["vocab"], false))) {}
+  at::Tensor forward(const at::Tensor& tokens) {
+    at::Tensor h = parallel_forward(tok_embeddings, tokens);
+    h = h + parallel_forward(attention, parallel_forward(attention_norm, h));
+    h = h + parallel_forward(feed_forward, parallel_forward(ffn_norm, h));
+    return parallel_forward(output, parallel_forward(norm, h));
+  }
+  // Under TP the logits are a DTensor sharded on the vocab (the head's
+  // Shard(-1) output): cross_entropy on it is the vocab-parallel loss
+  // (pytorch_side.py's loss_parallel); a plain target is read Replicate.
+  static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
+    return torch::cross_entropy_loss(out.reshape({-1, out.size(-1)}), replicated_like(y, out).reshape({-1}));
+  }
+  // pytorch_side.py's PLANS["llama"]: torchtitan's llama3 plan without its
+  // sequence parallelism; the head's logits stay a vocab-sharded DTensor.
+  static ParallelizePlan plan(bool local_output) {
+    ColwiseParallel colwise, output;
+    RowwiseParallel rowwise, tok;
+    colwise.use_local_output = rowwise.use_local_output = tok.use_local_output = local_output;
+    tok.input_layouts = Replicate{};
+    output.output_layouts = Shard{-1};
+    output.use_local_output = false;
+    return {{"tok_embeddings", tok},     {"attention.wq", colwise},    {"attention.wk", colwise},
+            {"attention.wv", colwise},   {"attention.wo", rowwise},    {"feed_forward.w1", colwise},
+            {"feed_forward.w2", rowwise}, {"feed_forward.w3", colwise}, {"output", output}};
+  }
+  // pytorch_side.py's SP_PLANS["llama"]: torchtitan's plan as it is.
+  static ParallelizePlan sequence_parallel_plan() {
+    ColwiseParallel colwise, output;
+    RowwiseParallel rowwise, tok;
+    PrepareModuleInput gather;
+    tok.input_layouts = Replicate{};
+    tok.output_layouts = rowwise.output_layouts = Shard{1};
+    gather.input_layouts = Shard{1};
+    gather.desired_input_layouts = Replicate{};
+    output.input_layouts = Shard{1};
+    output.output_layouts = Shard{-1};
+    output.use_local_output = false;
+    return {{"tok_embeddings", tok},        {"attention_norm", SequenceParallel{}}, {"attention", gather},
+            {"attention.wq", colwise},      {"attention.wk", colwise},              {"attention.wv", colwise},
+            {"attention.wo", rowwise},      {"ffn_norm", SequenceParallel{}},       {"feed_forward", gather},
+            {"feed_forward.w1", colwise},   {"feed_forward.w2", rowwise},           {"feed_forward.w3", colwise},
+            {"norm", SequenceParallel{}},   {"output", output}};
+  }
+  torch::nn::Embedding tok_embeddings;
+  RMSNorm attention_norm;
+  Attention attention;
+  RMSNorm ffn_norm;
+  FeedForward feed_forward;
+  RMSNorm norm;
+  torch::nn::Linear output;
+};
+TORCH_MODULE(Llama);
 
 // models.py's ConvNet. PyTorch's fully_shard runs a module on each rank's
 // local tensors, so BatchNorm2d normalizes by the rank's own rows (no
@@ -362,6 +508,8 @@ int main(int argc, char** argv) {
       train<Mlp>(d, argv[2], argv[3], timing);
     } else if (d.kind == "block") {
       train<Block>(d, argv[2], argv[3], timing);
+    } else if (d.kind == "llama") {
+      train<Llama>(d, argv[2], argv[3], timing);
     } else if (d.kind == "convnet") {
       train<ConvNet>(d, argv[2], argv[3], timing);
     } else {

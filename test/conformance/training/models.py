@@ -74,6 +74,90 @@ class Block(nn.Module):
         return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
 
 
+def rotary_tables(seq, head_dim, theta=10000.0):
+    """cos and sin of the rotary angles, [seq, head_dim] (the two halves alike:
+    the rotate-half form)."""
+    inv = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
+    freqs = torch.outer(torch.arange(seq, dtype=torch.float32), inv)
+    emb = torch.cat((freqs, freqs), -1)
+    return emb.cos(), emb.sin()
+
+
+def rotate(x, cos, sin):
+    """Rotary embedding of x [batch, seq, heads, head_dim]."""
+    half = x.shape[-1] // 2
+    rotated = torch.cat((-x[..., half:], x[..., :half]), -1)
+    n = x.shape[1]
+    return x * cos.view(1, n, 1, -1) + rotated * sin.view(1, n, 1, -1)
+
+
+class Attention(nn.Module):
+    """Causal self-attention with rotary embeddings (torchtitan's names)."""
+
+    def __init__(self, s):
+        super().__init__()
+        d = s["dim"]
+        self.head_dim = d // s["heads"]
+        self.wq = nn.Linear(d, d, bias=False)
+        self.wk = nn.Linear(d, d, bias=False)
+        self.wv = nn.Linear(d, d, bias=False)
+        self.wo = nn.Linear(d, d, bias=False)
+        # Plain attributes, not buffers: constants, not state.
+        self.cos, self.sin = rotary_tables(s["seq"], self.head_dim)
+
+    def forward(self, x):
+        b, n = x.shape[0], x.shape[1]
+        # -1: under tensor parallelism each rank holds heads / tp of them.
+        q = rotate(self.wq(x).view(b, n, -1, self.head_dim), self.cos, self.sin)
+        k = rotate(self.wk(x).view(b, n, -1, self.head_dim), self.cos, self.sin)
+        v = self.wv(x).view(b, n, -1, self.head_dim)
+        a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        return self.wo(a.transpose(1, 2).reshape(b, n, -1))
+
+
+class FeedForward(nn.Module):
+    """SwiGLU: w2(silu(w1 x) * w3 x)."""
+
+    def __init__(self, s):
+        super().__init__()
+        self.w1 = nn.Linear(s["dim"], s["hidden"], bias=False)
+        self.w2 = nn.Linear(s["hidden"], s["dim"], bias=False)
+        self.w3 = nn.Linear(s["dim"], s["hidden"], bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+RMS_EPS = 1e-5
+
+
+class Llama(nn.Module):
+    """A Llama-style decoder: token embedding, one pre-norm block (RMSNorm,
+    rotary causal attention, RMSNorm, SwiGLU), a final RMSNorm and an output
+    head; module names as torchtitan's llama3 (its TP plan names them)."""
+
+    def __init__(self, s):
+        super().__init__()
+        d = s["dim"]
+        self.tok_embeddings = nn.Embedding(s["vocab"], d)
+        self.attention_norm = nn.RMSNorm(d, eps=RMS_EPS)
+        self.attention = Attention(s)
+        self.ffn_norm = nn.RMSNorm(d, eps=RMS_EPS)
+        self.feed_forward = FeedForward(s)
+        self.norm = nn.RMSNorm(d, eps=RMS_EPS)
+        self.output = nn.Linear(d, s["vocab"], bias=False)
+
+    def forward(self, tokens):
+        h = self.tok_embeddings(tokens)
+        h = h + self.attention(self.attention_norm(h))
+        h = h + self.feed_forward(self.ffn_norm(h))
+        return self.output(self.norm(h))
+
+    @staticmethod
+    def loss(out, y):
+        return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+
+
 class ConvNet(nn.Module):
     """Conv2d, BatchNorm2d (training mode: batch statistics), ReLU, 2x2 max
     pooling and a Linear head over the flattened maps."""
@@ -92,7 +176,7 @@ class ConvNet(nn.Module):
         return F.cross_entropy(out, y)
 
 
-MODELS = {"mlp": Mlp, "block": Block, "convnet": ConvNet}
+MODELS = {"mlp": Mlp, "block": Block, "llama": Llama, "convnet": ConvNet}
 
 
 def make_model(kind, sizes):

@@ -4,7 +4,7 @@
 usage (through scripts/meshguard-launch): pytorch_side.py DATA.pt PARALLEL OUT.json [--time]
 
 PARALLEL: tp (parallelize_module, 1-D mesh), sp (the same with sequence
-parallelism, block only), fsdp (fully_shard, 1-D mesh),
+parallelism, block and llama), fsdp (fully_shard, 1-D mesh),
 fsdp_tp (parallelize_module on mesh["tp"], then fully_shard on mesh["dp"],
 a 2x2 mesh). Trains on the batches of DATA.pt (models.py) with SGD and
 writes on rank 0, per step, the loss (the mean over the whole batch) and the
@@ -23,8 +23,8 @@ import torch
 import torch.distributed as dist
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.tensor import DTensor, Replicate, Shard, init_device_mesh
-from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel, SequenceParallel,
-                                               parallelize_module)
+from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput, RowwiseParallel,
+                                               SequenceParallel, loss_parallel, parallelize_module)
 from torch.utils._python_dispatch import TorchDispatchMode
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -43,6 +43,17 @@ PLANS = {
         "w1": ColwiseParallel(), "w2": RowwiseParallel(),
         "head": ColwiseParallel(output_layouts=Replicate()),
     },
+    # torchtitan's llama3 plan (torchtitan/models/llama3/infra/parallelize.py,
+    # apply_tp) without its sequence parallelism: the output head keeps the
+    # logits sharded on the vocab (Shard(-1), a DTensor) for loss_parallel.
+    "llama": {
+        "tok_embeddings": RowwiseParallel(input_layouts=Replicate()),
+        "attention.wq": ColwiseParallel(), "attention.wk": ColwiseParallel(), "attention.wv": ColwiseParallel(),
+        "attention.wo": RowwiseParallel(),
+        "feed_forward.w1": ColwiseParallel(), "feed_forward.w2": RowwiseParallel(),
+        "feed_forward.w3": ColwiseParallel(),
+        "output": ColwiseParallel(output_layouts=Shard(-1), use_local_output=False),
+    },
 }
 
 # Sequence parallelism (sp): the residual stream sharded on the sequence dim
@@ -55,6 +66,20 @@ SP_PLANS = {
         "wv": ColwiseParallel(input_layouts=Shard(1)), "wo": RowwiseParallel(output_layouts=Shard(1)),
         "w1": ColwiseParallel(input_layouts=Shard(1)), "w2": RowwiseParallel(output_layouts=Shard(1)),
         "head": ColwiseParallel(input_layouts=Shard(1), output_layouts=Replicate()),
+    },
+    # torchtitan's llama3 plan as it is (apply_tp, loss parallel on).
+    "llama": {
+        "tok_embeddings": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)),
+        "attention_norm": SequenceParallel(),
+        "attention": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),
+        "attention.wq": ColwiseParallel(), "attention.wk": ColwiseParallel(), "attention.wv": ColwiseParallel(),
+        "attention.wo": RowwiseParallel(output_layouts=Shard(1)),
+        "ffn_norm": SequenceParallel(),
+        "feed_forward": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),
+        "feed_forward.w1": ColwiseParallel(), "feed_forward.w2": RowwiseParallel(output_layouts=Shard(1)),
+        "feed_forward.w3": ColwiseParallel(),
+        "norm": SequenceParallel(),
+        "output": ColwiseParallel(input_layouts=Shard(1), output_layouts=Shard(-1), use_local_output=False),
     },
 }
 
@@ -113,19 +138,24 @@ def main():
     kind, sizes, lr, values, batches = models.read_data(data)
     model, dp, dp_rank = build(kind, sizes, values, parallel, world)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
+    vocab_parallel = kind == "llama" and parallel != "fsdp"
     losses, comms, times = [], [], []
     for x, y in batches:
         x, y = x.chunk(dp)[dp_rank], y.chunk(dp)[dp_rank]
         recorder = CollectiveRecorder()
         start = time.perf_counter()
         with recorder if not timing else _nothing():
-            loss = models.MODELS[kind].loss(model(x), y)
-            loss.backward()
+            # The llama's vocab-sharded logits (tp, sp, fsdp_tp): PyTorch's
+            # vocab-parallel cross-entropy, forward and backward.
+            with loss_parallel() if vocab_parallel else _nothing():
+                loss = models.MODELS[kind].loss(model(x), y)
+                loss.backward()
             opt.step()
             opt.zero_grad()
         times.append((time.perf_counter() - start) * 1e3)
-        # The whole batch's loss: each rank's is its dp chunk's mean.
-        total = loss.detach().clone()
+        # The whole batch's loss: each rank's is its dp chunk's mean
+        # (a Replicate DTensor under loss_parallel).
+        total = (loss.full_tensor() if isinstance(loss, DTensor) else loss).detach().clone()
         dist.all_reduce(total)
         losses.append(total.item() / world)
         comms.append(recorder.counts)

@@ -6,8 +6,8 @@
          [--configs mlp:tp,block:fsdp,...] [--report FILE]
   run.py --training BIN --time [--rounds R] [--steps N] [--report FILE]
 
-Each config (a model of models.py and a parallelism: tp and fsdp on 2 ranks,
-fsdp_tp on a 2x2 mesh of 4) starts both sides from the same parameters and
+Each config (a model of models.py and a parallelism: tp, sp and fsdp on 2
+ranks, fsdp_tp on a 2x2 mesh of 4) starts both sides from the same parameters and
 batches (one data file) and compares, step by step, the whole batch's loss
 (equal within 1e-5, else exit 1), rank 0's buffers after the last step
 (BatchNorm's running statistics; equal within 1e-5, else exit 1) and the collectives of the step (kind,
@@ -30,7 +30,8 @@ import run as conformance  # noqa: E402
 
 sys.path.append(HERE)  # models.py (after the conformance folder: both have a run.py)
 
-CONFIGS = ["mlp:tp", "mlp:fsdp", "mlp:fsdp_tp", "block:tp", "block:sp", "block:fsdp", "block:fsdp_tp", "convnet:fsdp"]
+CONFIGS = ["mlp:tp", "mlp:fsdp", "mlp:fsdp_tp", "block:tp", "block:sp", "block:fsdp", "block:fsdp_tp",
+           "llama:tp", "llama:sp", "llama:fsdp", "llama:fsdp_tp", "convnet:fsdp"]
 NPROC = {"tp": 2, "sp": 2, "fsdp": 2, "fsdp_tp": 4}
 TOLERANCE = 1e-5
 WARMUP = 3  # timed steps dropped at the start of each run
@@ -124,7 +125,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--training", required=True, help="the meshguard_training binary")
     ap.add_argument("--launcher", default=os.path.join(conformance.ROOT, "scripts", "meshguard-launch"))
-    ap.add_argument("--configs", default=",".join(CONFIGS), help="model:parallelism,... (default: all six)")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="model:parallelism,... (default: all of CONFIGS)")
     ap.add_argument("--steps", type=int, default=None, help="steps per run (default 20; 30 with --time)")
     ap.add_argument("--time", action="store_true", help="time the bench sizes instead of comparing")
     ap.add_argument("--rounds", type=int, default=3, help="alternating runs per side with --time")
