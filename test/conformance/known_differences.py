@@ -26,7 +26,9 @@ REASONS = {
                     "ops along a dim (softmax, log_softmax, cumsum, topk, logsumexp, flip, repeat; sort, cumprod, "
                     "cummax, cummin, logcumsumexp, kthvalue, median, nanmedian, mode with a dim) on an operand "
                     "sharded along that dim: meshguard moves the shard to another dim (one all_to_all-like gather, "
-                    "output stays sharded), PyTorch replicates."),
+                    "output stays sharded), PyTorch replicates. log_softmax and its backward keep the shard instead "
+                    "(all-reduces of the rows' max and sums, [..., 1]: the vocab-parallel softmax that PyTorch runs "
+                    "only inside loss_parallel())."),
     "free-dim": ("deliberate",
                  "ops with free dims (meshguard's along-dim and batch families: the batch dims of linear algebra, "
                  "pooling, upsampling, grid sampling and attention, every dim a padding, a diagonal or an index_fill "

@@ -233,5 +233,72 @@ TEST(NnRules, CrossEntropyAndNllLoss) {
          {{S0}, {S0}},
          Placements{P}},
         mesh);
+    // The classes sharded (a vocab-parallel loss, PyTorch's loss_parallel;
+    // 5 classes: uneven blocks, an empty one on 4 ranks): log_softmax keeps
+    // the shard (the rows' max and sum of exponentials all-reduced), the
+    // loss is whole, the logits' gradient sharded as they are.
+    run_case(
+        {"log_softmax over the sharded class dim, S1",
+         [](auto& t) { return at::log_softmax(t[0], 1); },
+         {logits},
+         {{S1}},
+         Placements{S1},
+         true,
+         {Placements{S1}}},
+        mesh);
+    if (n > 0) {
+      run_case(
+          {"cross_entropy mean, classes S1",
+           [](auto& t) { return at::cross_entropy_loss(t[0], t[1]); },
+           {logits, target},
+           {{S1}, {R}},
+           Placements{R},
+           true,
+           {Placements{S1}}},
+          mesh);
+      run_case(
+          {"nll_loss mean with class weights and ignore_index 2, classes S1",
+           [&](auto& t) {
+             return at::nll_loss(
+                 at::log_softmax(t[0], 1),
+                 t[1],
+                 class_weight(t[0]),
+                 at::Reduction::Mean,
+                 2);
+           },
+           {logits, target},
+           {{S1}, {R}},
+           Placements{R},
+           true,
+           {Placements{S1}}},
+          mesh);
+    }
+    run_case(
+        {"cross_entropy sum, classes S1",
+         [](auto& t) {
+           return at::cross_entropy_loss(t[0], t[1], {}, at::Reduction::Sum);
+         },
+         {logits, target},
+         {{S1}, {R}},
+         Placements{R},
+         true,
+         {Placements{S1}}},
+        mesh);
+    run_case(
+        {"nll_loss none with class weights and ignore_index 2, classes S1",
+         [&](auto& t) {
+           return at::nll_loss(
+               at::log_softmax(t[0], 1),
+               t[1],
+               class_weight(t[0]),
+               at::Reduction::None,
+               2);
+         },
+         {logits, target},
+         {{S1}, {R}},
+         Placements{R},
+         true,
+         {Placements{S1}}},
+        mesh);
   }
 }

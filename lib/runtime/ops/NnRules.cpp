@@ -1,12 +1,15 @@
 // nn ops that tensor-parallel models need: embedding (row- and column-
 // sharded weights), layer_norm, dropout's bernoulli_, mse_loss and
-// nll_loss (cross_entropy decomposes into log_softmax + nll_loss), each
-// with its backward. Strategies as PyTorch's op strategies; where a local
-// kernel would compute with local sizes (a mean over a shard, a lookup in a
-// block of rows, random numbers for a block) the rule runs its own local
-// computation so that the result equals the op on the full tensors.
+// nll_loss (cross_entropy decomposes into log_softmax + nll_loss; with the
+// classes sharded, a vocab-parallel loss), each with its backward.
+// Strategies as PyTorch's op strategies; where a local kernel would compute
+// with local sizes (a mean over a shard, a lookup in a block of rows, random
+// numbers for a block) the rule runs its own local computation so that the
+// result equals the op on the full tensors.
 
 #include <map>
+#include <utility>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
@@ -355,6 +358,108 @@ std::vector<at::Tensor> nll_loss_mean_local(
   return {sum / total, total};
 }
 
+// ---- the class dim sharded (a vocab-parallel loss, PyTorch's loss_parallel)
+
+// The mesh dims that shard the class dim (1) of a [N, C] input.
+std::vector<int64_t> class_mesh_dims(const Placements& ps, size_t ndim) {
+  std::vector<int64_t> out;
+  if (ndim != 2) {
+    return out;
+  }
+  for (size_t d = 0; d < ps.size(); ++d) {
+    if (is_shard(ps[d], 1)) {
+      out.push_back(static_cast<int64_t>(d));
+    }
+  }
+  return out;
+}
+
+// Where each row's target lies in this rank's block of classes: the
+// target's column in the block (0 where outside) and whether it is inside.
+std::pair<at::Tensor, at::Tensor> target_in_block(
+    const at::Tensor& safe_target,
+    int64_t classes,
+    int64_t block,
+    const Placements& ps,
+    const DeviceMesh& mesh) {
+  const int64_t offset = shard_offset(classes, 1, ps, mesh);
+  const at::Tensor inside =
+      safe_target.ge(offset).logical_and(safe_target.lt(offset + block));
+  return {safe_target.sub(offset).masked_fill(inside.logical_not(), 0), inside};
+}
+
+// nll_loss_forward with the class dim sharded: each rank picks the targets
+// that fall in its block of classes (zeros elsewhere) and the rows' picks
+// are all-reduced over the class-sharding mesh dims (one all-reduce of
+// [N]); then weights, ignored targets and the reduction as the kernel's,
+// with a mean's total weight all-reduced over the batch-sharding mesh dims
+// (as nll_loss_mean_local).
+std::vector<at::Tensor> nll_loss_class_sharded(
+    const LocalContext& ctx,
+    const std::vector<int64_t>& class_dims) {
+  const at::Tensor self = arg_tensor(ctx, 0);
+  const at::Tensor target = arg_tensor(ctx, 1);
+  const c10::IValue& weight_arg = ctx.args[2];
+  const int64_t reduction = ctx.args[3].toInt();
+  const int64_t ignore_index = ctx.args[4].toInt();
+  const Placements& ps = (*ctx.input_placements).at(0);
+  const at::Tensor kept = target.ne(ignore_index);
+  const at::Tensor safe = target.masked_fill(kept.logical_not(), 0);
+  auto [column, inside] = target_in_block(
+      safe, (*ctx.input_shapes).at(0).at(1), self.size(1), ps, *ctx.mesh);
+  at::Tensor picked = self.size(1) == 0
+      ? at::zeros({self.size(0)}, self.options())
+      : self.gather(1, column.unsqueeze(1))
+            .squeeze(1)
+            .masked_fill(inside.logical_not(), 0);
+  for (const int64_t d : class_dims) {
+    picked = detail::reduce_over(picked, *ctx.mesh, d, ReduceOp::SUM);
+  }
+  const at::Tensor w = weight_arg.isTensor()
+      ? weight_arg.toTensor().index_select(0, safe) * kept
+      : kept.to(self.scalar_type());
+  const at::Tensor losses = (picked * w).neg();
+  if (reduction == at::Reduction::None) {
+    return {losses, at::zeros({}, self.options())};
+  }
+  at::Tensor total = w.sum();
+  if (reduction == at::Reduction::Mean) {
+    for (size_t d = 0; d < ps.size(); ++d) {
+      if (is_shard(ps[d], 0)) {
+        total = detail::reduce_over(
+            total, *ctx.mesh, static_cast<int64_t>(d), ReduceOp::SUM);
+      }
+    }
+    return {losses.sum() / total, total};
+  }
+  return {losses.sum(), total};
+}
+
+std::vector<at::Tensor> nll_loss_local(
+    const std::vector<at::Tensor>& locals,
+    const LocalContext& ctx) {
+  const at::Tensor self = arg_tensor(ctx, 0);
+  const auto class_dims =
+      class_mesh_dims((*ctx.input_placements).at(0), self.dim());
+  if (!class_dims.empty()) {
+    return nll_loss_class_sharded(ctx, class_dims);
+  }
+  const int64_t reduction = ctx.args[3].toInt();
+  if (reduction == at::Reduction::Mean) {
+    return nll_loss_mean_local(locals, ctx);
+  }
+  const c10::IValue& weight_arg = ctx.args[2];
+  auto forward =
+      self.dim() == 4 ? &at::nll_loss2d_forward : &at::nll_loss_forward;
+  auto out = forward(
+      self,
+      arg_tensor(ctx, 1),
+      weight_arg.isTensor() ? weight_arg.toTensor() : at::Tensor(),
+      reduction,
+      ctx.args[4].toInt());
+  return {std::get<0>(out), std::get<1>(out)};
+}
+
 // Batch-sharded: per-sample losses stay sharded, sums are partial sums. A
 // mean divides each shard's sum by the total weight of the whole batch (the
 // non-ignored targets' weights), which the local run all-reduces: one scalar
@@ -373,15 +478,17 @@ RuleResult nll_loss_rule(const CallInfo& call) {
           reduction == at::Reduction::Sum ? P : R}});
   }
   r.strategies.push_back({per_operand(call, {}), {R, R}});
+  if (self.size() == 2 && operand_at(call, 0) != nullptr) {
+    // The class dim sharded: the rows' picks all-reduced, the output whole.
+    r.strategies.push_back({per_operand(call, {{0, S(1)}}), {R, R}});
+  }
   Shape unreduced = {self[0]};
   if (self.size() == 4) {
     unreduced = {self[0], self[2], self[3]};
   }
   const bool batched = rows && reduction == at::Reduction::None;
   r.output_shapes = {batched ? unreduced : Shape{}, Shape{}};
-  if (reduction == at::Reduction::Mean) {
-    r.run_local = nll_loss_mean_local;
-  }
+  r.run_local = nll_loss_local;
   return r;
 }
 
@@ -404,6 +511,47 @@ RuleResult nll_loss_backward_rule(const CallInfo& call) {
   }
   r.strategies.push_back({per_operand(call, {}), {R}});
   r.output_shapes = {self};
+  const Operand* self_operand = operand_at(call, 1);
+  if (self.size() != 2 || self_operand == nullptr) {
+    return r;
+  }
+  // The class dim sharded: -grad * weight at each row's target column in the
+  // rank's block, zeros elsewhere; no communication.
+  r.strategies.push_back({per_operand(call, {{1, S(1)}}), {S(1)}});
+  const size_t self_index =
+      static_cast<size_t>(self_operand - call.operands.data());
+  const int64_t classes = self[1];
+  r.run_local = [self_index, classes](
+                    const std::vector<at::Tensor>&, const LocalContext& ctx) {
+    const at::Tensor grad = arg_tensor(ctx, 0);
+    const at::Tensor input = arg_tensor(ctx, 1);
+    const at::Tensor target = arg_tensor(ctx, 2);
+    const c10::IValue& weight_arg = ctx.args[3];
+    const at::Tensor weight =
+        weight_arg.isTensor() ? weight_arg.toTensor() : at::Tensor();
+    const int64_t reduction = ctx.args[4].toInt();
+    const int64_t ignore_index = ctx.args[5].toInt();
+    const at::Tensor total = arg_tensor(ctx, 6);
+    const Placements& ps = (*ctx.input_placements).at(self_index);
+    if (class_mesh_dims(ps, input.dim()).empty()) {
+      return std::vector<at::Tensor>{at::nll_loss_backward(
+          grad, input, target, weight, reduction, ignore_index, total)};
+    }
+    const at::Tensor kept = target.ne(ignore_index);
+    const at::Tensor safe = target.masked_fill(kept.logical_not(), 0);
+    auto [column, inside] =
+        target_in_block(safe, classes, input.size(1), ps, *ctx.mesh);
+    const at::Tensor w = weight.defined() ? weight.index_select(0, safe) * kept
+                                          : kept.to(input.scalar_type());
+    at::Tensor g = reduction == at::Reduction::Mean ? grad / total : grad;
+    const at::Tensor value = (g * w).neg().masked_fill(inside.logical_not(), 0);
+    at::Tensor out = at::zeros_like(input);
+    if (input.size(1) > 0) {
+      out.scatter_(
+          1, column.unsqueeze(1), value.unsqueeze(1).to(input.scalar_type()));
+    }
+    return std::vector<at::Tensor>{out};
+  };
   return r;
 }
 
@@ -445,11 +593,14 @@ void add_nn_rules(RuleTable& table) {
   table["aten::nll_loss_forward.default"] = {
       "nn",
       "self S(0) [N, C], target S(0), weight R → output S(0) / total_weight R (none), P(sum) / P(sum) (sum), "
-      "P(sum) / R (mean: each shard's sum over the whole batch's total weight, one scalar all-reduce); R → R",
+      "P(sum) / R (mean: each shard's sum over the whole batch's total weight, one scalar all-reduce); R → R; "
+      "self S(1) [N, C] (the classes sharded: vocab-parallel, PyTorch's loss_parallel), target, weight R → R / R "
+      "(the rows' picks all-reduced)",
       nll_loss_rule};
   table["aten::nll_loss_backward.default"] = {
       "nn",
-      "grad R (S(0) unreduced), self S(0), target S(0), weight R, total_weight R → S(0); R → R",
+      "grad R (S(0) unreduced), self S(0), target S(0), weight R, total_weight R → S(0); R → R; "
+      "self S(1) [N, C], the rest R → S(1) (no communication)",
       nll_loss_backward_rule};
   // The [N, C, H, W] forms (cross_entropy on images): the same, per pixel.
   table["aten::nll_loss2d_forward.default"] =

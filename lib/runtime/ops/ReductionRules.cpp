@@ -3,9 +3,11 @@
 // pass where the reduction is linear.
 
 #include <algorithm>
+#include <limits>
 
 #include <ATen/ATen.h>
 
+#include "Internal.h"
 #include "RuleTable.h"
 
 namespace meshguard {
@@ -188,6 +190,106 @@ RuleResult along_dim_rule(const CallInfo& call, int64_t dim_arg) {
   return r;
 }
 
+// The mesh dims that shard tensor dim `dim` under `placements`.
+std::vector<int64_t> mesh_dims_sharding(
+    const Placements& placements,
+    int64_t dim) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < placements.size(); ++d) {
+    if (is_shard(placements[d], dim)) {
+      out.push_back(static_cast<int64_t>(d));
+    }
+  }
+  return out;
+}
+
+at::Tensor reduced_over(
+    at::Tensor t,
+    const LocalContext& ctx,
+    const std::vector<int64_t>& mesh_dims,
+    ReduceOp op) {
+  for (const int64_t d : mesh_dims) {
+    t = detail::reduce_over(t, *ctx.mesh, d, op);
+  }
+  return t;
+}
+
+// log_softmax(self, dim, half_to_float): along_dim_rule, and the softmax dim
+// itself sharded (Megatron's vocab-parallel softmax, PyTorch's
+// loss_parallel): each rank's block of the row with the row's maximum and
+// sum of exponentials all-reduced over the mesh dims that shard it, two
+// all-reduces of [..., 1] instead of moving the logits. Last in the list:
+// a Replicate input stays Replicate.
+RuleResult log_softmax_rule(const CallInfo& call) {
+  RuleResult r = along_dim_rule(call, 1);
+  const int64_t ndim = static_cast<int64_t>(call.operands[0].shape.size());
+  if (ndim == 0) {
+    return r;
+  }
+  int64_t dim = call.arg(1).toInt();
+  dim = dim < 0 ? dim + ndim : dim;
+  r.strategies.push_back({{Shard{dim}}, {Shard{dim}}});
+  r.run_local = [dim](
+                    const std::vector<at::Tensor>& locals,
+                    const LocalContext& ctx) {
+    const bool half_to_float = ctx.args[2].toBool();
+    const auto mesh_dims = mesh_dims_sharding((*ctx.input_placements)[0], dim);
+    if (mesh_dims.empty()) {
+      return std::vector<at::Tensor>{
+          at::_log_softmax(locals[0], dim, half_to_float)};
+    }
+    const at::Tensor x = half_to_float ? locals[0].to(at::kFloat) : locals[0];
+    at::Tensor row_max;
+    if (x.size(dim) == 0) { // an empty block: -inf, the max's identity
+      auto shape = x.sizes().vec();
+      shape[dim] = 1;
+      row_max = at::full(
+          shape, -std::numeric_limits<double>::infinity(), x.options());
+    } else {
+      row_max = x.amax(dim, /*keepdim=*/true);
+    }
+    row_max = reduced_over(row_max, ctx, mesh_dims, ReduceOp::MAX);
+    const at::Tensor shifted = x - row_max;
+    const at::Tensor sum_exp = reduced_over(
+        shifted.exp().sum(dim, /*keepdim=*/true),
+        ctx,
+        mesh_dims,
+        ReduceOp::SUM);
+    return std::vector<at::Tensor>{shifted - sum_exp.log()};
+  };
+  return r;
+}
+
+// _log_softmax_backward_data(grad, output, dim, input_dtype): grad -
+// exp(output) * sum(grad, dim); with the dim sharded, the row sums are
+// all-reduced (one all-reduce of [..., 1]).
+RuleResult log_softmax_backward_rule(const CallInfo& call) {
+  RuleResult r = along_dim_rule(call, 2);
+  const int64_t ndim = static_cast<int64_t>(call.operands[0].shape.size());
+  if (ndim == 0 || call.operands.size() != 2) {
+    return r;
+  }
+  int64_t dim = call.arg(2).toInt();
+  dim = dim < 0 ? dim + ndim : dim;
+  r.strategies.push_back({{Shard{dim}, Shard{dim}}, {Shard{dim}}});
+  r.run_local =
+      [dim](const std::vector<at::Tensor>& locals, const LocalContext& ctx) {
+        const auto mesh_dims =
+            mesh_dims_sharding((*ctx.input_placements)[0], dim);
+        const at::Tensor& grad = locals[0];
+        const at::Tensor& output = locals[1];
+        const auto dtype = ctx.args[3].toScalarType();
+        if (mesh_dims.empty()) {
+          return std::vector<at::Tensor>{
+              at::_log_softmax_backward_data(grad, output, dim, dtype)};
+        }
+        const at::Tensor sums = reduced_over(
+            grad.sum(dim, /*keepdim=*/true), ctx, mesh_dims, ReduceOp::SUM);
+        return std::vector<at::Tensor>{(grad - output.exp() * sums).to(dtype)};
+      };
+  return r;
+}
+
 // cumsum along `dim`: along_dim_rule, and linear: a Partial sum's (or
 // average's) running sums are partial running sums.
 RuleResult running_sum_rule(const CallInfo& call) {
@@ -235,17 +337,19 @@ void add_reduction_rules(RuleTable& table) {
                                        return along_dim_rule(c, 1);
                                      }};
   table["aten::_log_softmax.default"] = {
-      "reduction", along, [](const CallInfo& c) {
-        return along_dim_rule(c, 1);
-      }};
+      "reduction",
+      along +
+          "; S(dim) → S(dim): the row's max and sum of exponentials all-reduced (vocab-parallel, PyTorch's "
+          "loss_parallel)",
+      log_softmax_rule};
   table["aten::_softmax_backward_data.default"] = {
       "reduction", along, [](const CallInfo& c) {
         return along_dim_rule(c, 2);
       }};
   table["aten::_log_softmax_backward_data.default"] = {
-      "reduction", along, [](const CallInfo& c) {
-        return along_dim_rule(c, 2);
-      }};
+      "reduction",
+      along + "; S(dim) → S(dim): the row sums of grad all-reduced",
+      log_softmax_backward_rule};
   const std::string sum =
       "S(d) → P(sum) for a reduced d, S(d) → S(d') (renumbered) otherwise; R → R; P(sum) → "
       "P(sum); P(avg) → P(avg)";
