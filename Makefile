@@ -37,6 +37,9 @@ configure-compat:
 build-compat: configure-compat
 	@python3 scripts/build.py $(COMPAT_BUILD) -j $(JOBS)
 
+# clang-format, then clang-tidy over every source whose key
+# scripts/lint-manifest.txt lacks; rewrites the manifest (commit it).
+# `make test` runs the same without writing it (docs/contributing.md#lint).
 lint: build
 	@bash scripts/lint.sh $(BUILD)
 

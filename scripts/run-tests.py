@@ -4,9 +4,10 @@
 lit runs the check and tool tests, ctest runs the runtime's GoogleTests; both
 write JUnit XML, which is counted here; then the divergence check runs over
 its two corpora (one test each, precision and recall printed), the wheel is
-packaged and used from a fresh venv (test/wheel/run.py), and clang-tidy
-lints the recently changed analysis and tidy sources (`scripts/lint.sh
---quick`, one test). The closing
+packaged and used from a fresh venv (test/wheel/run.py), and clang-format and
+clang-tidy lint every source (`scripts/lint.sh --check`, one test: the files
+recorded clean in scripts/lint-manifest.txt cost a hash, the others are
+linted). The closing
 line covers everything:
     N passed, N failed, N skipped
 Exits non-zero when anything failed or a runner itself broke.
@@ -111,14 +112,16 @@ def corpus_steps(build):
 
 
 def lint_step(build):
-    """scripts/lint.sh --quick as one test: passed, failed, or skipped
-    outside a git checkout (it lints what the last commits changed)."""
+    """scripts/lint.sh --check as one test: passed, failed, or skipped
+    outside a git checkout (it lists the sources with git ls-files). Every
+    source whose key scripts/lint-manifest.txt lacks is clang-tidied; a
+    finding fails (scripts/lint.py says what the key covers)."""
     inside = subprocess.call(["git", "-C", ROOT, "rev-parse", "--git-dir"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
     if not inside:
         print("==> lint: skipped (not a git checkout)", flush=True)
         return (0, 0, 1)
-    command = ["bash", os.path.join(ROOT, "scripts", "lint.sh"), "--quick", build]
+    command = ["bash", os.path.join(ROOT, "scripts", "lint.sh"), "--check", build]
     print("==> lint: %s" % " ".join(command), flush=True)
     code = subprocess.call(command)
     print("==> lint: %s" % ("passed" if code == 0 else "FAILED (exit %d)" % code), flush=True)
