@@ -20,6 +20,8 @@ set -euo pipefail
 #   googletest/benchmark: runtime tests and benchmarks.
 #   python3-yaml: reads clang-tidy's exported fixes (meshguard-run, meshguard-sarif, the demo's report).
 #   gnuplot-nox: the demo's loss plot (SVG).
+#   neovim: a real LSP client (0.7, no plugins) drives meshguard-clangd headless
+#     in make test (test/tools/nvim-lsp-session.test), as a user's editor does.
 #   nodejs/npm: Microsoft's SARIF Multitool (npm, pinned) validates meshguard's
 #     SARIF in make test's wheel step (test/wheel/run.py).
 PACKAGES=(
@@ -28,7 +30,7 @@ PACKAGES=(
   libcadical-dev libgrpc++-dev libprotobuf-dev libabsl-dev libgloo-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  gnuplot-nox
+  gnuplot-nox neovim
 )
 # Debian's nodejs and npm, unless an npm is already there (a NodeSource nodejs
 # carries its own npm and conflicts with Debian's npm package).

@@ -7,6 +7,7 @@
 #include "DiagnosticText.h"
 #include "Fixes/DistributeModuleFix.h"
 #include "Fixes/EditableSource.h"
+#include "Fixes/FindingFix.h"
 #include "Fixes/MeshInScope.h"
 #include "NamedFunctions.h"
 #include "meshguard/Analysis/ModuleNavigation.h"
@@ -72,6 +73,11 @@ guardedRewrite(const CallExpr &Call, const MeshCollectiveEntry &Entry,
       FixItHint::CreateInsertion(AfterArg, (", " + Mesh).str()));
 }
 
+/// The title of distributeModuleFix's fix.
+static std::string distributeTitle(const VarDecl &Module) {
+  return ("distribute '" + Module.getName() + "' where it is created").str();
+}
+
 void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
                                         const CollectiveSite &Site,
                                         ASTContext &Ctx) {
@@ -113,14 +119,19 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
           : nullptr;
   std::optional<FixItHint> ModuleFix =
       Module ? distributeOnce(FD, *Module) : std::nullopt;
-  {
-    auto Warning = diag(Call.getBeginLoc(), msg::NoMesh) << Entry.OpName;
-    if (ModuleFix)
-      Warning << *ModuleFix;
-    else if (Mesh && !(Module && FixedModules.contains(Module)))
-      if (auto Fix = guardedRewrite(Call, Entry, *Mesh, Ctx))
-        Warning << Fix->first << Fix->second;
+  FindingFix Fix;
+  if (ModuleFix) {
+    Fix.add(*ModuleFix);
+    Fix.Title = distributeTitle(*Module);
+  } else if (Mesh && !(Module && FixedModules.contains(Module))) {
+    if (auto Rewrite = guardedRewrite(Call, Entry, *Mesh, Ctx)) {
+      Fix.add(Rewrite->first);
+      Fix.add(Rewrite->second);
+      Fix.Title = "call '" + Entry.Guarded + "' with the mesh '" + *Mesh + "'";
+    }
   }
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Call.getBeginLoc(), msg::NoMesh, Fix) << Entry.OpName;
   for (const OperandFact &Op : Site.Operands)
     noteOperand(*this, Op, Ctx);
   if (!Mesh && Guarded.empty())
@@ -129,6 +140,7 @@ void CollectiveWithoutMeshCheck::report(const FunctionDecl &FD,
   else if (!Mesh)
     diag(Call.getBeginLoc(), msg::NoMeshInScope, DiagnosticIDs::Note)
         << Entry.Guarded;
+  Findings.fixNote(Call.getBeginLoc(), Fix);
 }
 
 void CollectiveWithoutMeshCheck::reportThroughCall(const FunctionDecl &FD,
@@ -164,21 +176,22 @@ void CollectiveWithoutMeshCheck::reportUndistributedModule(
   const VarDecl *Module = moduleVariable(Arg.E, *Index);
   std::string Name =
       Module ? Module->getNameAsString() : operandName(*Arg.E, Ctx);
-  std::optional<FixItHint> Fix;
+  FindingFix Fix;
   if (Module && Site.Verdict == MeshVerdict::NoMesh)
-    Fix = distributeOnce(FD, *Module);
-  {
-    auto Warning = diag(Call.getBeginLoc(), msg::CallReachesUndistributedModule)
-                   << calleeName(Call, Ctx) << Site.Entry->OpName << Name
-                   << (Site.Verdict != MeshVerdict::NoMesh);
-    if (Fix)
-      Warning << *Fix;
-  }
+    if (std::optional<FixItHint> Hint = distributeOnce(FD, *Module)) {
+      Fix.add(*Hint);
+      Fix.Title = distributeTitle(*Module);
+    }
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Call.getBeginLoc(), msg::CallReachesUndistributedModule, Fix)
+      << calleeName(Call, Ctx) << Site.Entry->OpName << Name
+      << (Site.Verdict != MeshVerdict::NoMesh);
   if (Module && !isa<ParmVarDecl>(Module))
     diag(Module->getLocation(), msg::ModuleCreatedHere, DiagnosticIDs::Note)
         << Name << distributeModuleArgument(*Module, *Index);
   noteInCallee(*this, Site.Inner, Site.InnerElsewhere, Call,
                msg::CollectiveOnModuleParameters, Ctx);
+  Findings.fixNote(Call.getBeginLoc(), Fix);
 }
 
 std::optional<FixItHint>

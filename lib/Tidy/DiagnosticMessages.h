@@ -154,7 +154,7 @@ inline constexpr llvm::StringLiteral RankHelperPerformsNote =
 
 // dtensor-partial-local-use. %0: FullUseKind; %1: the op or helper.
 inline constexpr llvm::StringLiteral PartialLocalUsed =
-    "%select{item() reads|'%1' is applied to|this prints|this saves|'%1' "
+    "%select{'item()' reads|'%1' is applied to|this prints|this saves|'%1' "
     "uses}0 one rank's share of a DTensor that may be Partial, as if it were "
     "the whole value: each rank gets its own wrong number, with no error";
 inline constexpr llvm::StringLiteral PartialLocalUsedInHelper =
@@ -163,13 +163,13 @@ inline constexpr llvm::StringLiteral PartialLocalUsedInHelper =
 inline constexpr llvm::StringLiteral PartialLocalUsedInCallee =
     "the parameter is used as a full value here";
 inline constexpr llvm::StringLiteral PartialLocalTakenHere =
-    "to_local() gives each rank only its own partial contribution; "
+    "'to_local()' gives each rank only its own partial contribution; "
     "full_tensor() gives the reduced value";
 inline constexpr llvm::StringLiteral PartialOriginNote =
     "the DTensor may become Partial here";
 // The share is one rank's shard reduced by hand (to_local of a Shard).
 inline constexpr llvm::StringLiteral ShardLocalTakenHere =
-    "to_local() gives each rank only its own shard; full_tensor() gives the "
+    "'to_local()' gives each rank only its own shard; full_tensor() gives the "
     "whole tensor";
 inline constexpr llvm::StringLiteral ShardReducedNote =
     "this reduces only this rank's shard over its sharded dim: the result is "
@@ -186,7 +186,7 @@ inline constexpr llvm::StringLiteral OpOperandPlacedNote =
 
 // dtensor-unverified-replicate.
 inline constexpr llvm::StringLiteral UnverifiedReplicate =
-    "from_local() calls this rank's tensor a replica (every placement "
+    "'from_local()' calls this rank's tensor a replica (every placement "
     "Replicate) without run_check, but the tensor differs per rank: every "
     "rank takes its own tensor for the value, and what is computed from it "
     "is wrong with no error; give the placement it has (Shard), or pass "
@@ -241,25 +241,25 @@ inline constexpr llvm::StringLiteral MixedMeshesPlacedNote =
 // dtensor-unsharded-checkpoint. %0: torch::save or OutputArchive::write;
 // %1: the value; %2: whether it is a container.
 inline constexpr llvm::StringLiteral SaveDTensor =
-    "%0 is given %select{the DTensor '%1'|'%1', which holds a DTensor}2: "
+    "'%0' is given %select{the DTensor '%1'|'%1', which holds a DTensor}2: "
     "libtorch's serialization cannot write a DTensor (it has no storage of "
     "its own), so the runtime throws 'Cannot access storage of "
     "meshguard::DTensorImpl'; save it with meshguard::checkpoint::save, "
     "which writes every rank's shard and the layout";
 inline constexpr llvm::StringLiteral SaveDistributedModule =
-    "%0 is given module '%1', whose parameters are DTensors: libtorch's "
+    "'%0' is given module '%1', whose parameters are DTensors: libtorch's "
     "serialization cannot write them, so the runtime throws 'Cannot access "
     "storage of meshguard::DTensorImpl'; save "
     "meshguard::checkpoint::module_state(...) with "
     "meshguard::checkpoint::save";
 inline constexpr llvm::StringLiteral SaveLocalShard =
-    "%0 writes '%1', this rank's local shard of a DTensor, on every rank "
+    "'%0' writes '%1', this rank's local shard of a DTensor, on every rank "
     "under the same name: the ranks overwrite each other's shard and nothing "
     "records the layout (mesh, placements, global shape); save the DTensor "
     "with meshguard::checkpoint::save";
 // %0: the module or tensor; %1: a module.
 inline constexpr llvm::StringLiteral LoadIntoDistributed =
-    "torch::load into %select{the DTensor|module}1 '%0'%select{|, whose "
+    "'torch::load' into %select{the DTensor|module}1 '%0'%select{|, whose "
     "parameters are DTensors}1: libtorch's load sets each tensor to a plain "
     "one, so the runtime throws 'aten.set_.source_Tensor got mixed "
     "torch.Tensor and DTensor'; load before distributing, or load a "
@@ -279,7 +279,7 @@ inline constexpr llvm::StringLiteral CheckpointInCallee =
 inline constexpr llvm::StringLiteral ModuleDistributedHere =
     "'%0' is distributed here: its parameters are DTensors from here on";
 inline constexpr llvm::StringLiteral LocalShardTakenHere =
-    "to_local() gives each rank only its own shard of the DTensor '%0'";
+    "'to_local()' gives each rank only its own shard of the DTensor '%0'";
 inline constexpr llvm::StringLiteral CheckpointSaveIsCollective =
     "no fix-it: meshguard::checkpoint::save is collective (every rank of the "
     "mesh calls it), and whether this save runs depends on the rank";

@@ -5,6 +5,7 @@
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/EditableSource.h"
+#include "Fixes/FindingFix.h"
 #include "Fixes/MeshInScope.h"
 #include "meshguard/Analysis/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
@@ -103,13 +104,18 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
       Fixes.push_back(FixItHint::CreateInsertion(
           After, ", " + *Mesh + ", {meshguard::Replicate{}})"));
     }
-  {
-    auto Warning = diag(Call.getBeginLoc(), msg::MixedOp)
-                   << operandName(*Site.DTensor.E, Ctx)
-                   << operandName(*Site.Plain.front().E, Ctx);
-    for (const FixItHint &Fix : Fixes)
-      Warning << Fix;
-  }
+  FindingFix Fix;
+  for (const FixItHint &Hint : Fixes)
+    Fix.add(Hint);
+  Fix.Title = "wrap " +
+              (Site.Plain.size() == 1 ? quotedText(*Site.Plain.front().E, Ctx)
+                                      : std::string("the plain tensors")) +
+              " as a Replicate DTensor on the mesh of " +
+              quotedText(*Site.DTensor.E, Ctx);
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Call.getBeginLoc(), msg::MixedOp, Fix)
+      << operandName(*Site.DTensor.E, Ctx)
+      << operandName(*Site.Plain.front().E, Ctx);
   if (Site.DTensor.Origin)
     diag(Site.DTensor.Origin->getBeginLoc(), msg::DTensorComesFrom,
          DiagnosticIDs::Note)
@@ -125,6 +131,7 @@ void MixedTensorOpCheck::report(const FunctionDecl &FD, const MixedOpSite &Site,
         << operandName(*PlainSelf->E, Ctx);
   else if (!Mesh)
     diag(Call.getBeginLoc(), msg::WrapPlainAsReplicate, DiagnosticIDs::Note);
+  Findings.fixNote(Call.getBeginLoc(), Fix);
 }
 
 } // namespace tidy

@@ -4,6 +4,7 @@
 #include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "Fixes/EditableSource.h"
+#include "Fixes/FindingFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
@@ -56,15 +57,17 @@ void OpWithoutShardingRuleCheck::report(const UnruledOp &Op, ASTContext &Ctx) {
   SourceLocation Loc = SM.getExpansionLoc(Op.Call->getExprLoc());
   if (!firstReportAt(Loc))
     return;
-  {
-    auto Diag = diag(Loc, msg::OpWithoutShardingRule)
-                << Op.Name << Op.MayPartial;
-    for (const FixItHint &Fix : replicateFirst(Op, Ctx))
-      Diag << Fix;
-  }
+  FindingFix Fix;
+  for (const FixItHint &Hint : replicateFirst(Op, Ctx))
+    Fix.add(Hint);
+  Fix.Title = "redistribute the operand to Replicate first";
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Loc, msg::OpWithoutShardingRule, Fix)
+      << Op.Name << Op.MayPartial;
   if (Op.PlacedAt)
     noteInCallee(*this, Op.PlacedAt.Here, Op.PlacedAt.Elsewhere, *Op.Call,
                  msg::OpOperandPlacedNote, Ctx);
+  Findings.fixNote(Loc, Fix);
 }
 
 } // namespace tidy

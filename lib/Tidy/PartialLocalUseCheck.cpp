@@ -3,6 +3,7 @@
 #include "PartialLocalUseCheck.h"
 #include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
+#include "Fixes/FindingFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 
@@ -52,17 +53,21 @@ void PartialLocalUseCheck::report(const PartialLocalUse &U, ASTContext &Ctx) {
     Loc = SM.getExpansionLoc(OC->getOperatorLoc());
   if (!firstReportAt(Loc))
     return;
-  {
-    auto Diag = diag(Loc, msg::PartialLocalUsed)
-                << static_cast<int>(U.Kind) << U.What;
-    // One fix per to_local(), on its first use (the same edit twice
-    // would be dropped as overlapping).
-    // Only a to_local() of this file can be edited.
-    if (const auto *ToLocal = dyn_cast_or_null<CallExpr>(U.ToLocal.Here))
-      if (FixedToLocal.insert(ToLocal).second)
-        if (std::optional<FixItHint> Fix = fullTensorFix(*ToLocal, Ctx))
-          Diag << *Fix;
-  }
+  // One fix per to_local(), on its first use (the same edit twice would be
+  // dropped as overlapping). Only a to_local() of this file can be edited.
+  FindingFix Fix;
+  if (const auto *ToLocal = dyn_cast_or_null<CallExpr>(U.ToLocal.Here))
+    if (FixedToLocal.insert(ToLocal).second)
+      if (std::optional<FixItHint> Hint = fullTensorFix(*ToLocal, Ctx)) {
+        Fix.add(*Hint);
+        Fix.Title = U.OfShard ? "read the whole tensor: full_tensor() instead "
+                                "of to_local()"
+                              : "read the reduced value: full_tensor() "
+                                "instead of to_local()";
+      }
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Loc, msg::PartialLocalUsed, Fix)
+      << static_cast<int>(U.Kind) << U.What;
   auto Note = [&](const NotePlace &At, StringRef Message) {
     return noteInCallee(*this, At.Here, At.Elsewhere, *U.Use, Message, Ctx);
   };
@@ -75,6 +80,7 @@ void PartialLocalUseCheck::report(const PartialLocalUse &U, ASTContext &Ctx) {
   if (U.PartialOrigin)
     Note(U.PartialOrigin,
          U.OfShard ? msg::ShardReducedNote : msg::PartialOriginNote);
+  Findings.fixNote(Loc, Fix);
 }
 
 } // namespace tidy

@@ -5,6 +5,7 @@
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/EditableSource.h"
+#include "Fixes/FindingFix.h"
 #include "Fixes/MeshAwareRewrite.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/Lexer.h"
@@ -121,22 +122,31 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
       MeshAware = &Mesh;
       break;
     }
+  FindingFix Fix;
+  for (const FixItHint &Hint : Fixes)
+    Fix.add(Hint);
+  if (Wrapped.size() == 1)
+    Fix.Title =
+        "pass meshguard::to_local(...) of " + quotedText(*Wrapped.front(), Ctx);
+  else if (!Wrapped.empty())
+    Fix.Title = "pass meshguard::to_local(...) of each DTensor";
   if (Site.Surely && Site.WrapInToLocal.empty() &&
       Site.MaybeDTensorElements.empty() && FixedEarlier.empty() && MeshAware &&
       llvm::all_of(Site.DTensorOperands, [](const OperandFact &Op) {
         return Op.IsContainer && Op.P == Provenance::DTensor;
       }))
-    if (std::optional<FixItHint> Fix =
-            meshAwareRewrite(Call, FD, MeshAware->Function, Ctx))
-      Fixes.push_back(*Fix);
-  {
-    auto Warning =
-        Site.Surely ? diag(Call.getBeginLoc(), msg::DTensorToProcessGroup)
-                    : diag(Call.getBeginLoc(), msg::MaybeDTensorToProcessGroup);
-    Warning << Site.Entry->OpName << Name;
-    for (const FixItHint &Fix : Fixes)
-      Warning << Fix;
-  }
+    if (std::optional<FixItHint> Rewrite =
+            meshAwareRewrite(Call, FD, MeshAware->Function, Ctx)) {
+      Fix.add(*Rewrite);
+      Fix.Title =
+          "call the mesh-aware collective '" + MeshAware->Function + "'";
+    }
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Call.getBeginLoc(),
+                   Site.Surely ? msg::DTensorToProcessGroup
+                               : msg::MaybeDTensorToProcessGroup,
+                   Fix)
+      << Site.Entry->OpName << Name;
   for (const OperandFact &Op : Site.DTensorOperands) {
     if (Op.IsContainer) {
       diag(Op.E->getBeginLoc(), msg::HoldsDTensor, DiagnosticIDs::Note)
@@ -158,6 +168,7 @@ void ProcessGroupMisuseCheck::report(const ProcessGroupSite &Site,
   if (MeshAware)
     diag(Call.getBeginLoc(), msg::UseMeshAwareCollective, DiagnosticIDs::Note)
         << MeshAware->Function;
+  Findings.fixNote(Call.getBeginLoc(), Fix);
 }
 
 } // namespace tidy

@@ -5,6 +5,7 @@
 #include "CalleeNotes.h"
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
+#include "Fixes/FindingFix.h"
 #include "Fixes/HoistGatherFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -57,13 +58,15 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
                          ? "'" + C.Name + "', which performs the collective '" +
                                C.InnerName + "',"
                          : "collective '" + C.Name + "'";
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  FindingFix Fix;
   switch (D.Shape) {
-  case DivergenceShape::InBranch: {
-    auto Diag = diag(Loc, msg::RankOnlyWhereConditionHolds) << What;
-    for (const FixItHint &Fix : hoistGather(D, FD, Ctx))
-      Diag << Fix;
+  case DivergenceShape::InBranch:
+    for (const FixItHint &Hint : hoistGather(D, FD, Ctx))
+      Fix.add(Hint);
+    Fix.Title = "call '" + C.Name + "' on every rank, before the branch";
+    Findings.warning(Loc, msg::RankOnlyWhereConditionHolds, Fix) << What;
     break;
-  }
   case DivergenceShape::DifferentSequences:
     diag(Loc, msg::RankDifferentSequences) << D.ThenSequence << D.ElseSequence;
     break;
@@ -102,6 +105,7 @@ void RankDivergentCollectiveCheck::report(const DivergentCollective &D,
     noteInCallee(*this, C.Inner, C.InnerElsewhere, *C.Call,
                  msg::RankHelperPerformsNote, Ctx)
         << C.Name << C.InnerName;
+  Findings.fixNote(Loc, Fix);
 }
 
 } // namespace tidy

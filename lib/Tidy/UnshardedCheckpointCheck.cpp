@@ -5,6 +5,7 @@
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/CheckpointRewrite.h"
+#include "Fixes/FindingFix.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
@@ -213,17 +214,23 @@ void UnshardedCheckpointCheck::report(const CheckpointSite &Site,
         NoFix = msg::CheckpointNoMesh;
     }
   }
+  FindingFix Finding;
+  if (Fix) {
+    Finding.add(*Fix);
+    Finding.Title = "save with meshguard::checkpoint::save";
+  }
+  FindingReporter Findings(*this, areDiagsSelfContained());
   {
     bool Load = Site.Kind == CheckpointCall::Load;
-    auto Warning = diag(Loc, Load       ? msg::LoadIntoDistributed
-                             : IsModule ? msg::SaveDistributedModule
-                                        : msg::SaveDTensor);
+    auto Warning = Findings.warning(Loc,
+                                    Load       ? msg::LoadIntoDistributed
+                                    : IsModule ? msg::SaveDistributedModule
+                                               : msg::SaveDTensor,
+                                    Finding);
     if (Load)
       Warning << Name << IsModule;
     else
       Warning << callName(Site.Kind) << Name << Site.IsContainer;
-    if (Fix)
-      Warning << *Fix;
   }
   for (const ModuleDistribution &D : Distributions)
     diag(D.Call->getBeginLoc(), msg::ModuleDistributedHere, DiagnosticIDs::Note)
@@ -239,6 +246,7 @@ void UnshardedCheckpointCheck::report(const CheckpointSite &Site,
   if (NoFixOrigin)
     diag(NoFixOrigin->getBeginLoc(), msg::RankOriginNote, DiagnosticIDs::Note)
         << quotedText(*NoFixOrigin, Ctx);
+  Findings.fixNote(Loc, Finding);
 }
 
 } // namespace tidy

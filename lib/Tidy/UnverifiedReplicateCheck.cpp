@@ -5,6 +5,7 @@
 #include "DiagnosticMessages.h"
 #include "DiagnosticText.h"
 #include "Fixes/EditableSource.h"
+#include "Fixes/FindingFix.h"
 #include "meshguard/Analysis/RankAtCalls.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -64,13 +65,18 @@ bool UnverifiedReplicateCheck::warnAt(const CallExpr *Call,
       Ctx.getSourceManager().getExpansionLoc(Call->getBeginLoc());
   if (!firstReportAt(Loc))
     return false;
-  auto Diag = diag(Loc, msg::UnverifiedReplicate);
   UnverifiedReplica Site;
   Site.Call = Call;
   Site.VerifyArg = VerifyArg;
   Site.VerifyIndex = VerifyIndex;
-  if (std::optional<FixItHint> Fix = verifyFix(Site, Ctx))
-    Diag << *Fix;
+  FindingFix Fix;
+  if (std::optional<FixItHint> Hint = verifyFix(Site, Ctx)) {
+    Fix.add(*Hint);
+    Fix.Title = "have the runtime verify the replicas: run_check=true";
+  }
+  FindingReporter Findings(*this, areDiagsSelfContained());
+  Findings.warning(Loc, msg::UnverifiedReplicate, Fix);
+  Findings.fixNote(Loc, Fix);
   return true;
 }
 

@@ -29,7 +29,7 @@ double proj_norm(const DeviceMesh &mesh, const at::Tensor &x,
   at::Tensor out = meshguard::to_local(row_parallel_proj(mesh, x, w));
   return out.pow(2).sum().sqrt().item<double>();
   // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'aten::pow' is applied to one rank's share of a DTensor that may be Partial
-  // CHECK-NOTES: :[[@LINE-3]]:20: note: to_local() gives each rank only its own partial contribution
+  // CHECK-NOTES: :[[@LINE-3]]:20: note: 'to_local()' gives each rank only its own partial contribution
   // CHECK-NOTES: :[[@LINE-9]]:10: note: the DTensor may become Partial here
   // CHECK-FIXES: at::Tensor out = meshguard::full_tensor(row_parallel_proj(mesh, x, w));
 }
@@ -47,8 +47,8 @@ at::Tensor local(const at::Tensor &t) { return meshguard::to_local(t); }
 double mean_loss(const DeviceMesh &mesh, const at::Tensor &per_sample) {
   auto losses = meshguard::from_local(per_sample, mesh, {Shard{0}});
   return local(losses.mean()).item<double>();
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: item() reads one rank's share of a DTensor that may be Partial
-  // CHECK-NOTES: :[[@LINE-2]]:10: note: to_local() gives each rank only its own partial contribution
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'item()' reads one rank's share of a DTensor that may be Partial
+  // CHECK-NOTES: :[[@LINE-2]]:10: note: 'to_local()' gives each rank only its own partial contribution
   // CHECK-NOTES: :[[@LINE-3]]:16: note: the DTensor may become Partial here
 }
 
@@ -69,7 +69,7 @@ double grad_norm(const DeviceMesh &mesh, torch::nn::Linear &fc) {
   }
   return total.sqrt().item<double>();
   // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'aten::sqrt' is applied to one rank's share of a DTensor that may be Partial
-  // CHECK-NOTES: :[[@LINE-5]]:20: note: to_local() gives each rank only its own shard; full_tensor() gives the whole tensor
+  // CHECK-NOTES: :[[@LINE-5]]:20: note: 'to_local()' gives each rank only its own shard; full_tensor() gives the whole tensor
   // CHECK-NOTES: :[[@LINE-5]]:14: note: this reduces only this rank's shard over its sharded dim: the result is one rank's part of the whole
   // CHECK-FIXES: at::Tensor g = meshguard::full_tensor(p.grad());
 }
@@ -104,7 +104,7 @@ void log_step(std::ostream &os, const DeviceMesh &mesh, const at::Tensor &l) {
   at::Tensor loss = compute_loss(mesh, l);
   os << loss;
   // CHECK-NOTES: :[[@LINE-1]]:6: warning: this prints one rank's share of a DTensor that may be Partial
-  // CHECK-NOTES: :[[@LINE-7]]:10: note: to_local() gives each rank only its own partial contribution
+  // CHECK-NOTES: :[[@LINE-7]]:10: note: 'to_local()' gives each rank only its own partial contribution
   // CHECK-NOTES: :[[@LINE-9]]:15: note: the DTensor may become Partial here
   // CHECK-FIXES: return meshguard::full_tensor(loss);
 }

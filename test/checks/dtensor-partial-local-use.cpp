@@ -21,8 +21,8 @@ double lossOfShards(const DeviceMesh &mesh, const at::Tensor &rows) {
   at::Tensor loss = x.pow(2).sum();
   at::Tensor local = meshguard::to_local(loss);
   return local.item<double>();
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: item() reads one rank's share of a DTensor that may be Partial, as if it were the whole value: each rank gets its own wrong number, with no error [dtensor-partial-local-use]
-  // CHECK-NOTES: :[[@LINE-3]]:22: note: to_local() gives each rank only its own partial contribution; full_tensor() gives the reduced value
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'item()' reads one rank's share of a DTensor that may be Partial, as if it were the whole value: each rank gets its own wrong number, with no error [dtensor-partial-local-use]
+  // CHECK-NOTES: :[[@LINE-3]]:22: note: 'to_local()' gives each rank only its own partial contribution; full_tensor() gives the reduced value
   // CHECK-NOTES: :[[@LINE-5]]:21: note: the DTensor may become Partial here
   // CHECK-FIXES: at::Tensor local = meshguard::full_tensor(loss);
 }
@@ -51,7 +51,7 @@ at::Tensor explicitPartial(const DeviceMesh &mesh, const at::Tensor &t) {
   at::Tensor scaled = meshguard::to_local(grad) * 0.5;
   at::Tensor norm = scaled.pow(2);
   // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'aten::pow' is applied to one rank's share of a DTensor that may be Partial
-  // CHECK-NOTES: :[[@LINE-3]]:23: note: to_local() gives each rank only its own partial contribution
+  // CHECK-NOTES: :[[@LINE-3]]:23: note: 'to_local()' gives each rank only its own partial contribution
   // CHECK-NOTES: :[[@LINE-5]]:21: note: the DTensor may become Partial here
   // CHECK-FIXES: at::Tensor scaled = meshguard::full_tensor(grad) * 0.5;
   return norm;
@@ -72,11 +72,11 @@ void printed(std::ostream &os, const DeviceMesh &mesh, const at::Tensor &t) {
   at::Tensor local = meshguard::to_local(m);
   os << local;
   // CHECK-NOTES: :[[@LINE-1]]:6: warning: this prints one rank's share
-  // CHECK-NOTES: :[[@LINE-3]]:22: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-3]]:22: note: 'to_local()' gives
   // CHECK-NOTES: :[[@LINE-6]]:18: note: the DTensor may become Partial here
   at::Tensor big = local > 1.0;
   // CHECK-NOTES: :[[@LINE-1]]:26: warning: 'aten::gt' is applied to one rank's share
-  // CHECK-NOTES: :[[@LINE-7]]:22: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-7]]:22: note: 'to_local()' gives
   // CHECK-NOTES: :[[@LINE-10]]:18: note: the DTensor may become Partial here
 }
 
@@ -88,7 +88,7 @@ double throughHelper(const DeviceMesh &mesh, const at::Tensor &rows) {
   return scalarOf(meshguard::to_local(x.mean()));
   // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'scalarOf' uses one rank's share
   // CHECK-NOTES: :[[@LINE-6]]:47: note: inside 'scalarOf', the parameter is used as a full value here
-  // CHECK-NOTES: :[[@LINE-3]]:19: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-3]]:19: note: 'to_local()' gives
   // CHECK-NOTES: :[[@LINE-4]]:39: note: the DTensor may become Partial here
 }
 
@@ -101,7 +101,7 @@ void savedFromHelper(const DeviceMesh &mesh, const at::Tensor &rows) {
   at::Tensor local = meshguard::to_local(rowSum(mesh, rows));
   torch::save(local, "sum.pt");
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: this saves one rank's share
-  // CHECK-NOTES: :[[@LINE-3]]:22: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-3]]:22: note: 'to_local()' gives
   // CHECK-NOTES: :[[@LINE-8]]:10: note: the DTensor may become Partial here
 }
 
@@ -124,8 +124,8 @@ double matmulPartial(const DeviceMesh &mesh, const at::Tensor &a,
                                meshguard::from_local(b, mesh, {Replicate{}}));
   double r = meshguard::to_local(rows).sum(1).median().item<double>();
   return r + meshguard::to_local(p).item<double>();
-  // CHECK-NOTES: :[[@LINE-1]]:14: warning: item() reads one rank's share
-  // CHECK-NOTES: :[[@LINE-2]]:14: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'item()' reads one rank's share
+  // CHECK-NOTES: :[[@LINE-2]]:14: note: 'to_local()' gives
   // CHECK-NOTES: :[[@LINE-8]]:18: note: the DTensor may become Partial here
   // CHECK-FIXES: return r + meshguard::full_tensor(p).item<double>();
 }
@@ -142,8 +142,8 @@ double fieldShare(const DeviceMesh &mesh, const at::Tensor &rows,
   m.loss = meshguard::to_local(meshguard::from_local(rows, mesh, {Shard{0}}).sum());
   m.count = rows.sum();
   double v = m.loss.item<double>();
-  // CHECK-NOTES: :[[@LINE-1]]:14: warning: item() reads one rank's share
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: to_local() gives
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'item()' reads one rank's share
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'to_local()' gives
   // CHECK-NOTES: :[[@LINE-5]]:32: note: the DTensor may become Partial here
   // CHECK-FIXES: m.loss = meshguard::full_tensor(meshguard::from_local(rows, mesh, {Shard{0}}).sum());
   Metrics fresh;

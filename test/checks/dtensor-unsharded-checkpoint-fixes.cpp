@@ -20,7 +20,7 @@ void onRankZero(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({8, 4}), mesh, {Shard{0}});
   if (mesh.get_rank() == 0)
     torch::save(w, "w.pt");
-  // CHECK-NOTES: :[[@LINE-1]]:5: warning: torch::save is given the DTensor 'w'
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: 'torch::save' is given the DTensor 'w'
   // CHECK-NOTES: :[[@LINE-4]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-3]]:5: note: no fix-it: meshguard::checkpoint::save is collective (every rank of the mesh calls it), and whether this save runs depends on the rank
   // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
@@ -34,7 +34,7 @@ void afterEarlyExit(const DeviceMesh &mesh) {
   if (mesh.get_rank() != 0)
     return;
   torch::save(model, "model.pt");
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given module 'model', whose parameters are DTensors
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given module 'model', whose parameters are DTensors
   // CHECK-NOTES: :[[@LINE-5]]:3: note: 'model' is distributed here
   // CHECK-NOTES: :[[@LINE-3]]:3: note: no fix-it: meshguard::checkpoint::save is collective
   // CHECK-NOTES: :[[@LINE-6]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
@@ -45,7 +45,7 @@ void afterEarlyExit(const DeviceMesh &mesh) {
 void perRankPath(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({8, 4}), mesh, {Shard{0}});
   torch::save(w, "w" + std::to_string(mesh.get_rank()) + ".pt");
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given the DTensor 'w'
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given the DTensor 'w'
   // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-3]]:3: note: no fix-it: the path differs per rank, and meshguard::checkpoint::save takes one directory that every rank writes into
   // CHECK-NOTES: :[[@LINE-4]]:39: note: the rank-dependent value comes from 'mesh.get_rank()' here
@@ -58,7 +58,7 @@ void hiddenMesh(const DeviceMesh &mesh) {
   {
     DeviceMesh mesh("cpu", {2});
     torch::save(model, "model.pt");
-    // CHECK-NOTES: :[[@LINE-1]]:5: warning: torch::save is given module 'model', whose parameters are DTensors
+    // CHECK-NOTES: :[[@LINE-1]]:5: warning: 'torch::save' is given module 'model', whose parameters are DTensors
     // CHECK-NOTES: :[[@LINE-5]]:3: note: 'model' is distributed here
     // CHECK-NOTES: :[[@LINE-3]]:5: note: no fix-it: the mesh the module was distributed on cannot be named here; pass it as meshguard::checkpoint::save's third argument
   }
@@ -72,7 +72,7 @@ void twoMeshes(const DeviceMesh &mesh, const DeviceMesh &other, bool big) {
   else
     meshguard::distribute_module(*model, other);
   torch::save(model, "model.pt");
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given module 'model', whose parameters are DTensors
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given module 'model', whose parameters are DTensors
   // CHECK-NOTES: :[[@LINE-5]]:5: note: 'model' is distributed here
   // CHECK-NOTES: :[[@LINE-4]]:5: note: 'model' is distributed here
   // CHECK-NOTES: :[[@LINE-4]]:3: note: no fix-it: the mesh the module was distributed on cannot be named here
@@ -82,10 +82,10 @@ void twoMeshes(const DeviceMesh &mesh, const DeviceMesh &other, bool big) {
 void streamAndExpression(const DeviceMesh &mesh, std::ostream &out) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({8, 4}), mesh, {Shard{0}});
   torch::save(w, out);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given the DTensor 'w'
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given the DTensor 'w'
   // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   torch::save(w * 2, "w.pt");
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given the DTensor 'w * 2'
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given the DTensor 'w * 2'
   // CHECK-NOTES: :[[@LINE-6]]:18: note: 'w * 2' is a DTensor: it comes from distribute_tensor() here
   // CHECK-FIXES: {{^}}  torch::save(w * 2, "w.pt");{{$}}
 }
@@ -99,17 +99,17 @@ void pointers(const DeviceMesh &mesh) {
   auto model = std::make_shared<torch::nn::LinearImpl>(4, 2);
   meshguard::fully_shard(*model, mesh);
   torch::save(model, std::string("model.pt"));
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given module 'model', whose parameters are DTensors
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given module 'model', whose parameters are DTensors
   // CHECK-NOTES: :[[@LINE-3]]:3: note: 'model' is distributed here
   // CHECK-FIXES: {{^}}  meshguard::checkpoint::save(meshguard::checkpoint::module_state(*model), std::string("model.pt"), mesh);{{$}}
   auto net = std::make_shared<Net>();
   meshguard::distribute_module(*net->fc1, mesh);
   torch::save(net, "net.pt");
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given module 'net', whose parameters are DTensors
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given module 'net', whose parameters are DTensors
   // CHECK-NOTES: :[[@LINE-3]]:3: note: 'net->fc1' is distributed here
   // CHECK-FIXES: {{^}}  meshguard::checkpoint::save(meshguard::checkpoint::module_state(*net), "net.pt", mesh);{{$}}
   torch::save(net->fc1, "fc1.pt");
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given module 'net->fc1', whose parameters are DTensors
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given module 'net->fc1', whose parameters are DTensors
   // CHECK-NOTES: :[[@LINE-7]]:3: note: 'net->fc1' is distributed here
   // CHECK-FIXES: {{^}}  meshguard::checkpoint::save(meshguard::checkpoint::module_state(*net->fc1), "fc1.pt", mesh);{{$}}
 }
@@ -118,7 +118,7 @@ void pointers(const DeviceMesh &mesh) {
 void fromParameter(const DeviceMesh &mesh, at::Tensor t) {
   at::Tensor w = meshguard::distribute_tensor(t, mesh, {Shard{0}});
   torch::save(w, std::string("w.pt"));
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: torch::save is given the DTensor 'w'
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'torch::save' is given the DTensor 'w'
   // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-FIXES: {{^}}  meshguard::checkpoint::save({{[{][{]}}"w", w{{[}][}]}}, std::string("w.pt"), *meshguard::mesh_of(w));{{$}}
 }
@@ -127,7 +127,7 @@ void fromParameter(const DeviceMesh &mesh, at::Tensor t) {
 void inLambda(const DeviceMesh &mesh) {
   at::Tensor w = meshguard::distribute_tensor(torch::randn({8, 4}), mesh, {Shard{0}});
   auto save = [&]() { torch::save(w, "w.pt"); };
-  // CHECK-NOTES: :[[@LINE-1]]:23: warning: torch::save is given the DTensor 'w'
+  // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'torch::save' is given the DTensor 'w'
   // CHECK-NOTES: :[[@LINE-3]]:18: note: 'w' is a DTensor: it comes from distribute_tensor() here
   // CHECK-NOTES: :[[@LINE-3]]:23: note: no fix-it: meshguard::checkpoint::save is collective, and whether every rank runs this lambda is decided where it is called
   // CHECK-FIXES: {{^}}  auto save = [&]() { torch::save(w, "w.pt"); };{{$}}

@@ -1,7 +1,7 @@
 // RUN: %check_meshguard %s dtensor-unverified-replicate %t -- -- -I%stubs
 
 // A tensor whose content was written under a rank-dependent condition
-// (in-place ops, an assignment, torch::load into it) then called a replica
+// (in-place ops, an assignment, 'torch::load' into it) then called a replica
 // by from_local without run_check: only the ranks that took the branch hold
 // what it wrote (pytorch/pytorch#131991: a weight initialised on rank 0
 // only; #105840: a checkpoint loaded on rank 0 only). A broadcast after the
@@ -19,7 +19,7 @@ at::Tensor init_on_rank0(const DeviceMesh &mesh, int64_t n) {
   if (mesh.get_rank() == 0)
     w.copy_(torch::randn({n, n}));
   return meshguard::from_local(w, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
   // CHECK-FIXES: return meshguard::from_local(w, mesh, {Replicate{}}, /*run_check=*/true);
@@ -32,7 +32,7 @@ at::Tensor fill_off_rank0(const DeviceMesh &mesh, const at::Tensor &x) {
     scale.add_(x);
   }
   return meshguard::from_local(scale, mesh, {Replicate{}}, false);
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-7]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
   // CHECK-FIXES: return meshguard::from_local(scale, mesh, {Replicate{}}, true);
@@ -43,7 +43,7 @@ at::Tensor load_on_rank0(const DeviceMesh &mesh, const std::string &path) {
   if (mesh.get_rank() == 0)
     torch::load(weight, path);
   return meshguard::from_local(weight, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
   // CHECK-FIXES: return meshguard::from_local(weight, mesh, {Replicate{}}, /*run_check=*/true);
@@ -54,7 +54,7 @@ at::Tensor assign_on_rank0(const DeviceMesh &mesh, const at::Tensor &ckpt) {
   if (mesh.get_rank() == 0)
     weight = ckpt;
   return meshguard::from_local(weight, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-5]]:7: note: the rank-dependent value comes from 'mesh.get_rank()' here
   // CHECK-FIXES: return meshguard::from_local(weight, mesh, {Replicate{}}, /*run_check=*/true);

@@ -17,7 +17,7 @@ at::Tensor rewrap(const DeviceMesh &mesh, const at::Tensor &table) {
   auto emb = meshguard::distribute_tensor(table, mesh, {Shard{0}});
   at::Tensor rows = meshguard::to_local(emb);
   return meshguard::from_local(rows, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this is one rank's shard of a DTensor (to_local()), not the whole value
   // CHECK-NOTES: :[[@LINE-5]]:14: note: the DTensor gets its sharded placements here
   // CHECK-FIXES: return meshguard::from_local(rows, mesh, {Replicate{}}, /*run_check=*/true);
@@ -27,7 +27,7 @@ at::Tensor rewrap(const DeviceMesh &mesh, const at::Tensor &table) {
 at::Tensor rewrap_partial(const DeviceMesh &mesh, const at::Tensor &x) {
   auto sums = meshguard::from_local(x, mesh, {Shard{0}}).sum();
   return meshguard::from_local(meshguard::to_local(sums), mesh, {Replicate{}}, false);
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this is one rank's partial contribution of a DTensor (to_local()), not the whole value
   // CHECK-NOTES: :[[@LINE-4]]:15: note: the DTensor may become Partial here
   // CHECK-FIXES: return meshguard::from_local(meshguard::to_local(sums), mesh, {Replicate{}}, true);

@@ -21,7 +21,7 @@ at::Tensor batch_of(const DeviceMesh &mesh, const at::Tensor &x, const at::Tenso
   const int64_t rank = mesh.get_rank();
   auto [x_local, y_local] = make_shard(x, y, rank, 4);
   return meshguard::from_local(x_local, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-4]]:46: note: this argument depends on the rank
   // CHECK-NOTES: :[[@LINE-6]]:24: note: the rank-dependent value comes from 'mesh.get_rank()' here
@@ -46,7 +46,7 @@ at::Tensor noise(const DeviceMesh &mesh, int64_t base) {
   at::manual_seed(base + mesh.get_rank());
   at::Tensor eps = at::randn({16});
   return meshguard::from_local(eps, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-5]]:3: note: the default generator is seeded here with a value that differs per rank
   // CHECK-NOTES: :[[@LINE-6]]:26: note: the rank-dependent value comes from 'mesh.get_rank()' here
@@ -66,7 +66,7 @@ at::Tensor init_weights(const DeviceMesh &mesh2d) {
   at::Generator gen = at::detail::createCPUGenerator(mesh2d.get_local_rank(0));
   at::Tensor w = at::randn({8, 8}, gen);
   return meshguard::from_local(w, mesh2d, {Replicate{}, Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-5]]:54: note: the rank-dependent value comes from 'mesh2d.get_local_rank(0)' here
   // CHECK-FIXES: return meshguard::from_local(w, mesh2d, {Replicate{}, Replicate{}}, /*run_check=*/true);

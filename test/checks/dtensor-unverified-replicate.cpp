@@ -14,7 +14,7 @@ at::Tensor rowsOfThisRank(const DeviceMesh &mesh, const at::Tensor &data) {
   int64_t rank = mesh.get_rank();
   at::Tensor mine = data * (rank + 1);
   return meshguard::from_local(mine, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank: every rank takes its own tensor for the value, and what is computed from it is wrong with no error; give the placement it has (Shard), or pass run_check=true to have the runtime verify it [dtensor-unverified-replicate]
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica (every placement Replicate) without run_check, but the tensor differs per rank: every rank takes its own tensor for the value, and what is computed from it is wrong with no error; give the placement it has (Shard), or pass run_check=true to have the runtime verify it [dtensor-unverified-replicate]
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-5]]:18: note: the rank-dependent value comes from 'mesh.get_rank()' here
   // CHECK-FIXES: return meshguard::from_local(mine, mesh, {Replicate{}}, /*run_check=*/true);
@@ -24,7 +24,7 @@ at::Tensor rowsOfThisRank(const DeviceMesh &mesh, const at::Tensor &data) {
 at::Tensor explicitFalse(const DeviceMesh &mesh, const at::Tensor &data) {
   at::Tensor mine = data * mesh.get_rank();
   return meshguard::from_local(mine, mesh, {Replicate{}}, false);
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-4]]:28: note: the rank-dependent value comes from 'mesh.get_rank()' here
   // CHECK-FIXES: return meshguard::from_local(mine, mesh, {Replicate{}}, true);
@@ -57,7 +57,7 @@ at::Tensor slice(const at::Tensor &data, int64_t rank) { return data * rank; }
 at::Tensor throughHelper(const DeviceMesh &mesh, const at::Tensor &data) {
   at::Tensor part = slice(data, mesh.get_rank());
   return meshguard::from_local(part, mesh, {Replicate{}});
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: from_local() calls this rank's tensor a replica
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'from_local()' calls this rank's tensor a replica
   // CHECK-NOTES: :[[@LINE-2]]:32: note: this local tensor differs per rank
   // CHECK-NOTES: :[[@LINE-4]]:21: note: the rank-dependent value comes from 'slice(data, mesh.get_rank())' here
   // CHECK-FIXES: return meshguard::from_local(part, mesh, {Replicate{}}, /*run_check=*/true);
