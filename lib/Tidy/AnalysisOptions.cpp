@@ -3,7 +3,7 @@
 #include "AnalysisOptions.h"
 #include "ApiModelChecks.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
-#include "meshguard/Analysis/ApiModelYAML.h"
+#include "meshguard/Analysis/Api/ApiModelYAML.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <cstdint>

@@ -13,8 +13,8 @@
 #define MESHGUARD_TIDY_ANALYSISOPTIONS_H
 
 #include "clang-tidy/ClangTidyCheck.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 #include <memory>
 #include <string>
 #include <vector>

@@ -11,7 +11,7 @@
 #define MESHGUARD_TIDY_APIMODELCHECKS_H
 
 #include "AnalysisOptions.h"
-#include "meshguard/Analysis/ApiModel.h"
+#include "meshguard/Analysis/Api/ApiModel.h"
 #include "clang/AST/ASTContext.h"
 
 namespace meshguard {

@@ -15,7 +15,7 @@
 #define MESHGUARD_TIDY_CALLEENOTES_H
 
 #include "clang-tidy/ClangTidyCheck.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 
 namespace meshguard {
 namespace tidy {

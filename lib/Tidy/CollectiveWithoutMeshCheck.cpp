@@ -10,7 +10,7 @@
 #include "Fixes/FindingFix.h"
 #include "Fixes/MeshInScope.h"
 #include "NamedFunctions.h"
-#include "meshguard/Analysis/ModuleNavigation.h"
+#include "meshguard/Analysis/Provenance/ModuleNavigation.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"

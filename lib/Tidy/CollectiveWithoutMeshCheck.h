@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_COLLECTIVEWITHOUTMESHCHECK_H
 
 #include "DTensorCheckBase.h"
-#include "meshguard/Analysis/CollectiveSites.h"
+#include "meshguard/Analysis/Facts/CollectiveSites.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {

@@ -13,7 +13,7 @@
 #include "Fixes/MeshInScope.h"
 #include "SharedTU.h"
 #include "clang-tidy/ClangTidyCheck.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"

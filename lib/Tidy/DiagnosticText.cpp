@@ -2,7 +2,7 @@
 
 #include "DiagnosticText.h"
 #include "DiagnosticMessages.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_DIAGNOSTICTEXT_H
 
 #include "clang-tidy/ClangTidyCheck.h"
-#include "meshguard/Analysis/CollectiveSites.h"
+#include "meshguard/Analysis/Facts/CollectiveSites.h"
 #include <string>
 #include <vector>
 

@@ -7,7 +7,7 @@
 #include "Fixes/EditableSource.h"
 #include "Fixes/FindingFix.h"
 #include "Fixes/MeshInScope.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"

@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_MIXEDTENSOROPCHECK_H
 
 #include "DTensorCheckBase.h"
-#include "meshguard/Analysis/MixedOpSites.h"
+#include "meshguard/Analysis/Facts/MixedOpSites.h"
 #include <memory>
 
 namespace meshguard {

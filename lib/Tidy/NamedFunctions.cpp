@@ -1,7 +1,7 @@
 //===--- NamedFunctions.cpp - What a function named by the model accepts --===//
 
 #include "NamedFunctions.h"
-#include "meshguard/Analysis/DeclaredNames.h"
+#include "meshguard/Analysis/Api/DeclaredNames.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 

@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_OPWITHOUTSHARDINGRULECHECK_H
 
 #include "PlacementCheckBase.h"
-#include "meshguard/Analysis/PlacementScan.h"
+#include "meshguard/Analysis/Placements/PlacementScan.h"
 
 namespace meshguard {
 namespace tidy {

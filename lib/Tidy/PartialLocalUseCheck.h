@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_PARTIALLOCALUSECHECK_H
 
 #include "PlacementCheckBase.h"
-#include "meshguard/Analysis/PlacementScan.h"
+#include "meshguard/Analysis/Placements/PlacementScan.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace meshguard {

@@ -5,7 +5,7 @@
 #define MESHGUARD_TIDY_PROCESSGROUPMISUSECHECK_H
 
 #include "DTensorCheckBase.h"
-#include "meshguard/Analysis/ProcessGroupSites.h"
+#include "meshguard/Analysis/Facts/ProcessGroupSites.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace meshguard {

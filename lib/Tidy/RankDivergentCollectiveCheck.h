@@ -5,7 +5,7 @@
 #define MESHGUARD_TIDY_RANKDIVERGENTCOLLECTIVECHECK_H
 
 #include "DTensorCheckBase.h"
-#include "meshguard/Analysis/DivergentCollectives.h"
+#include "meshguard/Analysis/Divergence/DivergentCollectives.h"
 #include <memory>
 
 namespace meshguard {

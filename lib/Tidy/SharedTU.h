@@ -12,8 +12,8 @@
 #ifndef MESHGUARD_TIDY_SHAREDTU_H
 #define MESHGUARD_TIDY_SHAREDTU_H
 
-#include "meshguard/Analysis/SummaryDatabase.h"
-#include "meshguard/Analysis/TUAnalysis.h"
+#include "meshguard/Analysis/Engine/TUAnalysis.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include <memory>

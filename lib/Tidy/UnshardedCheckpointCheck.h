@@ -5,7 +5,7 @@
 #define MESHGUARD_TIDY_UNSHARDEDCHECKPOINTCHECK_H
 
 #include "DTensorCheckBase.h"
-#include "meshguard/Analysis/TUAnalysis.h"
+#include "meshguard/Analysis/Engine/TUAnalysis.h"
 
 namespace meshguard {
 namespace tidy {

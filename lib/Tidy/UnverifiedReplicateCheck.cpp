@@ -6,7 +6,7 @@
 #include "DiagnosticText.h"
 #include "Fixes/EditableSource.h"
 #include "Fixes/FindingFix.h"
-#include "meshguard/Analysis/RankAtCalls.h"
+#include "meshguard/Analysis/Divergence/RankAtCalls.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"

@@ -4,7 +4,7 @@
 #define MESHGUARD_TIDY_UNVERIFIEDREPLICATECHECK_H
 
 #include "PlacementCheckBase.h"
-#include "meshguard/Analysis/UnverifiedReplicas.h"
+#include "meshguard/Analysis/Divergence/UnverifiedReplicas.h"
 
 namespace meshguard {
 namespace tidy {

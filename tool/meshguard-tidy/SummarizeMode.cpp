@@ -20,10 +20,11 @@
 
 #include "SummarizeMode.h"
 
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/ApiModelYAML.h"
-#include "meshguard/Analysis/Summaries.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiModelYAML.h"
+#include "meshguard/Analysis/Engine/SummaryExport.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"

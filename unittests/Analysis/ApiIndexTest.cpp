@@ -1,6 +1,6 @@
 //===--- ApiIndexTest.cpp - What the API index says about declarations ----===//
 
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "ModelTesting.h"
 #include "gtest/gtest.h"
 

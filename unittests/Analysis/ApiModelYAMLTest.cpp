@@ -1,6 +1,6 @@
 //===--- ApiModelYAMLTest.cpp - Reading an API model from YAML ------------===//
 
-#include "meshguard/Analysis/ApiModelYAML.h"
+#include "meshguard/Analysis/Api/ApiModelYAML.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
 //===--- DeclaredNamesTest.cpp - Does a TU declare any of these names -----===//
 
-#include "meshguard/Analysis/DeclaredNames.h"
+#include "meshguard/Analysis/Api/DeclaredNames.h"
 #include "ModelTesting.h"
 #include "clang/Tooling/Tooling.h"
 #include "gtest/gtest.h"

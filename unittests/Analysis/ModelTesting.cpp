@@ -1,8 +1,8 @@
 //===--- ModelTesting.cpp - Run the provenance model on a snippet ---------===//
 
 #include "ModelTesting.h"
-#include "meshguard/Analysis/Provenance.h"
-#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/Provenance/Provenance.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/Value.h"
 #include "clang/Tooling/Tooling.h"

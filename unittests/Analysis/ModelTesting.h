@@ -18,8 +18,8 @@
 #ifndef MESHGUARD_UNITTESTS_MODELTESTING_H
 #define MESHGUARD_UNITTESTS_MODELTESTING_H
 
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 #include "clang/Frontend/ASTUnit.h"
 #include <map>
 #include <memory>

@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelTesting.h"
-#include "meshguard/Analysis/ApiModel.h"
-#include "meshguard/Analysis/OperandFacts.h"
-#include "meshguard/Analysis/SiteScan.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Api/ApiModel.h"
+#include "meshguard/Analysis/Facts/SiteScan.h"
+#include "meshguard/Analysis/Provenance/OperandFacts.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "gtest/gtest.h"
 

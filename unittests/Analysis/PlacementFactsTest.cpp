@@ -4,7 +4,7 @@
 #include "ModelTesting.h"
 #include "Placements/ModuleFacts.h"
 #include "Placements/OperatorRules.h"
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "gtest/gtest.h"
 

@@ -1,6 +1,6 @@
 //===--- ApiIndex.cpp - Fast AST lookups into the ApiModel ----------------===//
 
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 

@@ -1,6 +1,6 @@
 //===--- ApiModel.cpp - Merging API models --------------------------------===//
 
-#include "meshguard/Analysis/ApiModel.h"
+#include "meshguard/Analysis/Api/ApiModel.h"
 
 namespace meshguard {
 namespace analysis {

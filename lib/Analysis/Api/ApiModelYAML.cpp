@@ -1,6 +1,6 @@
 //===--- ApiModelYAML.cpp - Reading an API model from YAML ----------------===//
 
-#include "meshguard/Analysis/ApiModelYAML.h"
+#include "meshguard/Analysis/Api/ApiModelYAML.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/ApiModel.h"
+#include "meshguard/Analysis/Api/ApiModel.h"
 #include <iterator>
 
 namespace meshguard {

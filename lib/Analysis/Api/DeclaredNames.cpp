@@ -1,6 +1,6 @@
 //===--- DeclaredNames.cpp - Does a TU declare any of these names ---------===//
 
-#include "meshguard/Analysis/DeclaredNames.h"
+#include "meshguard/Analysis/Api/DeclaredNames.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"

@@ -10,7 +10,7 @@
 #ifndef MESHGUARD_LIB_ANALYSIS_BRANCHSIDES_H
 #define MESHGUARD_LIB_ANALYSIS_BRANCHSIDES_H
 
-#include "meshguard/Analysis/DivergentCollectives.h"
+#include "meshguard/Analysis/Divergence/DivergentCollectives.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 #include <optional>

@@ -12,7 +12,7 @@
 #include "Divergence/BranchSides.h"
 #include "Divergence/MeshGroups.h"
 #include "Divergence/RankDependence.h"
-#include "meshguard/Analysis/DivergentCollectives.h"
+#include "meshguard/Analysis/Divergence/DivergentCollectives.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"

@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/DivergentCollectives.h"
+#include "meshguard/Analysis/Divergence/DivergentCollectives.h"
 #include "Divergence/BranchSides.h"
 #include "Divergence/MeshGroups.h"
 #include "Divergence/RankDependence.h"
 #include "Divergence/RankFlow.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "clang/AST/ASTLambda.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"

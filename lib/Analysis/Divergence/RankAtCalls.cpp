@@ -1,6 +1,6 @@
 //===--- RankAtCalls.cpp - Rank dependence around chosen calls ------------===//
 
-#include "meshguard/Analysis/RankAtCalls.h"
+#include "meshguard/Analysis/Divergence/RankAtCalls.h"
 #include "Divergence/RankFlow.h"
 
 using namespace clang;

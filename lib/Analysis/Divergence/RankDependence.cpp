@@ -2,7 +2,7 @@
 
 #include "Divergence/RankDependence.h"
 #include "Divergence/MeshGroups.h"
-#include "meshguard/Analysis/DeclaredNames.h"
+#include "meshguard/Analysis/Api/DeclaredNames.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"

@@ -18,7 +18,7 @@
 #ifndef MESHGUARD_LIB_ANALYSIS_RANKDEPENDENCE_H
 #define MESHGUARD_LIB_ANALYSIS_RANKDEPENDENCE_H
 
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/Analysis/CFG.h"

@@ -18,7 +18,7 @@
 #define MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
 
 #include "Divergence/RankDependence.h"
-#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"

@@ -1,10 +1,10 @@
 //===--- UnverifiedReplicas.cpp - Replicate claims that are false ---------===//
 
-#include "meshguard/Analysis/UnverifiedReplicas.h"
+#include "meshguard/Analysis/Divergence/UnverifiedReplicas.h"
 #include "Divergence/RankFlow.h"
 #include "Placements/PlacementFacts.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"

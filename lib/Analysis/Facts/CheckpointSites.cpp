@@ -1,8 +1,8 @@
 //===--- CheckpointSites.cpp - libtorch serialization of DTensors ---------===//
 
-#include "meshguard/Analysis/CheckpointSites.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/Facts/CheckpointSites.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"

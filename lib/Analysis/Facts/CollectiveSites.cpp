@@ -1,8 +1,8 @@
 //===--- CollectiveSites.cpp - Mesh-inferred collectives and their args ---===//
 
-#include "meshguard/Analysis/CollectiveSites.h"
-#include "meshguard/Analysis/Summaries.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Facts/CollectiveSites.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"

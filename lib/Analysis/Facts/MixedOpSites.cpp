@@ -1,8 +1,8 @@
 //===--- MixedOpSites.cpp - Tensor ops mixing DTensors and plain tensors --===//
 
-#include "meshguard/Analysis/MixedOpSites.h"
+#include "meshguard/Analysis/Facts/MixedOpSites.h"
 #include "Provenance/ScalarLikeTensors.h"
-#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;

@@ -1,7 +1,7 @@
 //===--- ProcessGroupSites.cpp - DTensors reaching raw c10d collectives ---===//
 
-#include "meshguard/Analysis/ProcessGroupSites.h"
-#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/Facts/ProcessGroupSites.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "llvm/ADT/DenseMap.h"

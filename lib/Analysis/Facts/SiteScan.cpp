@@ -1,6 +1,6 @@
 //===--- SiteScan.cpp - The skeleton every site scanner shares ------------===//
 
-#include "meshguard/Analysis/SiteScan.h"
+#include "meshguard/Analysis/Facts/SiteScan.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace clang;

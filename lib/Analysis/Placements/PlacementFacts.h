@@ -12,8 +12,8 @@
 #ifndef MESHGUARD_LIB_ANALYSIS_PLACEMENTFACTS_H
 #define MESHGUARD_LIB_ANALYSIS_PLACEMENTFACTS_H
 
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/PlacementScan.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Placements/PlacementScan.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"

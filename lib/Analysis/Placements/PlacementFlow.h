@@ -10,7 +10,7 @@
 #define MESHGUARD_LIB_ANALYSIS_PLACEMENTFLOW_H
 
 #include "Placements/PlacementFacts.h"
-#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

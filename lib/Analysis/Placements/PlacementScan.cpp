@@ -8,12 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/PlacementScan.h"
+#include "meshguard/Analysis/Placements/PlacementScan.h"
 #include "Placements/ModuleFacts.h"
 #include "Placements/PlacementFacts.h"
 #include "Placements/PlacementFlow.h"
 #include "Placements/PlacementSites.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"

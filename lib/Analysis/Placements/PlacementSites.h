@@ -4,7 +4,7 @@
 #define MESHGUARD_LIB_ANALYSIS_PLACEMENTSITES_H
 
 #include "Placements/PlacementFacts.h"
-#include "meshguard/Analysis/PlacementScan.h"
+#include "meshguard/Analysis/Placements/PlacementScan.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
 

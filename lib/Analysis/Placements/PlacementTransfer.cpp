@@ -11,7 +11,7 @@
 #include "Placements/ModuleFacts.h"
 #include "Placements/OperatorRules.h"
 #include "Placements/PlacementFacts.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 

@@ -1,6 +1,6 @@
 //===--- CallableTargets.cpp - The lambda a callable surely holds ---------===//
 
-#include "meshguard/Analysis/CallableTargets.h"
+#include "meshguard/Analysis/Provenance/CallableTargets.h"
 #include "Provenance/VariableWrites.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"

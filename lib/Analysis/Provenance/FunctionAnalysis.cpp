@@ -1,10 +1,10 @@
 //===--- FunctionAnalysis.cpp - Run the provenance model on a function ----===//
 
-#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 #include "Provenance/CDCLSolver.h"
 #include "Provenance/DeadValues.h"
 #include "Provenance/ProvenanceModel.h"
-#include "meshguard/Analysis/LambdaCaptures.h"
+#include "meshguard/Analysis/Provenance/LambdaCaptures.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/FlowSensitive/AdornedCFG.h"

@@ -1,8 +1,8 @@
 //===--- LambdaCaptures.cpp - Provenance a lambda's captures carry --------===//
 
-#include "meshguard/Analysis/LambdaCaptures.h"
+#include "meshguard/Analysis/Provenance/LambdaCaptures.h"
 #include "Provenance/VariableWrites.h"
-#include "meshguard/Analysis/Provenance.h"
+#include "meshguard/Analysis/Provenance/Provenance.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"
 #include "clang/AST/ParentMap.h"

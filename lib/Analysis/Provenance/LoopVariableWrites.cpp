@@ -1,7 +1,7 @@
 //===--- LoopVariableWrites.cpp - May a range-for variable be rebound? ----===//
 
 #include "Provenance/LoopVariableWrites.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 

@@ -1,7 +1,7 @@
 //===--- ModuleConstructors.cpp - Does a new module start plain? ----------===//
 
 #include "Provenance/ModuleConstructors.h"
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;

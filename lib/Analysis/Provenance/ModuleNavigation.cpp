@@ -1,8 +1,8 @@
 //===--- ModuleNavigation.cpp - From an expression to the modules it names ===//
 
-#include "meshguard/Analysis/ModuleNavigation.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/TensorState.h"
+#include "meshguard/Analysis/Provenance/ModuleNavigation.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/TensorState.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang;

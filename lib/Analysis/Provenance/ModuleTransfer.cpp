@@ -9,7 +9,7 @@
 
 #include "Provenance/ModuleConstructors.h"
 #include "Provenance/TransferContext.h"
-#include "meshguard/Analysis/ModuleNavigation.h"
+#include "meshguard/Analysis/Provenance/ModuleNavigation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 

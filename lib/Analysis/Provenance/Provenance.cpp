@@ -1,6 +1,6 @@
 //===--- Provenance.cpp - Reading provenance at a program point -----------===//
 
-#include "meshguard/Analysis/Provenance.h"
+#include "meshguard/Analysis/Provenance/Provenance.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysisContext.h"
 

@@ -11,8 +11,8 @@
 #define MESHGUARD_ANALYSIS_PROVENANCEMODEL_H
 
 #include "Provenance/LoopVariableWrites.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/TensorState.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/TensorState.h"
 #include "clang/Analysis/FlowSensitive/CFGMatchSwitch.h"
 #include "clang/Analysis/FlowSensitive/DataflowAnalysis.h"
 #include "clang/Analysis/FlowSensitive/NoopLattice.h"

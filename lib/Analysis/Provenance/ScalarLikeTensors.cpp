@@ -1,8 +1,8 @@
 //===--- ScalarLikeTensors.cpp - Plain tensors an op may mix in -----------===//
 
 #include "Provenance/ScalarLikeTensors.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"

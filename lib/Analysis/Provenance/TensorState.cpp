@@ -1,8 +1,8 @@
 //===--- TensorState.cpp - Provenance facts stored in the Environment -----===//
 
-#include "meshguard/Analysis/TensorState.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorState.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"

@@ -12,9 +12,9 @@
 #ifndef MESHGUARD_ANALYSIS_TRANSFERCONTEXT_H
 #define MESHGUARD_ANALYSIS_TRANSFERCONTEXT_H
 
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/TensorOperands.h"
-#include "meshguard/Analysis/TensorState.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorState.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 #include "clang/Analysis/FlowSensitive/DataflowEnvironment.h"

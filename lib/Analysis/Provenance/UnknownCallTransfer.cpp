@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Provenance/TransferContext.h"
-#include "meshguard/Analysis/FunctionSummary.h"
+#include "meshguard/Analysis/Provenance/FunctionSummary.h"
 #include "clang/Analysis/FlowSensitive/Value.h"
 
 using namespace clang;

@@ -1,10 +1,10 @@
 //===--- ArgumentReadings.cpp - What an argument gives a sink -------------===//
 
 #include "Summaries/ArgumentReadings.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/ModuleNavigation.h"
-#include "meshguard/Analysis/OperandFacts.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Provenance/ModuleNavigation.h"
+#include "meshguard/Analysis/Provenance/OperandFacts.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/Analysis/FlowSensitive/Arena.h"
 
 using namespace clang;

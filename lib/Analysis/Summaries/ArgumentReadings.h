@@ -10,7 +10,7 @@
 #ifndef MESHGUARD_LIB_ANALYSIS_SUMMARIES_ARGUMENTREADINGS_H
 #define MESHGUARD_LIB_ANALYSIS_SUMMARIES_ARGUMENTREADINGS_H
 
-#include "meshguard/Analysis/FunctionAnalysis.h"
+#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 
 namespace meshguard {
 namespace analysis {

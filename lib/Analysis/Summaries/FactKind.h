@@ -16,8 +16,8 @@
 #ifndef MESHGUARD_LIB_ANALYSIS_SUMMARIES_FACTKIND_H
 #define MESHGUARD_LIB_ANALYSIS_SUMMARIES_FACTKIND_H
 
-#include "meshguard/Analysis/Summaries.h"
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
@@ -51,7 +51,17 @@ public:
                                   const ExternalSite *Elsewhere) = 0;
 };
 
-/// What a kind's writer is given for one function of the main file.
+/// A parameter a function wraps as a replica without run_check (a fact of
+/// the rank-divergence analysis that the placements' "plc" field carries).
+struct ExportedReplica {
+  unsigned Param;
+  const clang::CallExpr *FromLocal;
+  const ExternalSite *Elsewhere;
+};
+
+/// What a kind's writer is given for one function of the main file. The
+/// engine fills it (Engine/SummaryExport.cpp): the memos are the ones its
+/// checks asked.
 struct ExportedFunction {
   const clang::FunctionDecl &FD;
   /// Its summary (empty when the analysis hit a limit).
@@ -61,6 +71,10 @@ struct ExportedFunction {
   /// The placement memo, for what it returns and uses as full values.
   PlacementMemo &Placements;
   PlaceWriter &Places;
+  /// The parameters it wraps as replicas without run_check, asked of the
+  /// rank-divergence memo when called (a layer the placements' kind is
+  /// below).
+  llvm::function_ref<std::vector<ExportedReplica>()> Replicas;
 };
 
 /// Reads places back: [file index, line, column] of the file being read.

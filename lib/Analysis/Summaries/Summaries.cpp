@@ -1,10 +1,10 @@
 //===--- Summaries.cpp - Interprocedural facts for functions in the TU ----===//
 
-#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "Summaries/ArgumentReadings.h"
 #include "Summaries/FactKind.h"
-#include "meshguard/Analysis/LambdaCaptures.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/LambdaCaptures.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/LambdaCapture.h"

@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "Summaries/FactKind.h"
 #include "clang/AST/Decl.h"
 #include "clang/Index/USRGeneration.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <mutex>

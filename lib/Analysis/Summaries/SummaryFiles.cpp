@@ -7,13 +7,31 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "meshguard/Analysis/SummaryDatabase.h"
+#include "meshguard/Analysis/Summaries/SummaryDatabase.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+using namespace clang;
+
 namespace meshguard {
 namespace analysis {
+
+std::string mainFilePath(const SourceManager &SM) {
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  if (!Main)
+    return "";
+  llvm::SmallString<256> Path(Main->getName());
+  SM.getFileManager().makeAbsolutePath(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path);
+}
+
+std::string mainFilePath(const ASTContext &Ctx) {
+  return mainFilePath(Ctx.getSourceManager());
+}
 
 std::string summaryFileName(llvm::StringRef TUPath) {
   return summaryContentHash(TUPath).substr(0, 16) + ".json";

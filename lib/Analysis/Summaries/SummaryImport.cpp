@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Summaries/FactKind.h"
-#include "meshguard/Analysis/ApiIndex.h"
-#include "meshguard/Analysis/Summaries.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
+#include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/Basic/SourceManager.h"

@@ -2,7 +2,7 @@
 
 #include "CheckpointRewrite.h"
 #include "EditableSource.h"
-#include "meshguard/Analysis/TensorOperands.h"
+#include "meshguard/Analysis/Provenance/TensorOperands.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"

@@ -12,7 +12,7 @@
 #ifndef MESHGUARD_TIDY_CHECKPOINTREWRITE_H
 #define MESHGUARD_TIDY_CHECKPOINTREWRITE_H
 
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "clang/AST/Expr.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/SmallVector.h"

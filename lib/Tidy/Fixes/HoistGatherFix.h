@@ -10,7 +10,7 @@
 #ifndef MESHGUARD_TIDY_HOISTGATHERFIX_H
 #define MESHGUARD_TIDY_HOISTGATHERFIX_H
 
-#include "meshguard/Analysis/DivergentCollectives.h"
+#include "meshguard/Analysis/Divergence/DivergentCollectives.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/SmallVector.h"

@@ -2,7 +2,7 @@
 
 #include "MeshInScope.h"
 #include "../NamedFunctions.h"
-#include "meshguard/Analysis/LambdaCaptures.h"
+#include "meshguard/Analysis/Provenance/LambdaCaptures.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"

@@ -3,7 +3,7 @@
 #ifndef MESHGUARD_TIDY_MESHINSCOPE_H
 #define MESHGUARD_TIDY_MESHINSCOPE_H
 
-#include "meshguard/Analysis/ApiIndex.h"
+#include "meshguard/Analysis/Api/ApiIndex.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"

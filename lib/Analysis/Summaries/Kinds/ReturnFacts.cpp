@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Summaries/FactKind.h"
-#include "meshguard/Analysis/OperandFacts.h"
+#include "meshguard/Analysis/Provenance/OperandFacts.h"
 #include "clang/AST/Stmt.h"
 
 using namespace clang;
