@@ -194,6 +194,7 @@ std::vector<at::Tensor> all_gather_mesh(
       continue;
     }
     std::vector<at::Tensor> outputs;
+    outputs.reserve(k);
     for (int64_t j = 0; j < k; ++j) {
       outputs.push_back(at::empty_like(rows));
     }

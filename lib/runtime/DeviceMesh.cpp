@@ -270,7 +270,7 @@ DeviceMesh init_device_mesh(
     const MeshOptions& options) {
   if (device_type != "cpu" && device_type != "cuda") {
     throw MeshInitError(
-        "init_device_mesh: device type must be \"cpu\" or \"cuda\", got \"" +
+        R"(init_device_mesh: device type must be "cpu" or "cuda", got ")" +
         device_type + "\"");
   }
   if (device_type == "cuda") {

@@ -67,7 +67,8 @@ ShardPlan plan_parameter(
     int64_t dp_dim,
     const std::optional<DeviceMesh>& tp_mesh) {
   Placements placements(mesh.ndim(), Replicate{});
-  if (!is_dtensor(param)) {
+  const DTensorImpl* impl = get_dtensor_impl(param);
+  if (impl == nullptr) {
     // A 0-dim parameter cannot be sharded: Replicate, as FSDP2 does not
     // shard scalars either.
     if (param.dim() > 0) {
@@ -75,7 +76,7 @@ ShardPlan plan_parameter(
     }
     return {owner, name, param, placements, false};
   }
-  const DeviceMesh param_mesh = *mesh_of(param);
+  const DeviceMesh& param_mesh = impl->spec().mesh;
   if (!tp_mesh || param_mesh != *tp_mesh) {
     throw PlacementError(
         "fully_shard: parameter '" + qualified + "' already is a DTensor (on " +
@@ -85,7 +86,7 @@ ShardPlan plan_parameter(
                  tp_mesh->to_string() + " (mesh_dim_mesh of the other dim)"
              : std::string()));
   }
-  const Placement tp = (*placements_of(param))[0];
+  const Placement tp = impl->spec().placements[0];
   if (is_partial(tp)) {
     throw PlacementError(
         "fully_shard: parameter '" + qualified + "' is " + to_string(tp) +

@@ -74,6 +74,7 @@ std::vector<at::Tensor> all_gather_packed(
     int64_t mesh_dim) {
   const int64_t k = mesh.size(mesh_dim);
   std::vector<at::Tensor> flat;
+  flat.reserve(locals.size());
   for (size_t j = 0; j < locals.size(); ++j) {
     flat.push_back(
         padded_flat(locals[j].movedim(pieces[j].dim, 0), pieces[j].block));
@@ -93,6 +94,7 @@ std::vector<at::Tensor> all_gather_packed(
   int64_t offset = 0;
   for (const Piece& p : pieces) {
     std::vector<at::Tensor> parts;
+    parts.reserve(k);
     for (int64_t r = 0; r < k; ++r) {
       parts.push_back(rows_of(received[r], offset, p, k, r));
     }

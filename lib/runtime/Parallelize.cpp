@@ -2,6 +2,7 @@
 
 #include <meshguard/runtime/Parallelize.h>
 
+#include <array>
 #include <sstream>
 
 #include <fnmatch.h>
@@ -25,7 +26,7 @@ namespace {
 // it lives and dies with the module.
 struct AppliedStyleImpl : torch::nn::Module {
   AppliedStyleImpl(ParallelStyle s, DeviceMesh m, bool embedding)
-      : style(std::move(s)),
+      : style(s),
         mesh(std::move(m)),
         is_embedding(embedding) {}
   ParallelStyle style;
@@ -48,7 +49,7 @@ AppliedStyleImpl* applied_style(const torch::nn::Module& module) {
 }
 
 const char* style_name(const ParallelStyle& style) {
-  static const char* const names[] = {
+  static const std::array<const char*, 5> names = {
       "ColwiseParallel",
       "RowwiseParallel",
       "SequenceParallel",

@@ -3,7 +3,8 @@
 #include <csignal>
 #include <mutex>
 
-#include <signal.h>
+// sigaction is POSIX's, declared by <signal.h>, not by <csignal>.
+#include <signal.h> // NOLINT(modernize-deprecated-headers)
 
 namespace meshguard {
 namespace detail {

@@ -2,6 +2,9 @@
 
 #include <c10/util/Exception.h>
 
+#include <array>
+#include <utility>
+
 namespace meshguard {
 namespace checkpoint {
 
@@ -9,7 +12,7 @@ namespace {
 
 using K = PyValue::Kind;
 
-const std::pair<const char*, at::ScalarType> kDtypes[] = {
+const std::array<std::pair<const char*, at::ScalarType>, 12> kDtypes = {{
     {"float32", at::kFloat},
     {"float64", at::kDouble},
     {"float16", at::kHalf},
@@ -22,7 +25,7 @@ const std::pair<const char*, at::ScalarType> kDtypes[] = {
     {"bool", at::kBool},
     {"complex64", at::kComplexFloat},
     {"complex128", at::kComplexDouble},
-};
+}};
 
 constexpr const char* kModule = "torch.distributed.checkpoint.metadata.";
 

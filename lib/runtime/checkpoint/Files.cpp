@@ -134,8 +134,12 @@ at::Tensor read_chunk(
   return item.toTensor();
 }
 
-FileWriter::FileWriter(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+FileWriter::FileWriter(const std::string& path)
+    : path_(path),
+      fd_(::open(
+          path.c_str(),
+          O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+          0644)) {
   TORCH_CHECK(fd_ >= 0, path, ": cannot be created: ", os_error());
 }
 

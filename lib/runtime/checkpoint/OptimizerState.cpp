@@ -51,7 +51,7 @@ void for_each_parameter(
     torch::optim::Optimizer& optimizer,
     const torch::nn::Module& module,
     const char* doing,
-    Fn&& fn) {
+    const Fn& fn) {
   const bool adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer) != nullptr;
   TORCH_CHECK(
       adamw || dynamic_cast<torch::optim::Adam*>(&optimizer) != nullptr,

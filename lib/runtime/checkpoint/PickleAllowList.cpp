@@ -3,12 +3,14 @@
 
 #include "checkpoint/RestrictedPickle.h"
 
+#include <array>
+
 namespace meshguard {
 namespace checkpoint {
 
 namespace {
 
-const char* const kMetadataNames[] = {
+const std::array kMetadataNames = {
     "torch.distributed.checkpoint.metadata.Metadata",
     "torch.distributed.checkpoint.metadata.TensorStorageMetadata",
     "torch.distributed.checkpoint.metadata.BytesStorageMetadata",
@@ -26,7 +28,7 @@ const char* const kMetadataNames[] = {
     "pathlib.PurePosixPath",
 };
 
-const char* const kDtypes[] = {
+const std::array kDtypes = {
     "float32",
     "float64",
     "float16",
@@ -41,7 +43,7 @@ const char* const kDtypes[] = {
     "complex128",
 };
 
-const char* const kTensorArchiveNames[] = {
+const std::array kTensorArchiveNames = {
     "torch._utils._rebuild_tensor_v2",
     "collections.OrderedDict",
     "torch.FloatStorage",
@@ -59,7 +61,7 @@ const char* const kTensorArchiveNames[] = {
 };
 
 template <size_t N>
-bool listed(const std::string& name, const char* const (&names)[N]) {
+bool listed(const std::string& name, const std::array<const char*, N>& names) {
   for (const char* n : names) {
     if (name == n) {
       return true;

@@ -1,5 +1,6 @@
 #include "checkpoint/RestrictedPickle.h"
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -388,10 +389,10 @@ class Reader {
         return;
       }
       default: {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02x", op);
+        std::array<char, 8> hex{};
+        std::snprintf(hex.data(), hex.size(), "0x%02x", op);
         fail(
-            std::string("pickle opcode ") + hex +
+            std::string("pickle opcode ") + hex.data() +
             " is not read (persistent ids, extensions and protocol 0/1 "
             "text opcodes have no place in a checkpoint's metadata)");
       }

@@ -106,7 +106,7 @@ void write_rank_file(
 bool holds_only_checkpoint_files(const std::string& dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const fs::path p = e.path();
+    const fs::path& p = e.path();
     const std::string name = p.filename().string();
     const bool ours = p.extension() == ".safetensors" ||
         p.extension() == ".distcp" || p.extension() == ".tmp" ||

@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
+#include <utility>
+
 #include <c10/util/accumulate.h>
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
@@ -54,20 +57,21 @@ class FileRange : public caffe2::serialize::ReadAdapterInterface {
 };
 
 std::optional<at::ScalarType> storage_dtype(const std::string& name) {
-  static const std::pair<const char*, at::ScalarType> kStorages[] = {
-      {"torch.FloatStorage", at::kFloat},
-      {"torch.DoubleStorage", at::kDouble},
-      {"torch.HalfStorage", at::kHalf},
-      {"torch.BFloat16Storage", at::kBFloat16},
-      {"torch.LongStorage", at::kLong},
-      {"torch.IntStorage", at::kInt},
-      {"torch.ShortStorage", at::kShort},
-      {"torch.CharStorage", at::kChar},
-      {"torch.ByteStorage", at::kByte},
-      {"torch.BoolStorage", at::kBool},
-      {"torch.ComplexFloatStorage", at::kComplexFloat},
-      {"torch.ComplexDoubleStorage", at::kComplexDouble},
-  };
+  static const std::array<std::pair<const char*, at::ScalarType>, 12>
+      kStorages = {{
+          {"torch.FloatStorage", at::kFloat},
+          {"torch.DoubleStorage", at::kDouble},
+          {"torch.HalfStorage", at::kHalf},
+          {"torch.BFloat16Storage", at::kBFloat16},
+          {"torch.LongStorage", at::kLong},
+          {"torch.IntStorage", at::kInt},
+          {"torch.ShortStorage", at::kShort},
+          {"torch.CharStorage", at::kChar},
+          {"torch.ByteStorage", at::kByte},
+          {"torch.BoolStorage", at::kBool},
+          {"torch.ComplexFloatStorage", at::kComplexFloat},
+          {"torch.ComplexDoubleStorage", at::kComplexDouble},
+      }};
   for (const auto& [n, t] : kStorages) {
     if (name == n) {
       return t;
