@@ -255,6 +255,7 @@ RuleResult mse_loss_rule(const CallInfo& call) {
   RuleResult r;
   for (int64_t d = 0; d < static_cast<int64_t>(out_full.size()); ++d) {
     std::vector<Placement> ins;
+    ins.reserve(call.operands.size());
     for (const auto& o : call.operands) {
       ins.push_back(aligned_shard(o.shape, out_full, d));
     }
@@ -289,6 +290,7 @@ RuleResult mse_loss_backward_rule(const CallInfo& call) {
   RuleResult r;
   for (int64_t d = 0; d < static_cast<int64_t>(out_full.size()); ++d) {
     std::vector<Placement> ins;
+    ins.reserve(call.operands.size());
     for (const auto& o : call.operands) {
       ins.push_back(
           o.arg_index == 0 && reduction != at::Reduction::None
