@@ -36,22 +36,19 @@ double seconds_since(Clock::time_point start) {
 
 // Each helper runs its collective (unless given nullptr) and returns the
 // line it is called from, which the error must name: the other rank knows
-// it without running it.
+// it without running it. The collective and __LINE__ share one line, so
+// clang-format must not break it.
+// clang-format off
 int all_reduce_here(const at::Tensor* t) {
-  if (t != nullptr)
-    dist::all_reduce_({*t});
-  return __LINE__;
+  if (t != nullptr) dist::all_reduce_({*t}); return __LINE__;
 }
 int broadcast_here(const at::Tensor* t) {
-  if (t != nullptr)
-    dist::broadcast_({*t}, 0);
-  return __LINE__;
+  if (t != nullptr) dist::broadcast_({*t}, 0); return __LINE__;
 }
 int full_tensor_here(const at::Tensor* t) {
-  if (t != nullptr)
-    full_tensor(*t);
-  return __LINE__;
+  if (t != nullptr) full_tensor(*t); return __LINE__;
 }
+// clang-format on
 
 std::string site(int line) {
   return "RankDebugTest.cpp:" + std::to_string(line);
