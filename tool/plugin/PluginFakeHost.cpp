@@ -18,13 +18,14 @@
 static unsigned FakeMajor, FakeMinor, FakePatch;
 
 // The name and signature of LLVM's C API function (llvm-c/Core.h).
-// NOLINTNEXTLINE(readability-identifier-naming)
+// NOLINTBEGIN(readability-identifier-naming)
 extern "C" __attribute__((visibility("default"))) void
 LLVMGetVersion(unsigned *Major, unsigned *Minor, unsigned *Patch) {
   *Major = FakeMajor;
   *Minor = FakeMinor;
   *Patch = FakePatch;
 }
+// NOLINTEND(readability-identifier-naming)
 
 static int findImpl(struct dl_phdr_info *Info, size_t, void *Found) {
   if (Info->dlpi_name &&

@@ -292,6 +292,8 @@ at::Tensor to_reduce(const at::Tensor& t) {
 // (used by reduce_scatter, which libtorch 1.13's Gloo lacks)
 [[maybe_unused]] at::Tensor reduce_output(const at::Tensor& t) {
   const auto wide = widened(t.scalar_type());
+  // *wide: libtorch 1.13's dtype() takes a c10::optional, not a std::optional.
+  // NOLINTNEXTLINE(bugprone-optional-value-conversion)
   return wide ? at::empty(t.sizes(), t.options().dtype(*wide)) : on_the_wire(t);
 }
 
@@ -355,6 +357,7 @@ void all_reduce(
   opts.reduceOp = to_c10d(wire_op(tensors, op));
   opts.timeout = timeout;
   std::vector<at::Tensor> wire;
+  wire.reserve(tensors.size());
   for (const auto& t : tensors) {
     wire.push_back(to_reduce(t));
   }
