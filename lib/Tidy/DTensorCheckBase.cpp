@@ -208,15 +208,21 @@ DTensorCheckBase::engineKey(const analysis::AnalysisLimits &Limits) const {
 analysis::TUAnalysis &DTensorCheckBase::engine(ASTContext &Ctx) {
   if (Engine && &Engine->context() == &Ctx)
     return *Engine;
-  Engine = &TUShared->engine(engineKey(Analysis.Limits), [&] {
+  Engine = &engineWith(Ctx, Analysis.Limits);
+  return *Engine;
+}
+
+analysis::TUAnalysis &
+DTensorCheckBase::engineWith(ASTContext &Ctx,
+                             const analysis::AnalysisLimits &Limits) {
+  return TUShared->engine(engineKey(Limits), [&] {
     auto Made = std::make_unique<analysis::TUAnalysis>(
-        Ctx, Index, Analysis.Limits,
+        Ctx, Index, Limits,
         TUShared->usesDatabase() ? &TUShared->lookup() : nullptr);
     if (TUShared->WantMaybeNoMesh)
       Made->wantMaybeNoMesh();
     return Made;
   });
-  return *Engine;
 }
 
 void DTensorCheckBase::exportSummaries() {
@@ -225,19 +231,14 @@ void DTensorCheckBase::exportSummaries() {
   std::string TU = analysis::mainFilePath(*TUContext);
   if (TU.empty())
     return;
-  // Exported summaries are computed with the default limits: the engine's
-  // when the checks ran with them (its summaries are already computed).
-  analysis::TUAnalysis *Shared =
-      TUShared->findEngine(engineKey(analysis::AnalysisLimits()));
-  std::optional<analysis::SummaryProvider> Own;
-  if (!Shared || &Shared->context() != TUContext) {
-    Own.emplace(*TUContext, *Index, analysis::AnalysisLimits());
-    Own->setDatabase(&TUShared->lookup());
-  }
-  analysis::SummaryProvider &Provider = Own ? *Own : Shared->summaries();
+  // Exported summaries are computed with the default limits, by the engine
+  // of the checks that ran with them (what they asked is not computed
+  // again), or else by the engine such a check would have had.
+  analysis::TUAnalysis &Shared =
+      engineWith(*TUContext, analysis::AnalysisLimits());
   const char *Tag = std::getenv(analysis::SummaryTagVariable);
-  std::string Text = analysis::exportSummaries(
-      *TUContext, Provider, Tag ? Tag : "", &TUShared->lookup());
+  std::string Text =
+      analysis::exportSummaries(Shared, Tag ? Tag : "", &TUShared->lookup());
   const std::string &Dir = TUShared->ExportDir;
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, analysis::summaryFileName(TU));

@@ -110,6 +110,9 @@ private:
   analysis::TUAnalysis *Engine = nullptr;
   /// The API model and the limits: checks that agree share an engine.
   std::string engineKey(const analysis::AnalysisLimits &Limits) const;
+  /// The TU's engine for this check's API model and \p Limits.
+  analysis::TUAnalysis &engineWith(clang::ASTContext &Ctx,
+                                   const analysis::AnalysisLimits &Limits);
   mutable clang::ASTContext *TUContext = nullptr;
   /// Joins the TU's summaries, reads the database when this check uses it,
   /// and adds its functions with facts to CalleeNames.

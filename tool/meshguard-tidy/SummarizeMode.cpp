@@ -23,7 +23,7 @@
 #include "meshguard/Analysis/Api/ApiIndex.h"
 #include "meshguard/Analysis/Api/ApiModelYAML.h"
 #include "meshguard/Analysis/Engine/SummaryExport.h"
-#include "meshguard/Analysis/Summaries/Summaries.h"
+#include "meshguard/Analysis/Engine/TUAnalysis.h"
 #include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -77,7 +77,7 @@ public:
       Failed = true;
       return;
     }
-    ApiIndex Index(Model);
+    auto Index = std::make_shared<const ApiIndex>(Model);
     // Loaded again for each file only when a file of it changed (the
     // previous file's summaries, written just now, count).
     std::shared_ptr<const SummaryDatabase> DB =
@@ -88,9 +88,10 @@ public:
                      << "\n";
     SummaryLookup Lookups(DB);
     Lookups.setOwnTU(TU);
-    SummaryProvider Summaries(Ctx, Index, AnalysisLimits());
-    Summaries.setDatabase(&Lookups);
-    std::string Text = exportSummaries(Ctx, Summaries, S.Tag, &Lookups);
+    // The engine a check run with the default limits builds, with the
+    // database: the same summaries as a check run's export.
+    TUAnalysis Engine(Ctx, Index, AnalysisLimits(), &Lookups);
+    std::string Text = exportSummaries(Engine, S.Tag, &Lookups);
     llvm::SmallString<256> Out(S.OutDir);
     llvm::sys::path::append(Out, summaryFileName(TU));
     if (llvm::Error E = writeFileAtomically(Out, Text)) {

@@ -18,6 +18,7 @@
 #include "meshguard/Analysis/Engine/SummaryExport.h"
 #include "Summaries/FactKind.h"
 #include "meshguard/Analysis/Divergence/DivergentCollectives.h"
+#include "meshguard/Analysis/Engine/TUAnalysis.h"
 #include "meshguard/Analysis/Placements/PlacementScan.h"
 #include "meshguard/Analysis/Summaries/Summaries.h"
 #include "meshguard/Analysis/Summaries/SummaryDatabase.h"
@@ -251,21 +252,20 @@ struct BodilessCallees : RecursiveASTVisitor<BodilessCallees> {
 
 } // namespace
 
-std::string exportSummaries(ASTContext &Ctx, SummaryProvider &Summaries,
-                            llvm::StringRef Command, SummaryLookup *Lookups) {
+std::string exportSummaries(TUAnalysis &Engine, llvm::StringRef Command,
+                            SummaryLookup *Lookups) {
+  ASTContext &Ctx = Engine.context();
+  SummaryProvider &Summaries = Engine.summaries();
+  // The engine's memos (with its database, as the other facts see callees
+  // of other files): the export runs no analysis of its own.
+  DivergenceMemo &Divergence = Engine.divergenceMemo();
+  PlacementMemo &Placements = Engine.placementMemo();
   const SourceManager &SM = Ctx.getSourceManager();
   Writer W(SM);
   // TraverseAST: the TU, or in clangd the main file's declarations only
   // (its traversal scope; the preamble's are not deserialised).
   Definitions Defs(SM);
   Defs.TraverseAST(Ctx);
-
-  // The divergence check's helper memo; with the provider's database (if
-  // any), as the other facts see callees of other files.
-  DivergenceMemo Divergence(Ctx, Summaries.index());
-  Divergence.setDatabase(Summaries.database());
-  PlacementMemo Placements(Ctx, Summaries.index(), AnalysisLimits());
-  Placements.setDatabase(Summaries.database());
 
   // A function without a summary (a limit hit) may still perform one.
   const FunctionSummary NoSummary{};

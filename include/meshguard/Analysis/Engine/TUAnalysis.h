@@ -77,6 +77,9 @@ public:
   const PlacementScan &placements(const clang::FunctionDecl &FD);
 
   SummaryProvider &summaries() { return Summaries; }
+  /// The memos the checks' scans fill (the summary export reads them).
+  DivergenceMemo &divergenceMemo() { return Divergence; }
+  PlacementMemo &placementMemo() { return Placements; }
   const ApiIndex &index() const { return *Index; }
   const AnalysisLimits &limits() const { return Limits; }
   clang::ASTContext &context() const { return Ctx; }
