@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace clang {
+class CFGBlock;
+} // namespace clang
+
 namespace meshguard {
 namespace analysis {
 
@@ -46,6 +50,22 @@ struct BranchSide {
 /// in inner statements): those are not compared.
 std::optional<std::vector<BranchSide>> branchSides(const clang::Stmt *Branch,
                                                    DivergenceMemo &Memo);
+
+/// A loop statement (for, while, do, range for).
+bool isLoop(const clang::Stmt *S);
+
+/// Every side runs the same collective sequence and none leaves early.
+bool balanced(const std::vector<BranchSide> &Sides);
+
+/// Whether the branch ending \p Dep runs the same collectives on every side
+/// around \p Call (which then runs on every rank alike).
+bool balancedAround(clang::CFGBlock *Dep, const clang::CallExpr &Call,
+                    const clang::FunctionDecl &FD, DivergenceMemo &Memo);
+
+/// `if (rank % 2 == 1) barrier(); if (rank % 2 == 0) barrier();`: two
+/// adjacent `if`s without `else` on complementary conditions whose bodies
+/// communicate alike (BalancedBranches.cpp).
+bool complementedNextTo(const clang::Stmt *Branch, DivergenceMemo &Memo);
 
 /// The first jump out of \p S (return, break, continue, throw, goto), lambda
 /// bodies excluded.

@@ -16,6 +16,10 @@
 #include <optional>
 #include <utility>
 
+namespace clang {
+class CFGBlock;
+} // namespace clang
+
 namespace meshguard {
 namespace analysis {
 
@@ -40,6 +44,15 @@ std::optional<MeshDim> collectiveGroup(const clang::CallExpr &Call,
 /// alike for every member of the group \p Call runs on.
 bool sameForEveryMember(const clang::Expr *Origin, const clang::CallExpr &Call,
                         clang::ASTContext &Ctx);
+
+class RankFlow;
+
+/// Subgroup membership (SubgroupMembers.cpp): whether the branch ending
+/// \p Dep lets exactly the members of the subgroup \p Call runs on reach
+/// it (it tests the group handle, the membership of the ranks list the
+/// group was built for, or only its members build the group).
+bool membersTogether(clang::CFGBlock *Dep, const clang::CallExpr &Call,
+                     const clang::FunctionDecl &FD, RankFlow &Flow);
 
 } // namespace analysis
 } // namespace meshguard

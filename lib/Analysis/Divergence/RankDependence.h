@@ -137,6 +137,19 @@ private:
   bool Summarising = false;
 };
 
+/// RankObjects.cpp: a call that gives non-members a null group
+/// (`pg->splitGroup(ranks)`).
+bool isMembershipCall(const clang::CallExpr &Call);
+/// A tensor type (at::Tensor, through references and smart pointers).
+bool isTensorClass(clang::QualType T);
+/// A value that is the same on every rank whatever its arguments.
+bool isUniformObject(const clang::Expr *E);
+
+/// RankPlaces.cpp: the aggregate initialisation \p E is, if any.
+const clang::InitListExpr *recordInitList(const clang::Expr *E);
+/// Forgets everything known about \p V and its parts.
+void forget(RankVars &Vars, const clang::VarDecl *V);
+
 } // namespace analysis
 } // namespace meshguard
 

@@ -42,6 +42,12 @@ std::optional<LocalReplica> localReplicaAt(const clang::Stmt *S,
                                            const PlacementTransfer &T,
                                            clang::ASTContext &Ctx);
 
+/// Whether \p Call is an all-Replicate from_local without run_check (or
+/// with run_check false); sets the verify argument's facts.
+bool unverifiedReplicate(const clang::CallExpr &Call, const ApiIndex &Index,
+                         clang::ASTContext &Ctx, const clang::Expr *&VerifyArg,
+                         unsigned &VerifyIndex);
+
 } // namespace analysis
 } // namespace meshguard
 
