@@ -73,13 +73,12 @@ void storeBoolOption(clang::tidy::ClangTidyOptions::OptionMap &Opts,
                      clang::tidy::ClangTidyCheck::OptionsView &Options,
                      llvm::StringRef Name, bool Value);
 
-/// The dtensor-* checks, for option names set on a check that does not exist.
+/// The dtensor-* checks, for option names set on a check that does not
+/// exist: the names the module registers (DTensorChecks.def), in its order.
 inline constexpr llvm::StringLiteral DTensorCheckNames[] = {
-    "dtensor-collective-without-mesh", "dtensor-process-group-misuse",
-    "dtensor-mixed-tensor-op",         "dtensor-rank-divergent-collective",
-    "dtensor-partial-local-use",       "dtensor-op-without-sharding-rule",
-    "dtensor-unverified-replicate",    "dtensor-mixed-meshes",
-    "dtensor-unsharded-checkpoint"};
+#define DTENSOR_CHECK(Class, Name) Name,
+#include "DTensorChecks.def"
+};
 
 /// Warns, through \p Check, about every option of the configuration that
 /// names \p CheckName but none of its options (\p Known, as storeOptions

@@ -19,22 +19,9 @@ class DTensorTidyModule : public clang::tidy::ClangTidyModule {
 public:
   void addCheckFactories(
       clang::tidy::ClangTidyCheckFactories &CheckFactories) override {
-    CheckFactories.registerCheck<CollectiveWithoutMeshCheck>(
-        "dtensor-collective-without-mesh");
-    CheckFactories.registerCheck<ProcessGroupMisuseCheck>(
-        "dtensor-process-group-misuse");
-    CheckFactories.registerCheck<MixedTensorOpCheck>("dtensor-mixed-tensor-op");
-    CheckFactories.registerCheck<RankDivergentCollectiveCheck>(
-        "dtensor-rank-divergent-collective");
-    CheckFactories.registerCheck<PartialLocalUseCheck>(
-        "dtensor-partial-local-use");
-    CheckFactories.registerCheck<OpWithoutShardingRuleCheck>(
-        "dtensor-op-without-sharding-rule");
-    CheckFactories.registerCheck<UnverifiedReplicateCheck>(
-        "dtensor-unverified-replicate");
-    CheckFactories.registerCheck<MixedMeshesCheck>("dtensor-mixed-meshes");
-    CheckFactories.registerCheck<UnshardedCheckpointCheck>(
-        "dtensor-unsharded-checkpoint");
+    // One line per check in DTensorChecks.def (the one list of names).
+#define DTENSOR_CHECK(Class, Name) CheckFactories.registerCheck<Class>(Name);
+#include "DTensorChecks.def"
   }
 };
 
