@@ -7,7 +7,9 @@
 // steps: the export writes it as one field of the function's JSON entry,
 // the database reads that field back (with llvm::json's Path errors), and a
 // TU calling the function imports it as the facts its sites use. Each kind
-// does all four in one file of Kinds/, and is named once in the list
+// does all four in one file, beside the analysis that computes it (the sink
+// kinds in Facts/, "coll" in Divergence/, "plc" in Placements/, the
+// provenance run's own in Summaries/Kinds/), and is named once in the list
 // factKinds() returns (FactKinds.cpp); the builder, the exporter, the
 // reader and the importer only walk that list.
 //
@@ -175,7 +177,7 @@ public:
 /// Every kind, in the order the exporter writes them.
 llvm::ArrayRef<const FactKind *> factKinds();
 
-/// The kinds (Kinds/*.cpp), listed by factKinds().
+/// The kinds (one file each, beside their analyses), listed by factKinds().
 const FactKind &returnFacts();
 const FactKind &meshSinkFacts();
 const FactKind &processGroupSinkFacts();

@@ -6,7 +6,9 @@ namespace meshguard {
 namespace analysis {
 
 llvm::ArrayRef<const FactKind *> factKinds() {
-  // A new kind of fact: one file in Kinds/ and one line here.
+  // A new kind of fact: one file beside the analysis that computes it
+  // (Facts/, Placements/, Divergence/, or Kinds/ for the provenance run's
+  // own) and one line here.
   static const FactKind *const Kinds[] = {
       &returnFacts(),      &meshSinkFacts(),       &processGroupSinkFacts(),
       &mixedOpSinkFacts(), &keptModuleFacts(),     &collectiveFacts(),

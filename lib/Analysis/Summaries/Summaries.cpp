@@ -178,7 +178,7 @@ struct Input {
 } // namespace
 
 /// Collects one function's summary from one analysis run: each kind of
-/// fact with its own collector (Kinds/).
+/// fact with its own collector (FactKind.h).
 class SummaryProvider::SummaryBuilder {
 public:
   SummaryBuilder(SummaryProvider &Provider, FunctionSummary &Summary,

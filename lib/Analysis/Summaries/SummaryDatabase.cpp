@@ -1,6 +1,6 @@
 //===--- SummaryDatabase.cpp - Reading the summary database ---------------===//
 //
-// One JSON file per translation unit (SummaryExport.cpp writes them):
+// One JSON file per translation unit (Engine/SummaryExport.cpp writes them):
 //
 //   {"version": 2, "tu": "/src/dist_utils.cpp", "command": "...",
 //    "files": [["/src/dist_utils.cpp", "<md5>"], ...],
@@ -17,7 +17,7 @@
 //                            "p": 1, "ctl": [0, 14, 5]}}]}
 //
 // Each field of a function's facts ("ret", "sinks", ...) is one kind of
-// fact, read by its own file of Kinds/ (FactKind.h), which says its format.
+// fact, read by its own kind's file (FactKind.h), which says its format.
 //
 // Places ("at", "file") index "files". A malformed file is skipped whole
 // (one problem each): a half-read file could drop the fact that makes

@@ -3,9 +3,9 @@
 // A callee without a body in this TU gets the summary the database stored
 // for its USR, turned back into the facts the sites use: the model entries
 // by name, the callee-side places as ExternalSites; each kind of fact by
-// its own file of Kinds/. What cannot be turned back (an entry the model no
-// longer has, a parameter the declaration here does not have) is dropped:
-// less is "unknown", never a finding.
+// its own kind's file (FactKind.h). What cannot be turned back (an entry the
+// model no longer has, a parameter the declaration here does not have) is
+// dropped: less is "unknown", never a finding.
 //
 //===----------------------------------------------------------------------===//
 
