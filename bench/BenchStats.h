@@ -18,17 +18,13 @@ inline double median(std::vector<double> v) {
 }
 
 inline std::string human(int64_t bytes) {
-  char buf[32];
   if (bytes >= (1 << 20)) {
-    std::snprintf(
-        buf, sizeof buf, "%lld MiB", static_cast<long long>(bytes >> 20));
-  } else if (bytes >= (1 << 10)) {
-    std::snprintf(
-        buf, sizeof buf, "%lld KiB", static_cast<long long>(bytes >> 10));
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+    return std::to_string(bytes >> 20) + " MiB";
   }
-  return buf;
+  if (bytes >= (1 << 10)) {
+    return std::to_string(bytes >> 10) + " KiB";
+  }
+  return std::to_string(bytes) + " B";
 }
 
 } // namespace bench

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -42,7 +43,7 @@ namespace {
 template <typename F>
 double timed_us(F&& f) {
   const auto t0 = Clock::now();
-  f();
+  std::forward<F>(f)();
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
 

@@ -260,7 +260,7 @@ DeviceMesh solo_mesh() {
 }
 
 template <typename F>
-double ns_per_call(F&& f, int iters) {
+double ns_per_call(const F& f, int iters) {
   for (int i = 0; i < iters / 10 + 1; ++i) {
     f();
   }

@@ -7,6 +7,7 @@
 //
 //   scripts/meshguard-launch --nproc 2 -- meshguard_op_overhead [ITERS]
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -109,16 +110,16 @@ int main(int argc, char** argv) {
       l.push_back(ns_per_call(row.local, iters));
       d.push_back(ns_per_call(row.dtensor, iters));
     }
-    char buf[256];
+    std::array<char, 256> buf{};
     std::snprintf(
-        buf,
-        sizeof buf,
-        "%s{\"name\": \"%s\", \"dtensor_ns\": %.1f, \"local_ns\": %.1f}",
+        buf.data(),
+        buf.size(),
+        R"(%s{"name": "%s", "dtensor_ns": %.1f, "local_ns": %.1f})",
         i ? ", " : "",
         row.name,
         bench::median(d),
         bench::median(l));
-    json += buf;
+    json += buf.data();
   }
   json += "]}";
   if (mesh.get_rank() == 0) {

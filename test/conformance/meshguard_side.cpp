@@ -13,6 +13,7 @@
 // exits with 3 (run.py starts a fresh one after it). Collectives time out
 // after results.py's COLLECTIVE_TIMEOUT_S.
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -374,11 +375,11 @@ Record run_case(
 void append_record(std::ofstream& sink, const Record& r) {
   std::vector<char> bytes = torch::pickle_save(r);
   const uint64_t n = bytes.size();
-  char head[8];
+  std::array<char, 8> head{};
   for (int k = 0; k < 8; ++k) {
     head[k] = static_cast<char>((n >> (8 * k)) & 0xff);
   }
-  sink.write(head, 8);
+  sink.write(head.data(), head.size());
   sink.write(bytes.data(), static_cast<std::streamsize>(n));
   sink.flush();
   if (!sink) {
@@ -485,7 +486,8 @@ int main(int argc, char** argv) {
       }
       if (trace) {
         std::cout << "case " << index << ": " << c.at("id").toStringRef()
-                  << std::endl;
+                  << '\n'
+                  << std::flush;
       }
       Record r = new_record();
       try {

@@ -122,7 +122,7 @@ inline DeviceMesh counting_mesh(
   counters.clear();
   for (int64_t d = 0; d < base.ndim(); ++d) {
     counters.push_back(c10::make_intrusive<CountingGroup>(base.get_group(d)));
-    groups.push_back(counters.back());
+    groups.emplace_back(counters.back());
   }
   return DeviceMesh(
       base.device_type(), base.shape(), base.mesh(), groups, base.get_rank());

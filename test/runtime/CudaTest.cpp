@@ -23,7 +23,6 @@
 
 using namespace meshguard;
 using meshguard::testing::EnvGuard;
-using ::testing::HasSubstr;
 
 namespace {
 
@@ -57,7 +56,10 @@ int free_port() {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return 0; // what getsockname reports for a socket that is not bound
+  }
   socklen_t len = sizeof addr;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   ::close(fd);

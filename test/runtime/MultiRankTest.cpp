@@ -35,8 +35,8 @@ LaunchResult run_shell(const std::string& cmd) {
     result.output = "popen failed";
     return result;
   }
-  std::array<char, 4096> buf;
-  size_t n;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
   while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
     result.output.append(buf.data(), n);
   }
@@ -343,8 +343,8 @@ TEST(MultiRank, Rendezvous_SilentMasterPort) {
   FILE* pipe = ::popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;
-  std::array<char, 1024> buf;
-  size_t n;
+  std::array<char, 1024> buf{};
+  size_t n = 0;
   while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
     out.append(buf.data(), n);
   }
