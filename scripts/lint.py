@@ -208,7 +208,7 @@ def main():
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("build", nargs="?", default="build")
     parser.add_argument("files", nargs="*", help="only these (paths from the checkout)")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     build = os.path.realpath(args.build)
     database = os.path.join(build, "compile_commands.json")
     if not os.path.exists(database):
