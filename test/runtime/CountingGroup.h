@@ -121,7 +121,8 @@ inline DeviceMesh counting_mesh(
   std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
   counters.clear();
   for (int64_t d = 0; d < base.ndim(); ++d) {
-    counters.push_back(c10::make_intrusive<CountingGroup>(base.get_group(d)));
+    counters.emplace_back(
+        c10::make_intrusive<CountingGroup>(base.get_group(d)));
     groups.emplace_back(counters.back());
   }
   return DeviceMesh(

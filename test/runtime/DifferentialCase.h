@@ -46,6 +46,7 @@ inline at::Tensor weights_like(const at::Tensor& t) {
 inline void run_case(const Case& c, const DeviceMesh& mesh) {
   SCOPED_TRACE(c.what);
   std::vector<at::Tensor> refs;
+  refs.reserve(c.fulls.size());
   for (const auto& f : c.fulls) {
     refs.push_back(
         f.clone().requires_grad_(c.backward && f.is_floating_point()));
@@ -56,6 +57,7 @@ inline void run_case(const Case& c, const DeviceMesh& mesh) {
   }
 
   std::vector<at::Tensor> ins;
+  ins.reserve(c.fulls.size());
   for (size_t i = 0; i < c.fulls.size(); ++i) {
     ins.push_back(
         distribute_tensor(c.fulls[i], mesh, c.placements[i])

@@ -4,6 +4,7 @@
 #include "checkpoint/Safetensors.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 
@@ -19,7 +20,7 @@ namespace {
 using K = JsonValue::Kind;
 
 // The dtypes of safetensors that every libtorch meshguard builds with has.
-const std::pair<const char*, at::ScalarType> kDtypes[] = {
+const std::array<std::pair<const char*, at::ScalarType>, 11> kDtypes = {{
     {"F64", at::kDouble},
     {"F32", at::kFloat},
     {"F16", at::kHalf},
@@ -31,7 +32,7 @@ const std::pair<const char*, at::ScalarType> kDtypes[] = {
     {"U8", at::kByte},
     {"BOOL", at::kBool},
     {"C64", at::kComplexFloat},
-};
+}};
 
 std::string where(const std::string& path, const std::string& entry) {
   return path + ": entry '" + entry + "'";
@@ -135,13 +136,13 @@ SafetensorsTensor tensor_of(
 
 std::string safetensors_rank_file(int64_t rank) {
   // _gen_file_name(1, 1, rank + 1): shard indices count from 1.
-  char name[64];
+  std::array<char, 64> name{};
   std::snprintf(
-      name,
-      sizeof(name),
+      name.data(),
+      name.size(),
       "shard-%05lld-model-00001-of-00001.safetensors",
-      static_cast<long long>(rank + 1));
-  return name;
+      static_cast<long long>(rank) + 1);
+  return name.data();
 }
 
 std::optional<std::string> safetensors_dtype_name(at::ScalarType type) {
@@ -267,10 +268,10 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   TORCH_CHECK(in.good(), path, ": cannot be opened");
   const auto size = static_cast<uint64_t>(in.tellg());
-  char length[8] = {};
+  std::array<char, 8> length{};
   in.seekg(0);
-  in.read(length, size >= 8 ? 8 : 0);
-  const uint64_t n = header_length(length, size, path);
+  in.read(length.data(), size >= 8 ? 8 : 0);
+  const uint64_t n = header_length(length.data(), size, path);
   std::string json(n, '\0');
   in.read(json.data(), static_cast<std::streamsize>(n));
   TORCH_CHECK(in.good(), path, ": the header cannot be read");
@@ -302,7 +303,7 @@ std::string safetensors_header_bytes(
         ", which safetensors files of meshguard do not hold");
     uint64_t bytes = c10::elementSize(t.dtype);
     json += (json.size() > 1 ? "," : "") + json_quote(t.name) +
-        ":{\"dtype\":\"" + *dtype + "\",\"shape\":[";
+        R"(:{"dtype":")" + *dtype + R"(","shape":[)";
     for (size_t d = 0; d < t.shape.size(); ++d) {
       json += (d ? "," : "") + std::to_string(t.shape[d]);
       bytes *= static_cast<uint64_t>(t.shape[d]);

@@ -52,7 +52,7 @@ std::vector<std::string> split_arrows(const std::string& text) {
   const std::string arrow = "→";
   std::vector<std::string> out;
   size_t from = 0;
-  for (size_t at; (at = text.find(arrow, from)) != std::string::npos;
+  for (size_t at = 0; (at = text.find(arrow, from)) != std::string::npos;
        from = at + arrow.size()) {
     out.push_back(text.substr(from, at - from));
   }

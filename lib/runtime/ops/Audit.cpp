@@ -1,5 +1,6 @@
 #include "ops/Audit.h"
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <sstream>
@@ -60,7 +61,7 @@ std::string full_name(const c10::OperatorHandle& op) {
 // Ops whose result is not a function of their operands: random ones, and
 // uninitialized memory. Comparing them would report noise.
 bool not_a_function(const std::string& name) {
-  static const char* const kWords[] = {
+  static constexpr std::array kWords = {
       "rand",
       "dropout",
       "bernoulli",

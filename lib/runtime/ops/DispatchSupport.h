@@ -37,6 +37,8 @@ struct ArgScan {
 
 // Replaces the tensor, or each tensor of the list, that `v` holds by f(t);
 // false when `v` holds neither.
+// f is called once per tensor, so it is never forwarded.
+// NOLINTBEGIN(cppcoreguidelines-missing-std-forward)
 template <typename F>
 inline bool replace_tensors(c10::IValue& v, F&& f) {
   if (v.isTensor()) {
@@ -53,6 +55,7 @@ inline bool replace_tensors(c10::IValue& v, F&& f) {
   }
   return false;
 }
+// NOLINTEND(cppcoreguidelines-missing-std-forward)
 
 // The callers' tensors, by the impl the op sees (its in-place/out= results
 // are those). A handful per call: a vector, where a hash map would allocate

@@ -185,7 +185,7 @@ void run_elements(
                                : v.toListRef().at(i));
           break;
         case Take::kTensorElement:
-          element.push_back(v.toTensor()[static_cast<int64_t>(i)].item());
+          element.emplace_back(v.toTensor()[static_cast<int64_t>(i)].item());
           break;
       }
     }

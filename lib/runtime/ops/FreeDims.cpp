@@ -42,16 +42,16 @@ RuleResult free_dim_rule(
         fits = fits && f.operands[i] < static_cast<int64_t>(shape.size()) &&
             (empty_blocks_ok ||
              no_empty_chunk(shape[f.operands[i]], call.mesh_size));
-        s.inputs.push_back(Shard{f.operands[i]});
+        s.inputs.emplace_back(Shard{f.operands[i]});
         source = source < 0 ? static_cast<int64_t>(i) : source;
       } else {
-        s.inputs.push_back(Replicate{});
+        s.inputs.emplace_back(Replicate{});
       }
     }
     for (size_t o = 0; o < outputs; ++o) {
       const int64_t d = o < f.outputs.size() ? f.outputs[o] : kWhole;
       if (d >= 0) {
-        s.outputs.push_back(Shard{d});
+        s.outputs.emplace_back(Shard{d});
         if (source >= 0) {
           r.global_dims.push_back(GlobalDim{
               o,
@@ -60,9 +60,9 @@ RuleResult free_dim_rule(
               f.operands[static_cast<size_t>(source)]});
         }
       } else if (d == kPartialSum) {
-        s.outputs.push_back(Partial{ReduceOp::SUM});
+        s.outputs.emplace_back(Partial{ReduceOp::SUM});
       } else {
-        s.outputs.push_back(Replicate{});
+        s.outputs.emplace_back(Replicate{});
       }
     }
     if (source >= 0 && fits) {

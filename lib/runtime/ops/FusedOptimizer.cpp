@@ -8,6 +8,8 @@
 // own placements after the step, so the caller's tensor holds the update.
 // Step counters, lr, grad_scale and found_inf are replicated.
 
+#include <array>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -116,7 +118,7 @@ void run_fused_adam(
     }
     specs.push_back(impl->spec());
   }
-  static const char* names[] = {
+  static constexpr std::array<const char*, 5> names = {
       "params", "grads", "exp_avgs", "exp_avg_sqs", "max_exp_avg_sqs"};
   std::vector<WriteBack> write_back;
   torch::jit::Stack call;

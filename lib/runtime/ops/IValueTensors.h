@@ -10,6 +10,8 @@
 namespace meshguard {
 namespace ops {
 
+// f is called once per tensor, so it is never forwarded.
+// NOLINTBEGIN(cppcoreguidelines-missing-std-forward)
 template <typename F>
 void for_each_tensor(const c10::IValue& v, F&& f) {
   if (v.isTensor()) {
@@ -26,6 +28,7 @@ void for_each_tensor(const c10::IValue& v, F&& f) {
     }
   }
 }
+// NOLINTEND(cppcoreguidelines-missing-std-forward)
 
 } // namespace ops
 } // namespace meshguard

@@ -172,6 +172,8 @@ RuleResult like_factory_rule(
                     const LocalContext& ctx) {
     auto options = locals[0].options();
     if (dtype) {
+      // libtorch 1.13's dtype() takes a c10::optional, not this std::optional.
+      // NOLINTNEXTLINE(bugprone-optional-value-conversion)
       options = options.dtype(*dtype);
     }
     const Shape& local = (*ctx.output_shapes)[0];

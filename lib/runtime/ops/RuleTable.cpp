@@ -114,8 +114,6 @@ std::string sharding_rules_markdown() {
      << "Notation, per mesh dimension: `S(d)` Shard(d), `R` Replicate, `P(op)` Partial(op); operands in\n"
      << "argument order, `→` the output. An operand with a different placement is redistributed to the\n"
      << "cheapest strategy first (see operators.md). Any op also runs on all-Replicate operands.\n";
-  std::string family;
-  std::string last_row_key;
   std::vector<std::string> overloads;
   std::string row_op, row_strategies;
   auto flush = [&] {

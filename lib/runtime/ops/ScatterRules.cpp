@@ -65,6 +65,7 @@ RuleFn scatter_rule(
     const char* source,
     bool source_drops) {
   std::vector<size_t> dim_args;
+  dim_args.reserve(dims.size());
   for (const char* name : dims) {
     dim_args.push_back(arg_index(schema, name));
   }
@@ -72,6 +73,7 @@ RuleFn scatter_rule(
   return [=](const CallInfo& call) {
     const auto rank = static_cast<int64_t>(call.operands[0].shape.size());
     std::vector<int64_t> along;
+    along.reserve(dim_args.size());
     for (const size_t a : dim_args) {
       along.push_back(dim_arg(call, a, rank, 0));
     }

@@ -5,15 +5,17 @@
 
 #include "RuleTable.h"
 
+#include <array>
+
 namespace meshguard {
 namespace ops {
 
 void add_view_copy_rules(RuleTable& table) {
-  const std::pair<const char*, const char*> copies[] = {
+  const std::array<std::pair<const char*, const char*>, 3> copies = {{
       {"aten::view_copy.default", "aten::view.default"},
       {"aten::expand_copy.default", "aten::expand.default"},
       {"aten::split_with_sizes_copy.default", "aten::split_with_sizes.default"},
-  };
+  }};
   for (const auto& [copy, view] : copies) {
     auto base = table.find(view);
     if (base == table.end() ||

@@ -351,6 +351,7 @@ std::vector<int64_t> split_sizes(int64_t size, int64_t split_size) {
       ? 1
       : std::max<int64_t>((size + split_size - 1) / split_size, 1);
   std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(pieces));
   for (int64_t i = 0; i < pieces; ++i) {
     out.push_back(std::min(split_size, size - i * split_size));
   }
