@@ -29,6 +29,7 @@
 #include <meshguard/meshguard.h>
 
 #include "CountingGroup.h"
+#include "NnCompat.h"
 #include "../SideSupport.h"
 
 using namespace meshguard;
@@ -152,7 +153,7 @@ struct RMSNormImpl : torch::nn::Module {
     register_parameter("weight", torch::ones({dim}));
   }
   at::Tensor forward(const at::Tensor& x) {
-    return at::rms_norm(x, {dim}, named_parameters(/*recurse=*/false)["weight"], eps);
+    return training_compat::rms_norm(x, dim, named_parameters(/*recurse=*/false)["weight"], eps);
   }
   int64_t dim;
   double eps;
@@ -188,8 +189,7 @@ struct AttentionImpl : torch::nn::Module {
     at::Tensor q = rotate(parallel_forward(wq, x).view({b, n, -1, head_dim}), cos, sin);
     at::Tensor k = rotate(parallel_forward(wk, x).view({b, n, -1, head_dim}), cos, sin);
     at::Tensor v = parallel_forward(wv, x).view({b, n, -1, head_dim});
-    at::Tensor a = at::scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
-                                                    /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+    at::Tensor a = training_compat::causal_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2));
     return parallel_forward(wo, a.transpose(1, 2).reshape({b, n, -1}));
   }
   int64_t head_dim;
