@@ -417,7 +417,8 @@ std::vector<at::Tensor> nll_loss_class_sharded(
   for (const int64_t d : class_dims) {
     picked = detail::reduce_over(picked, *ctx.mesh, d, ReduceOp::SUM);
   }
-  const at::Tensor w = weight_arg.isTensor()
+  // libtorch 1.13 passes an absent weight as an undefined tensor, 2.x as None.
+  const at::Tensor w = weight_arg.isTensor() && weight_arg.toTensor().defined()
       ? weight_arg.toTensor().index_select(0, safe) * kept
       : kept.to(self.scalar_type());
   const at::Tensor losses = (picked * w).neg();
