@@ -189,6 +189,7 @@ struct GatherGroup {
   at::ScalarType dtype;
   std::vector<std::pair<torch::nn::Module*, std::string>> where;
   std::vector<at::Tensor> sharded;
+  std::vector<bool> plain; // handed as a plain tensor (local activations)
 };
 
 GatherGroup& group_for(
@@ -202,8 +203,25 @@ GatherGroup& group_for(
       return g;
     }
   }
-  groups.push_back({mesh, mesh_dim, sharded.scalar_type(), {}, {}});
+  groups.push_back({mesh, mesh_dim, sharded.scalar_type(), {}, {}, {}});
   return groups.back();
+}
+
+// Under local activations (the styles hand back local tensors), a module
+// without a style computes on this rank's rows as a plain tensor, as under
+// FSDP2: its parameter is the gathered value's local tensor, whose gradient
+// is each rank's rows' share (Partial on dp; the same on every tp rank,
+// which computed the same rows: Replicate there).
+at::Tensor handed(
+    const at::Tensor& gathered,
+    bool plain,
+    const std::optional<int64_t>& dp_dim) {
+  if (!plain) {
+    return gathered;
+  }
+  Placements grad(placements_of(gathered)->size(), Replicate{});
+  grad[*dp_dim] = Partial{};
+  return to_local(gathered, grad);
 }
 
 } // namespace
@@ -213,6 +231,8 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
   for (const auto& child : module.modules(/*include_self=*/false)) {
     modules.push_back(child.get());
   }
+  const std::optional<int64_t> local_dp =
+      detail::local_activations_dp_dim(module);
   try {
     std::vector<GatherGroup> groups;
     for (torch::nn::Module* m : modules) {
@@ -224,6 +244,8 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
         if (!placements) {
           continue;
         }
+        const bool plain = local_dp.has_value() && !style_dim &&
+            static_cast<int64_t>(placements->size()) > *local_dp;
         // Replicate on every mesh dim but a tensor-parallel style's.
         Placements target(placements->size(), Replicate{});
         if (style_dim && *style_dim < static_cast<int64_t>(target.size())) {
@@ -236,7 +258,7 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
         // partial gradient).
         const bool differentiable =
             at::GradMode::is_enabled() && sharded.requires_grad();
-        if (target == *placements && !differentiable) {
+        if (target == *placements && !differentiable && !plain) {
           continue;
         }
         entries_.push_back({m, p.key(), sharded});
@@ -246,9 +268,13 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
           GatherGroup& g = group_for(groups, sharded, *dp_dim);
           g.where.emplace_back(m, p.key());
           g.sharded.push_back(sharded);
+          g.plain.push_back(plain);
           continue;
         }
-        detail::replace_parameter(*m, p.key(), redistribute(sharded, target));
+        detail::replace_parameter(
+            *m,
+            p.key(),
+            handed(redistribute(sharded, target), plain, local_dp));
       }
     }
     for (const GatherGroup& g : groups) {
@@ -256,7 +282,9 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
           detail::gather_together(g.sharded, g.mesh_dim);
       for (size_t i = 0; i < gathered.size(); ++i) {
         detail::replace_parameter(
-            *g.where[i].first, g.where[i].second, gathered[i]);
+            *g.where[i].first,
+            g.where[i].second,
+            handed(gathered[i], g.plain[i], local_dp));
       }
     }
   } catch (...) {
@@ -266,6 +294,7 @@ GatheredParameters::GatheredParameters(torch::nn::Module& module) {
 }
 
 GatheredParameters::~GatheredParameters() {
+  detail::forget_plain_reads();
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
     detail::replace_parameter(*it->owner, it->name, it->sharded);
   }

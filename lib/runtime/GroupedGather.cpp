@@ -168,6 +168,36 @@ std::vector<at::Tensor> gather_plain(at::TensorList sharded, int64_t mesh_dim) {
   return out;
 }
 
+// The local tensor of gradient `g` with `back`'s placements on every mesh
+// dim but `mesh_dim`, where it must be Partial(sum): ready to pack. A
+// gradient Replicate on another dim where its parameter is Shard (a rule
+// that computed the whole tensor-parallel parameter's gradient on every tp
+// rank: the embedding's backward) takes its chunk there, locally. nullopt:
+// any other gradient, which takes its own way back.
+std::optional<at::Tensor>
+packable_local(const DTensorImpl& g, const Placements& back, int64_t mesh_dim) {
+  const Placements& have = g.spec().placements;
+  const auto* partial = std::get_if<Partial>(&have[mesh_dim]);
+  if (partial == nullptr || partial->reduce_op != ReduceOp::SUM ||
+      !g.local().is_floating_point()) {
+    return std::nullopt;
+  }
+  const DeviceMesh& mesh = g.spec().mesh;
+  at::Tensor local = g.local();
+  for (size_t i = 0; i < have.size(); ++i) {
+    const auto dim = static_cast<int64_t>(i);
+    if (dim == mesh_dim || have[i] == back[i]) {
+      continue;
+    }
+    const auto* shard = std::get_if<Shard>(&back[i]);
+    if (!is_replicate(have[i]) || shard == nullptr) {
+      return std::nullopt;
+    }
+    local = chunk_of(local, shard->dim, mesh.size(dim), mesh.coordinate()[i]);
+  }
+  return local;
+}
+
 struct GatherTogetherFn : public torch::autograd::Function<GatherTogetherFn> {
   static torch::autograd::variable_list forward(
       torch::autograd::AutogradContext* ctx,
@@ -206,12 +236,10 @@ struct GatherTogetherFn : public torch::autograd::Function<GatherTogetherFn> {
       backs[j] = decode_placements(std::vector<int64_t>(
           codes.begin() + j * ndim, codes.begin() + (j + 1) * ndim));
       const DTensorImpl* impl = get_dtensor_impl(g);
-      Placements expect = backs[j];
-      expect[mesh_dim] = Partial{ReduceOp::SUM};
-      const bool packable = impl->spec().placements == expect &&
-          impl->local().is_floating_point() &&
-          (locals.empty() ||
-           impl->local().scalar_type() == locals[0].scalar_type());
+      const std::optional<at::Tensor> local =
+          packable_local(*impl, backs[j], mesh_dim);
+      const bool packable = local.has_value() &&
+          (locals.empty() || local->scalar_type() == locals[0].scalar_type());
       if (!packable) {
         out[j] = make_dtensor(
             redistribute_local(impl->local(), impl->spec(), backs[j]),
@@ -220,12 +248,9 @@ struct GatherTogetherFn : public torch::autograd::Function<GatherTogetherFn> {
       }
       const int64_t d = std::get<Shard>(backs[j][mesh_dim]).dim;
       together.push_back(j);
-      locals.push_back(impl->local());
+      locals.push_back(*local);
       pieces.push_back(piece_of(
-          impl->local(),
-          d,
-          impl->spec().shape[d],
-          impl->spec().mesh.size(mesh_dim)));
+          *local, d, impl->spec().shape[d], impl->spec().mesh.size(mesh_dim)));
     }
     if (!together.empty()) {
       const DTensorSpec& first = get_dtensor_impl(grads[together[0]])->spec();

@@ -35,6 +35,11 @@ struct AppliedStyleImpl : torch::nn::Module {
   DeviceMesh mesh;
   bool is_embedding;
   int64_t mesh_dim = 0;
+  // Set by fully_shard when a style of the module tree hands back local
+  // tensors: the model computes on each rank's own rows between its layers
+  // (FSDP2's convention), so a plain tensor is read as Shard(0) on the
+  // other (dp) dim.
+  bool plain_is_rows = false;
 };
 
 constexpr const char* kStyleChild = "meshguard_parallel_style";
@@ -116,6 +121,13 @@ Layouts layouts_of(const AppliedStyleImpl& applied) {
       out.output_layouts,
       out.desired_output_layouts,
       out.use_local_output};
+}
+
+// Whether the style hands a local tensor to what follows it (its output,
+// or PrepareModuleInput's input to the module).
+bool hands_back_local(const AppliedStyleImpl& applied) {
+  const Layouts l = layouts_of(applied);
+  return l.use_local_output || l.local_input;
 }
 
 bool shards_parameters(const ParallelStyle& style) {
@@ -290,13 +302,36 @@ void move_parallel_styles(
   for (const auto& child : root.modules(/*include_self=*/false)) {
     modules.push_back(child.get());
   }
+  std::vector<AppliedStyleImpl*> moved;
   for (torch::nn::Module* m : modules) {
     AppliedStyleImpl* applied = applied_style(*m);
     if (applied != nullptr && applied->mesh == from) {
       applied->mesh = to;
       applied->mesh_dim = dim;
+      moved.push_back(applied);
     }
   }
+  bool local = false;
+  for (const AppliedStyleImpl* applied : moved) {
+    local = local || hands_back_local(*applied);
+  }
+  for (AppliedStyleImpl* applied : moved) {
+    applied->plain_is_rows = local;
+  }
+}
+
+std::optional<int64_t> local_activations_dp_dim(const torch::nn::Module& root) {
+  std::vector<const torch::nn::Module*> modules{&root};
+  for (const auto& child : root.modules(/*include_self=*/false)) {
+    modules.push_back(child.get());
+  }
+  for (const torch::nn::Module* m : modules) {
+    const AppliedStyleImpl* applied = applied_style(*m);
+    if (applied != nullptr && applied->plain_is_rows) {
+      return 1 - applied->mesh_dim;
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace detail
@@ -364,14 +399,58 @@ void parallelize_module(
 
 namespace {
 
-// A plain tensor read as `p` on the style's dim: on a 2-D mesh a local
-// tensor says nothing about the other dims, so that is an error there.
+// The DTensors made of plain tensors under local activations, for one
+// fully_sharded_forward (GatheredParameters forgets them). A plain tensor
+// that several styles read with the same placements (the normed input of
+// wq, wk and wv) is wrapped once: the readers' Partial input gradients then
+// add up on it and are all-reduced once in backward, not once per reader as
+// under PyTorch's styles, which wrap it per layer.
+struct PlainRead {
+  at::Tensor plain; // kept alive: its TensorImpl is the key
+  int64_t version;
+  bool grad_mode;
+  DeviceMesh mesh;
+  Placements placements;
+  at::Tensor dtensor;
+};
+
+thread_local std::vector<PlainRead> plain_reads;
+
+at::Tensor read_rows(
+    const at::Tensor& t,
+    const DeviceMesh& mesh,
+    const Placements& placements) {
+  const bool grad_mode = at::GradMode::is_enabled();
+  for (const PlainRead& r : plain_reads) {
+    if (r.plain.unsafeGetTensorImpl() == t.unsafeGetTensorImpl() &&
+        r.version == static_cast<int64_t>(t._version()) &&
+        r.grad_mode == grad_mode && r.placements == placements &&
+        r.mesh == mesh) {
+      return r.dtensor;
+    }
+  }
+  at::Tensor dt = from_local(t, mesh, placements);
+  plain_reads.push_back(
+      {t, static_cast<int64_t>(t._version()), grad_mode, mesh, placements, dt});
+  return dt;
+}
+
+// A plain tensor read as `p` on the style's dim. On a 2-D mesh a local
+// tensor says nothing about the other (dp) dim: an error, unless the
+// model's styles hand back local tensors (plain_is_rows), where it is this
+// rank's rows of the batch, Shard(0) on dp, as FSDP2 runs a module (the
+// global shape assumes every dp rank holds as many rows, as from_local's).
 // `side`: "input" or "output".
 at::Tensor from_plain(
     const AppliedStyleImpl& applied,
     const at::Tensor& t,
     const Placement& p,
     const std::string& side) {
+  if (applied.mesh.ndim() > 1 && applied.plain_is_rows) {
+    Placements rows(static_cast<size_t>(applied.mesh.ndim()), Shard{0});
+    rows[applied.mesh_dim] = normalized(p, t.dim())[0];
+    return read_rows(t, applied.mesh, rows);
+  }
   if (applied.mesh.ndim() > 1) {
     throw PlacementError(
         "parallel_" + side + ": the " + style_name(applied.style) +
@@ -379,7 +458,7 @@ at::Tensor from_plain(
         applied.mesh.to_string() + " (fully_shard on the other dim); a plain " +
         side +
         " says nothing about its placement on the other dims: pass a DTensor (use_local_output = "
-        "false on the style before it)");
+        "false on the style before it), or let the styles hand back local tensors (each rank's rows)");
   }
   return from_local(t, applied.mesh, normalized(p, t.dim()));
 }
@@ -394,6 +473,10 @@ at::Tensor to_layout(
 }
 
 } // namespace
+
+void detail::forget_plain_reads() {
+  plain_reads.clear();
+}
 
 at::Tensor parallel_input(
     const torch::nn::Module& module,

@@ -280,6 +280,126 @@ TEST(FullyShard, OverTensorParallelOnTwoByTwo) {
   }
 }
 
+// PyTorch's defaults on a 2x2 mesh: the styles hand back local tensors
+// (each rank's rows between the layers, as FSDP2 runs a module), a module
+// without a style (the LayerNorm) computes on plain tensors with plain
+// parameters, and only the last layers return a DTensor, so the loss is the
+// whole batch's. Trains like one process; activations cost no dp traffic,
+// and the plain tensor that fc3 and fc4 both read is wrapped once (one
+// all-reduce of its gradient on tp, not one per reader).
+struct LocalNetImpl : torch::nn::Module {
+  LocalNetImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(8, 16))),
+        fc2(register_module("fc2", torch::nn::Linear(16, 6))),
+        ln(register_module(
+            "ln",
+            torch::nn::LayerNorm(torch::nn::LayerNormOptions({6})))),
+        fc3(register_module(
+            "fc3",
+            torch::nn::Linear(torch::nn::LinearOptions(6, 4).bias(false)))),
+        fc4(register_module(
+            "fc4",
+            torch::nn::Linear(torch::nn::LinearOptions(6, 4).bias(false)))) {}
+  at::Tensor forward(const at::Tensor& x) {
+    at::Tensor h = parallel_forward(fc2, at::relu(parallel_forward(fc1, x)));
+    plain_between = !is_dtensor(h) && !is_dtensor(ln->weight);
+    const at::Tensor n = ln(h);
+    return parallel_forward(fc3, n) + parallel_forward(fc4, n);
+  }
+  torch::nn::Linear fc1, fc2;
+  torch::nn::LayerNorm ln;
+  torch::nn::Linear fc3, fc4;
+  bool plain_between = false;
+};
+TORCH_MODULE(LocalNet);
+
+TEST(FullyShard, LocalActivationsOnTwoByTwo) {
+  ASSERT_EQ(world_size(), 4);
+  std::vector<c10::intrusive_ptr<CountingGroup>> counters;
+  auto mesh = counting_mesh(init_device_mesh("cpu", {2, 2}), counters);
+  const int64_t dp = 0, tp = 1;
+  torch::manual_seed(8);
+  LocalNet model, ref;
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < ref->parameters().size(); ++i) {
+      ref->parameters()[i].copy_(model->parameters()[i]);
+    }
+  }
+  ColwiseParallel colwise, last;
+  RowwiseParallel rowwise; // use_local_output: PyTorch's default
+  last.output_layouts = Replicate{};
+  last.use_local_output = false;
+  parallelize_module(
+      *model,
+      mesh_dim_mesh(mesh, tp),
+      {{"fc1", colwise}, {"fc2", rowwise}, {"fc3", last}, {"fc4", last}});
+  fully_shard(*model, mesh, dp);
+  // 8 rows: each dp rank's 4 are read back as Shard(0) on dp.
+  at::Tensor x = torch::randn({8, 8}), y = torch::randn({8, 4});
+  at::Tensor xd = distribute_tensor(x, mesh, {Shard{0}, Replicate{}});
+  at::Tensor yd = distribute_tensor(y, mesh, {Shard{0}, Replicate{}});
+  auto opts = torch::optim::SGDOptions(0.1);
+  torch::optim::SGD opt(model->parameters(), opts),
+      ref_opt(ref->parameters(), opts);
+  std::vector<PhaseCounts> last_step(2);
+  auto record = [&](Phase PhaseCounts::* phase) {
+    for (int64_t d = 0; d < 2; ++d) {
+      last_step[d].*phase = Phase(*counters[d]);
+      counters[d]->reset();
+    }
+  };
+  for (int step = 0; step < 10; ++step) {
+    ref_opt.zero_grad();
+    at::Tensor ref_loss = torch::mse_loss(ref->forward(x), y);
+    ref_loss.backward();
+    ref_opt.step();
+
+    opt.zero_grad();
+    counters[0]->reset();
+    counters[1]->reset();
+    at::Tensor out = fully_sharded_forward(model, xd);
+    EXPECT_TRUE(model->plain_between);
+    EXPECT_EQ(*placements_of(out), (Placements{Shard{0}, Replicate{}}));
+    at::Tensor loss = torch::mse_loss(out, yd);
+    record(&PhaseCounts::forward);
+    loss.backward();
+    record(&PhaseCounts::backward);
+    opt.step();
+    record(&PhaseCounts::optimizer);
+    EXPECT_NEAR(full_tensor(loss).item<float>(), ref_loss.item<float>(), 1e-5)
+        << "step " << step;
+  }
+  EXPECT_TRUE(is_dtensor(model->ln->weight)); // sharded again after forward
+  for (size_t i = 0; i < ref->parameters().size(); ++i) {
+    const at::Tensor p = model->parameters()[i];
+    EXPECT_EQ(*placements_of(p.grad()), *placements_of(p)) << i;
+    EXPECT_TRUE(
+        at::allclose(full_tensor(p), ref->parameters()[i].detach(), 1e-5, 1e-6))
+        << i;
+  }
+  // Forward: dp, the one packed all-gather; tp, fc2's all-reduce and fc3's
+  // and fc4's all-gathers of their Replicate outputs, nothing for the plain
+  // activations. Backward: tp, one all-reduce of the gradient of the input
+  // fc3 and fc4 share (read Replicate); dp, the packed reduce-scatter (an
+  // all-reduce on 1.13) and the all-reduce of fc1.bias, Replicate on dp.
+  EXPECT_EQ(last_step[dp].forward.all_gathers, 1)
+      << last_step[dp].forward.calls;
+  EXPECT_EQ(last_step[dp].forward.total, 1) << last_step[dp].forward.calls;
+  EXPECT_EQ(last_step[tp].forward.all_reduces, 1)
+      << last_step[tp].forward.calls;
+  EXPECT_EQ(last_step[tp].forward.all_gathers, 2)
+      << last_step[tp].forward.calls;
+  EXPECT_EQ(last_step[tp].forward.total, 3) << last_step[tp].forward.calls;
+  EXPECT_EQ(last_step[tp].backward.all_reduces, 1)
+      << last_step[tp].backward.calls;
+  EXPECT_EQ(last_step[tp].backward.total, 1) << last_step[tp].backward.calls;
+  EXPECT_EQ(last_step[dp].backward.reduce_scatters, kReduceScatter ? 1 : 0)
+      << last_step[dp].backward.calls;
+  EXPECT_EQ(last_step[dp].backward.total, 2) << last_step[dp].backward.calls;
+  EXPECT_EQ(last_step[dp].optimizer.total + last_step[tp].optimizer.total, 0);
+}
+
 TEST(FullyShard, TwoDimensionalBadInput) {
   ASSERT_EQ(world_size(), 4);
   auto mesh = init_device_mesh("cpu", {2, 2});

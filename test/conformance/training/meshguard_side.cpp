@@ -49,10 +49,10 @@ struct MlpImpl : torch::nn::Module {
   static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
     return torch::mse_loss(out, y);
   }
-  static ParallelizePlan plan(bool local_output) {
+  static ParallelizePlan plan(bool local_last) {
     ColwiseParallel colwise;
     RowwiseParallel rowwise;
-    colwise.use_local_output = rowwise.use_local_output = local_output;
+    rowwise.use_local_output = local_last;
     return {{"fc1", colwise}, {"fc2", rowwise}};
   }
   static ParallelizePlan sequence_parallel_plan() {
@@ -86,7 +86,9 @@ struct BlockImpl : torch::nn::Module {
   }
   at::Tensor forward(const at::Tensor& tokens) {
     at::Tensor x = parallel_forward(tok, tokens); // under sequence parallelism: this rank's positions
-    const int64_t b = tokens.size(0), n = tokens.size(1);
+    // b: x's rows (under fsdp_tp a local tensor of this rank's rows, as
+    // PyTorch's); n: the whole sequence (under sp x holds this rank's part).
+    const int64_t b = x.size(0), n = tokens.size(1);
     at::Tensor h = parallel_forward(ln1, x);
     at::Tensor q = heads(parallel_forward(wq, h), b, n), k = heads(parallel_forward(wk, h), b, n),
                v = heads(parallel_forward(wv, h), b, n);
@@ -99,13 +101,12 @@ struct BlockImpl : torch::nn::Module {
   static at::Tensor loss(const at::Tensor& out, const at::Tensor& y) {
     return torch::cross_entropy_loss(out.reshape({-1, out.size(-1)}), y.reshape({-1}));
   }
-  static ParallelizePlan plan(bool local_output) {
+  static ParallelizePlan plan(bool local_last) {
     ColwiseParallel colwise, head;
     RowwiseParallel rowwise, tok;
-    colwise.use_local_output = rowwise.use_local_output = tok.use_local_output = local_output;
     tok.input_layouts = Replicate{};
     head.output_layouts = Replicate{};
-    head.use_local_output = local_output;
+    head.use_local_output = local_last;
     return {{"tok", tok}, {"wq", colwise}, {"wk", colwise}, {"wv", colwise}, {"wo", rowwise},
             {"w1", colwise},  {"w2", rowwise}, {"head", head}};
   }
@@ -235,10 +236,9 @@ struct LlamaImpl : torch::nn::Module {
   }
   // pytorch_side.py's PLANS["llama"]: torchtitan's llama3 plan without its
   // sequence parallelism; the head's logits stay a vocab-sharded DTensor.
-  static ParallelizePlan plan(bool local_output) {
+  static ParallelizePlan plan(bool /*local_last: the logits stay a DTensor*/) {
     ColwiseParallel colwise, output;
     RowwiseParallel rowwise, tok;
-    colwise.use_local_output = rowwise.use_local_output = tok.use_local_output = local_output;
     tok.input_layouts = Replicate{};
     output.output_layouts = Shard{-1};
     output.use_local_output = false;
@@ -395,7 +395,9 @@ void parallelize(Model& model, const std::string& parallel, const Layout& l) {
   } else if (parallel == "fsdp") {
     fully_shard(*model, l.mesh);
   } else {
-    // Between the layers the batch keeps its dp placement: DTensor outputs.
+    // Between the layers local tensors, each rank's rows, as PyTorch's
+    // styles hand back (use_local_output, the default); the last layer's
+    // output stays a DTensor, so that the loss is the whole batch's.
     parallelize_module(*model, mesh_dim_mesh(l.mesh, 1), Impl::plan(false));
     fully_shard(*model, l.mesh, 0);
   }
