@@ -201,7 +201,9 @@ torchtitan's `apply_tp` writes it: `PrepareModuleInput` from `Shard(1)` to
 `Replicate` on `attention` and `feed_forward`, whose column-wise layers
 read it, and the head reads `Shard(1)`); 2 ranks), **fsdp** (`fully_shard` of the
 whole model, each rank its half of the batch; 2 ranks), **fsdp_tp** (the
-TP plan on dim 1 of a 2x2 mesh, `fully_shard` on dim 0; 4 ranks). The loss
+TP plan on dim 1 of a 2x2 mesh, `fully_shard` on dim 0; 4 ranks; the styles
+hand back local tensors, PyTorch's default, but for meshguard's last layer,
+whose output stays a DTensor so that its loss is the whole batch's). The loss
 compared is the whole batch's (PyTorch's FSDP ranks hold their chunk's mean:
 the mean of those). Collectives are those of the last step, counted on
 PyTorch's side by a dispatch mode over every `c10d` / `_c10d_functional`
@@ -229,21 +231,35 @@ PAGE_NOTES = """
   mean exact for any split of the batch and any ignored target (PyTorch's
   nll_loss strategy is a mean of the shards' means, `Partial(avg)`, and
   refuses uneven shards).
-- **fsdp_tp**: on dp, one packed all-gather and reduce-scatter as above; a
-  column-parallel bias, which TP shards on its only dim, stays `Replicate`
-  on dp (PyTorch marks it `_StridedShard`; docs/runtime/parallel.md): its
-  gradient is all-reduced on dp. And meshguard keeps the activations
-  DTensors between the layers (`use_local_output = false`: a local tensor
-  says nothing about its placement on the dp dim), so the block's attention
-  runs on DTensors sharded on the batch (dp) and on the heads
-  (tp). `matmul` on 4-d tensors merges the batch and head dims for `bmm`,
-  which keeps a shard of both only as PyTorch's strided shard; meshguard
-  has none and gathers the heads on tp there (four all-gathers in forward,
-  more in backward): the scores and the attention's output are computed
-  replicated on tp. PyTorch computes the attention on the local tensors
-  (its styles return them) with each rank's heads. Values are equal either
-  way; the extra collectives are meshguard's price for never computing on a
-  layout it cannot describe.
+- **fsdp_tp**: the same counts for the block (11), one fewer for the llama
+  (13 against 14), one more for the mlp (4 against 3). As PyTorch's, the
+  styles hand back local tensors (`use_local_output`, the default): between
+  the layers each rank computes on its own rows (Shard(0) on dp, a plain
+  tensor), the attention on its heads, the norms with their gathered
+  parameters as plain tensors, so no activation crosses dp. The last layer
+  (the mlp's `fc2`, the block's head) returns a DTensor, at no cost, so that
+  the loss is the whole batch's. On dp: one packed all-gather and one packed
+  reduce-scatter, as PyTorch's FSDP2 (the embedding's gradient, which its
+  rule computes whole on each tp rank, is chunked locally into the packed
+  buffer). Where they differ:
+  - a plain tensor that several column-parallel layers read (the normed
+    input of `wq`, `wk`, `wv`; the llama's of `w1`, `w3`) is wrapped once:
+    one all-reduce of its gradient on tp, where PyTorch's styles all-reduce
+    once per layer (block: 2 fewer; llama: 3 fewer);
+  - a column-parallel bias, which TP shards on its only dim, stays
+    `Replicate` on dp (PyTorch shards it `_StridedShard`; meshguard has no
+    strided shard yet, docs/runtime/parallel.md): its gradient is
+    all-reduced on dp (mlp's `fc1.bias`, block's `w1.bias`: 1 more each);
+  - `cross_entropy`'s 4-byte all-reduce of the targets' total weight, as
+    under fsdp (block, llama: 1 more each);
+  - the llama's `log_softmax` backward all-reduce, as under tp (1 more).
+
+  Before this plan (every style `use_local_output = false`, the activations
+  DTensors on both mesh dims) the block issued 41 collectives per step
+  (all_gather 13, all_reduce 11, reduce_scatter 17), the llama 27 and the
+  mlp 4: the block's 4-d attention `matmul` merges the batch (dp) and head
+  (tp) dims, which keeps both shards only as a strided shard, so meshguard
+  gathered the heads there.
 - **llama:tp** and **llama:sp**: the same collectives, bytes included, but
   one: an all-reduce of `[48, 1]` (192 B) in backward. The vocab-parallel
   loss costs both sides three all-reduces of `[48, 1]` in forward (the
@@ -260,16 +276,7 @@ PAGE_NOTES = """
 - **llama:fsdp**: as the block's: one packed all-gather and reduce-scatter,
   bytes included, and the 4-byte all-reduce of `cross_entropy`'s target
   weight.
-- **llama:fsdp_tp**: on dp the packed all-gather and reduce-scatter, as
-  above; the rest is the block's fsdp_tp story (issue #41, item 2, not
-  addressed by these rows): meshguard keeps the activations DTensors on both
-  mesh dims (`use_local_output = false`) where PyTorch's styles hand back
-  local tensors, so the layers' inputs and outputs are redistributed
-  between placements PyTorch never describes: 27 collectives per step
-  against PyTorch's 14 (the block: 41 against 11). The attention is not
-  where the block's extra gathers were: the `scaled_dot_product_attention`
-  rule takes the batch (dp) and head (tp) shards as they come, where the
-  block's 4-d `matmul` gathers the heads.
+- **llama:fsdp_tp**: see fsdp_tp above.
 - **convnet:fsdp**: the same packed all-gather and reduce-scatter, bytes
   included, and the 4-byte all-reduce of `cross_entropy`'s target weight as
   the block's. BatchNorm adds none on either side: PyTorch's `fully_shard`
