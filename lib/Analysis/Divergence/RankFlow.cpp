@@ -2,7 +2,6 @@
 
 #include "Divergence/RankFlow.h"
 #include "clang/AST/StmtCXX.h"
-#include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
 
@@ -20,9 +19,7 @@ constexpr unsigned MaxBlocksForImplicitFlow = 400;
 RankFlow::RankFlow(const FunctionDecl &FD, CFG &Cfg, RankDependenceTU &Facts,
                    llvm::ArrayRef<const Expr *> ParameterMarks)
     : FD(FD), Cfg(Cfg), Facts(Facts), ParameterMarks(ParameterMarks),
-      Deps(&Cfg), In(Cfg.getNumBlockIDs()), Out(Cfg.getNumBlockIDs()),
-      Implicit(Cfg.getNumBlockIDs(), nullptr),
-      Done(Cfg.getNumBlockIDs(), false) {}
+      Deps(&Cfg), Implicit(Cfg.getNumBlockIDs(), nullptr), Fix(Cfg, *this) {}
 
 const llvm::SmallVector<CFGBlock *, 8> &
 RankFlow::controllingBlocks(CFGBlock *B) {
@@ -106,20 +103,20 @@ static bool holdsOnEveryRank(const Expr *Cond, ASTContext &Ctx) {
 const Expr *RankFlow::conditionOrigin(const CFGBlock *B) const {
   const auto *Cond = dyn_cast_or_null<Expr>(
       const_cast<CFGBlock *>(B)->getTerminatorCondition());
-  if (!Cond || !Done[B->getBlockID()] || overTensors(B) ||
+  if (!Cond || !Fix.reached(*B) || overTensors(B) ||
       holdsOnEveryRank(Cond, FD.getASTContext()))
     return nullptr;
-  return Facts.origin(Cond, Out[B->getBlockID()], &FD);
+  return Facts.origin(Cond, Fix.out(*B), &FD);
 }
 
 const Expr *RankFlow::conditionOriginBesides(const CFGBlock *B,
                                              const Expr *Source) const {
   const auto *Cond = dyn_cast_or_null<Expr>(
       const_cast<CFGBlock *>(B)->getTerminatorCondition());
-  if (!Cond || !Done[B->getBlockID()] || overTensors(B) ||
+  if (!Cond || !Fix.reached(*B) || overTensors(B) ||
       holdsOnEveryRank(Cond, FD.getASTContext()))
     return nullptr;
-  const RankVars &Vars = Out[B->getBlockID()];
+  const RankVars &Vars = Fix.out(*B);
   std::function<const Expr *(const Expr *)> Other =
       [&](const Expr *E) -> const Expr * {
     E = E->IgnoreParenImpCasts();
@@ -145,41 +142,22 @@ const Expr *RankFlow::implicitOrigin(CFGBlock *B) {
   return nullptr;
 }
 
-bool RankFlow::solve(const AnalysisLimits &Limits) {
-  PostOrderCFGView Order(&Cfg);
-  std::int32_t Visits = 0;
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (const CFGBlock *Block : Order) {
-      if (++Visits > Limits.MaxBlockVisits)
-        return false;
-      auto *B = const_cast<CFGBlock *>(Block);
-      unsigned ID = B->getBlockID();
-      RankVars Vars;
-      if (B == &Cfg.getEntry())
-        for (unsigned I = 0; I < ParameterMarks.size(); ++I)
-          Vars[RankPlace{FD.getParamDecl(I)}] = ParameterMarks[I];
-      for (const CFGBlock *P : B->preds())
-        if (P && Done[P->getBlockID()])
-          for (const auto &[V, O] : Out[P->getBlockID()])
-            Vars.try_emplace(V, O);
-      In[ID] = Vars;
-      Implicit[ID] = implicitOrigin(B);
-      for (const CFGElement &E : *B)
-        if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
-          Facts.transfer(S->getStmt(), Vars, &FD, Implicit[ID]);
-      bool Same = Done[ID] && Vars.size() == Out[ID].size() &&
-                  llvm::all_of(Vars, [&](const auto &KV) {
-                    return Out[ID].count(KV.first);
-                  });
-      if (!Same) {
-        Out[ID] = std::move(Vars);
-        Done[ID] = true;
-        Changed = true;
-      }
-    }
-  }
-  return true;
+bool RankFlow::solve(const AnalysisLimits &Limits) { return Fix.solve(Limits); }
+
+RankVars RankFlow::entryState() const {
+  RankVars Vars;
+  for (unsigned I = 0; I < ParameterMarks.size(); ++I)
+    Vars[RankPlace{FD.getParamDecl(I)}] = ParameterMarks[I];
+  return Vars;
+}
+
+void RankFlow::enterBlock(const CFGBlock &B) {
+  Implicit[B.getBlockID()] = implicitOrigin(const_cast<CFGBlock *>(&B));
+}
+
+bool RankFlow::same(const RankVars &Old, const RankVars &New) const {
+  return Old.size() == New.size() &&
+         llvm::all_of(New, [&](const auto &KV) { return Old.count(KV.first); });
 }
 
 CFGBlock *RankFlow::blockDeclaring(const VarDecl *V) const {
@@ -194,16 +172,10 @@ CFGBlock *RankFlow::blockDeclaring(const VarDecl *V) const {
 
 const Expr *RankFlow::originBefore(const Expr *E, const CFGBlock *B,
                                    const Stmt *At) const {
-  unsigned ID = B->getBlockID();
-  if (!Done[ID])
+  if (!Fix.reached(*B))
     return nullptr;
-  RankVars Vars = In[ID];
-  for (const CFGElement &Elt : *B)
-    if (std::optional<CFGStmt> S = Elt.getAs<CFGStmt>()) {
-      if (S->getStmt() == At)
-        break;
-      Facts.transfer(S->getStmt(), Vars, &FD, Implicit[ID]);
-    }
+  RankVars Vars =
+      Fix.replay(*B, [&](const Stmt *S, const RankVars &) { return S != At; });
   return Facts.origin(E, Vars, &FD);
 }
 

@@ -1,7 +1,8 @@
 //===--- RankFlow.h - Rank dependence over one function's CFG ---*- C++ -*-===//
 //
 // Runs RankDependenceTU's transfer function to a fixpoint over one
-// function's CFG, in reverse post-order, with implicit flows (what a block
+// function's CFG, with the lighter flows' one solver (BlockFixpoint.h) and
+// implicit flows (what a block
 // assigns under a rank-dependent condition is rank-dependent), and answers
 // what the divergence analysis asks: which blocks decide whether a block
 // runs (transitive control dependence), whether a block's condition is
@@ -18,6 +19,7 @@
 #define MESHGUARD_LIB_ANALYSIS_RANKFLOW_H
 
 #include "Divergence/RankDependence.h"
+#include "Provenance/BlockFixpoint.h"
 #include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -31,11 +33,15 @@ namespace analysis {
 
 class RankFlow {
 public:
+  using State = RankVars;
+
   /// \p ParameterMarks: one placeholder expression per parameter of \p FD
   /// (its rank-dependent origin), or empty for uniform parameters.
   RankFlow(const clang::FunctionDecl &FD, clang::CFG &Cfg,
            RankDependenceTU &Facts,
            llvm::ArrayRef<const clang::Expr *> ParameterMarks);
+  RankFlow(const RankFlow &) = delete; // Its solver refers to it.
+  RankFlow &operator=(const RankFlow &) = delete;
 
   /// Runs to a fixpoint; false when \p Limits stop it first.
   bool solve(const AnalysisLimits &Limits);
@@ -57,6 +63,22 @@ public:
                                   const clang::CFGBlock *B,
                                   const clang::Stmt *At) const;
 
+  // The domain, for BlockFixpoint.
+  RankVars entryState() const;
+  /// The first origin found for a place is kept.
+  void join(RankVars &Into, const RankVars &From) const {
+    for (const auto &[V, O] : From)
+      Into.try_emplace(V, O);
+  }
+  /// What the conditions deciding whether \p B runs make of its writes.
+  void enterBlock(const clang::CFGBlock &B);
+  void transfer(const clang::Stmt *S, RankVars &Vars,
+                const clang::CFGBlock &B) const {
+    Facts.transfer(S, Vars, &FD, Implicit[B.getBlockID()]);
+  }
+  /// Rank dependence is a set of places: where it comes from is for notes.
+  bool same(const RankVars &Old, const RankVars &New) const;
+
 private:
   const clang::Expr *implicitOrigin(clang::CFGBlock *B);
 
@@ -68,9 +90,8 @@ private:
   llvm::DenseMap<const clang::CFGBlock *,
                  llvm::SmallVector<clang::CFGBlock *, 8>>
       DepCache;
-  std::vector<RankVars> In, Out;
   std::vector<const clang::Expr *> Implicit;
-  std::vector<bool> Done;
+  BlockFixpoint<RankFlow> Fix;
 };
 
 /// Calls in \p S in evaluation order (arguments before the call), lambda

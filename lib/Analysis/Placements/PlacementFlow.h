@@ -1,8 +1,9 @@
 //===--- PlacementFlow.h - Placement facts over one CFG ---------*- C++ -*-===//
 //
-// Runs PlacementTransfer to a fixpoint over a function's CFG in reverse
-// post-order, with a union at joins (a may-analysis, as RankFlow), and
-// replays each block to give the facts before each statement.
+// Runs PlacementTransfer to a fixpoint over a function's CFG with the
+// lighter flows' one solver (BlockFixpoint.h): a union at joins (a
+// may-analysis, as RankFlow), and a replay of each block to give the facts
+// before each statement.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,11 +11,8 @@
 #define MESHGUARD_LIB_ANALYSIS_PLACEMENTFLOW_H
 
 #include "Placements/PlacementFacts.h"
-#include "meshguard/Analysis/Provenance/FunctionAnalysis.h"
-#include "clang/Analysis/Analyses/PostOrderCFGView.h"
-#include "clang/Analysis/CFG.h"
+#include "Provenance/BlockFixpoint.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include <vector>
 
 namespace meshguard {
 namespace analysis {
@@ -22,65 +20,52 @@ namespace analysis {
 /// The facts before each CFG element, after a fixpoint.
 class PlacementFlow {
 public:
+  using State = PlacementVars;
+
   PlacementFlow(const clang::CFG &Cfg, const PlacementTransfer &Transfer,
                 PlacementVars Entry)
-      : Cfg(Cfg), Transfer(Transfer), Entry(std::move(Entry)),
-        In(Cfg.getNumBlockIDs()), Out(Cfg.getNumBlockIDs()),
-        Done(Cfg.getNumBlockIDs(), false) {}
-
-  bool solve(const AnalysisLimits &Limits) {
-    clang::PostOrderCFGView Order(&Cfg);
-    std::int32_t Visits = 0;
-    for (bool Changed = true; Changed;) {
-      Changed = false;
-      for (const clang::CFGBlock *B : Order) {
-        if (++Visits > Limits.MaxBlockVisits)
-          return false;
-        unsigned ID = B->getBlockID();
-        PlacementVars Vars = B == &Cfg.getEntry() ? Entry : PlacementVars();
-        for (const clang::CFGBlock *P : B->preds())
-          if (P && Done[P->getBlockID()])
-            for (const auto &[V, S] : Out[P->getBlockID()]) {
-              auto [It, New] = Vars.try_emplace(V, S);
-              if (!New)
-                It->second.join(S);
-            }
-        In[ID] = Vars;
-        for (const clang::CFGElement &E : *B)
-          if (std::optional<clang::CFGStmt> S = E.getAs<clang::CFGStmt>())
-            Transfer.transfer(S->getStmt(), Vars);
-        if (!Done[ID] || Vars != Out[ID]) {
-          Out[ID] = std::move(Vars);
-          Done[ID] = true;
-          Changed = true;
-        }
-      }
-    }
-    return true;
+      : Cfg(Cfg), Transfer(Transfer), Entry(std::move(Entry)), Fix(Cfg, *this) {
   }
+  PlacementFlow(const PlacementFlow &) = delete; // Its solver refers to it.
+  PlacementFlow &operator=(const PlacementFlow &) = delete;
+
+  bool solve(const AnalysisLimits &Limits) { return Fix.solve(Limits); }
 
   /// Calls \p Visit with each statement of the CFG and the facts before it.
   void
   visit(llvm::function_ref<void(const clang::Stmt *, const PlacementVars &)>
             Visit) const {
-    for (const clang::CFGBlock *B : Cfg) {
-      if (!Done[B->getBlockID()])
-        continue;
-      PlacementVars Vars = In[B->getBlockID()];
-      for (const clang::CFGElement &E : *B)
-        if (std::optional<clang::CFGStmt> S = E.getAs<clang::CFGStmt>()) {
-          Visit(S->getStmt(), Vars);
-          Transfer.transfer(S->getStmt(), Vars);
-        }
+    for (const clang::CFGBlock *B : Cfg)
+      if (Fix.reached(*B))
+        Fix.replay(*B, [&](const clang::Stmt *S, const PlacementVars &Vars) {
+          Visit(S, Vars);
+          return true;
+        });
+  }
+
+  // The domain, for BlockFixpoint.
+  PlacementVars entryState() const { return Entry; }
+  void join(PlacementVars &Into, const PlacementVars &From) const {
+    for (const auto &[V, S] : From) {
+      auto [It, New] = Into.try_emplace(V, S);
+      if (!New)
+        It->second.join(S);
     }
+  }
+  void enterBlock(const clang::CFGBlock &) {}
+  void transfer(const clang::Stmt *S, PlacementVars &Vars,
+                const clang::CFGBlock &) const {
+    Transfer.transfer(S, Vars);
+  }
+  bool same(const PlacementVars &Old, const PlacementVars &New) const {
+    return Old == New;
   }
 
 private:
   const clang::CFG &Cfg;
   const PlacementTransfer &Transfer;
   PlacementVars Entry;
-  std::vector<PlacementVars> In, Out;
-  std::vector<bool> Done;
+  BlockFixpoint<PlacementFlow> Fix;
 };
 
 } // namespace analysis
