@@ -4,6 +4,7 @@
     bench/fixed_cost.py BUILD_DIR [--runs 8] [--files FILE...]
                         [--baseline google-build-using-namespace]
                         [--compare BINARY] [--profile] [--perf]
+                        [--torch pip|debian]
 
 The budget (issue #15): all dtensor-* checks together cost at most 3 % of
 meshguard-tidy's CPU time on a TU that includes <torch/torch.h>, i.e.
@@ -30,6 +31,10 @@ hardware counters) of each configuration and prints the share of samples in
 code only the dtensor checks run: a ratio inside one run, which the machine's
 load does not move.
 
+--torch picks the headers: `pip` (the default) the PyTorch 2.13 wheel's in
+.venv (what `make build` uses), `debian` Debian's libtorch 1.13 in
+/usr/include.
+
 Default files: bench/inputs/plain_mnist.cpp (a libtorch program that uses no
 meshguard API: the fixed cost) and examples/train.cpp (the demo, which does:
 the whole cost). Both include <torch/torch.h>, so each run takes 10-40 s.
@@ -46,7 +51,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
 DEFAULT_FILES = [os.path.join(HERE, "inputs", "plain_mnist.cpp"),
                  os.path.join(ROOT, "examples", "train.cpp")]
-TORCH_API_INCLUDE = "/usr/include/torch/csrc/api/include"
+DEBIAN_TORCH_INCLUDES = ["/usr/include/torch/csrc/api/include"]
+
+
+def pip_torch_includes():
+    """The wheel's include directories (torch/include and its C++ API)."""
+    import glob
+    found = sorted(glob.glob(os.path.join(
+        ROOT, ".venv", "lib", "python3*", "site-packages", "torch",
+        "include")))
+    if not found:
+        sys.exit("no PyTorch wheel in .venv (make bootstrap installs it); "
+                 "or --torch debian")
+    return [found[-1], os.path.join(found[-1], "torch", "csrc", "api",
+                                    "include")]
 
 # Symbols (perf report, --sort sym) of code that only the dtensor checks run:
 # meshguard's own code, the dataflow framework, CFG construction, and the
@@ -197,6 +215,9 @@ def main():
     ap.add_argument("--baseline", default="google-build-using-namespace",
                     help="the cheap check the ratio is taken against")
     ap.add_argument("--checks", default="dtensor-*")
+    ap.add_argument("--torch", choices=["pip", "debian"], default="pip",
+                    help="whose headers: the 2.13 wheel's (pip) or "
+                    "Debian's 1.13")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--perf", action="store_true")
     ap.add_argument("--perf-reports", metavar="DIR",
@@ -210,10 +231,15 @@ def main():
     tidy = args.tidy or os.path.join(args.build_dir, "bin", "meshguard-tidy")
     if not os.access(tidy, os.X_OK):
         sys.exit("no meshguard-tidy at " + tidy)
-    flags = ["-std=c++17", "-isystem", os.path.join(ROOT, "include"),
-             "-isystem", TORCH_API_INCLUDE, "-DUSE_DISTRIBUTED",
-             "-DUSE_C10D_GLOO"]
+    includes = ([os.path.join(ROOT, "include")] +
+                (pip_torch_includes() if args.torch == "pip"
+                 else DEBIAN_TORCH_INCLUDES))
+    flags = ["-std=c++17"]
+    for path in includes:
+        flags += ["-isystem", path]
+    flags += ["-DUSE_DISTRIBUTED", "-DUSE_C10D_GLOO"]
     print("binary: %s" % tidy)
+    print("headers: %s" % " ".join(includes[1:]))
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg())
     for path in args.files:
         if args.runs:

@@ -7,7 +7,6 @@
 #include "meshguard/Analysis/Engine/SummaryExport.h"
 #include "meshguard/Analysis/Provenance/LambdaCaptures.h"
 #include "meshguard/Analysis/Summaries/Summaries.h"
-#include "clang/AST/ASTLambda.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -47,49 +46,6 @@ void DTensorCheckBase::storeOptions(
   Analysis.store(Opts, Options);
 }
 
-namespace {
-AST_MATCHER_P(FunctionDecl, isInterestingCalleeOf, const DTensorCheckBase *,
-              Check) {
-  return Check->isInterestingCallee(Node);
-}
-
-/// Whether \p Loc expands in a system header (isExpansionInSystemHeader).
-bool inSystemHeader(SourceLocation Loc, const SourceManager &SM) {
-  SourceLocation Expansion = SM.getExpansionLoc(Loc);
-  return Expansion.isValid() && SM.isInSystemHeader(Expansion);
-}
-
-/// The functions worth analysing, in one matcher: every function of the TU,
-/// headers included, passes here, and an allOf() of the same tests cost a
-/// matcher dispatch per test (most of the checks' cost on a torch TU). The
-/// cheap tests come first: a definition, the TU's one cached answer, outside
-/// the system headers; only then the walk of the body.
-AST_MATCHER_P2(FunctionDecl, isDefinitionWorthAnalysing,
-               const DTensorCheckBase *, Check, StatementMatcher, BodyMatcher) {
-  Check->noteASTContext(Finder->getASTContext());
-  if (!Node.isThisDeclarationADefinition() ||
-      !Check->tuDeclaresInterestingCallee(Finder->getASTContext()))
-    return false;
-  const SourceManager &SM = Finder->getASTContext().getSourceManager();
-  if (inSystemHeader(Node.getBeginLoc(), SM))
-    return false;
-  const Stmt *Body =
-      Node.doesThisDeclarationHaveABody() ? Node.getBody() : nullptr;
-  return Body && BodyMatcher.matches(*Body, Finder, Builder);
-}
-
-/// The same for a lambda, whose body is part of the expression.
-AST_MATCHER_P2(LambdaExpr, isLambdaWorthAnalysing, const DTensorCheckBase *,
-               Check, StatementMatcher, InnerMatcher) {
-  Check->noteASTContext(Finder->getASTContext());
-  if (!Check->tuDeclaresInterestingCallee(Finder->getASTContext()) ||
-      inSystemHeader(Node.getBeginLoc(),
-                     Finder->getASTContext().getSourceManager()))
-    return false;
-  return InnerMatcher.matches(Node, Finder, Builder);
-}
-} // namespace
-
 bool DTensorCheckBase::tuDeclaresInterestingCallee(
     const ASTContext &Ctx) const {
   if (DeclaredCtx != &Ctx) {
@@ -126,28 +82,10 @@ void DTensorCheckBase::registerMatchers(MatchFinder *Finder) {
   for (StringRef Name : interestingCallees())
     CalleeNames.insert(Name);
   loadSummaryDatabase();
-  // One hash lookup per callee instead of hasAnyName's string matching,
-  // which cost tenths of a second on long functions (24 process-group names).
-  auto Interesting = functionDecl(isInterestingCalleeOf(this));
-  StatementMatcher CallsInteresting =
-      hasDescendant(callExpr(callee(Interesting)));
-  if (followWrappers()) {
-    // Only the user's own wrappers (system headers are never followed).
-    auto Wrapper = functionDecl(unless(isExpansionInSystemHeader()),
-                                hasBody(CallsInteresting));
-    auto WrapperOfWrapper =
-        functionDecl(unless(isExpansionInSystemHeader()),
-                     hasBody(hasDescendant(callExpr(callee(Wrapper)))));
-    CallsInteresting = hasDescendant(callExpr(
-        callee(functionDecl(anyOf(Interesting, Wrapper, WrapperOfWrapper)))));
-  }
-  Finder->addMatcher(
-      functionDecl(isDefinitionWorthAnalysing(this, CallsInteresting))
-          .bind("fn"),
-      this);
-  Finder->addMatcher(
-      lambdaExpr(isLambdaWorthAnalysing(this, CallsInteresting)).bind("lambda"),
-      this);
+  // One match per TU: the functions worth analysing come from the TU's one
+  // walk (TUFunctions), not from matchers that every declaration of the
+  // headers passes through once per check.
+  Finder->addMatcher(translationUnitDecl().bind("tu"), this);
 }
 
 std::shared_ptr<SharedTU> DTensorCheckBase::makeSharedTU() const {
@@ -237,8 +175,12 @@ void DTensorCheckBase::exportSummaries() {
   analysis::TUAnalysis &Shared =
       engineWith(*TUContext, analysis::AnalysisLimits());
   const char *Tag = std::getenv(analysis::SummaryTagVariable);
-  std::string Text =
-      analysis::exportSummaries(Shared, Tag ? Tag : "", &TUShared->lookup());
+  std::string Text;
+  {
+    UserCodeScope Scope(*TUContext, TUShared->functions(*TUContext));
+    Text =
+        analysis::exportSummaries(Shared, Tag ? Tag : "", &TUShared->lookup());
+  }
   const std::string &Dir = TUShared->ExportDir;
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, analysis::summaryFileName(TU));
@@ -261,27 +203,37 @@ void DTensorCheckBase::addSummarisedNames(const analysis::SummaryLookup &DB,
 }
 
 void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
-  const FunctionDecl *FD = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  // A lambda's call operator is reached through the lambda matcher only.
-  if (FD && isLambdaCallOperator(FD))
+  ASTContext &Ctx = *Result.Context;
+  TUContext = &Ctx;
+  if (!tuDeclaresInterestingCallee(Ctx))
     return;
-  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
-    FD = Lambda->getCallOperator();
-  if (FD && FD->isDependentContext()) {
-    // A template's pattern: its instantiations are analysed one by one.
-    ++TemplatePatterns;
-    return;
+  TUFunctions &Functions = TUShared->functions(Ctx);
+  UserCodeScope Scope(Ctx, Functions);
+  // The user's wrappers, two levels deep, when the check follows them.
+  unsigned Depth = followWrappers() ? 2 : 0;
+  auto Interesting = [&](const FunctionDecl &Callee) {
+    return isInterestingCallee(Callee);
+  };
+  for (const TUFunctions::Entry &E : Functions.entries()) {
+    if (!Functions.calls(E, Interesting, Depth))
+      continue;
+    const FunctionDecl *FD = E.Function;
+    if (FD->isDependentContext()) {
+      // A template's pattern: its instantiations are analysed one by one.
+      ++TemplatePatterns;
+      continue;
+    }
+    if (FD->isInvalidDecl() || !FD->doesThisDeclarationHaveABody())
+      continue;
+    if (!ModelChecked) {
+      // Once per TU, when the whole TU is parsed: the model's user entries
+      // against the declarations it names.
+      ModelChecked = true;
+      checkModelAgainstTU(Index->model(), Ctx, Config);
+    }
+    ++Analysed;
+    analyse(*FD, Ctx);
   }
-  if (!FD || FD->isInvalidDecl() || !FD->doesThisDeclarationHaveABody())
-    return;
-  if (!ModelChecked) {
-    // Once per TU, when the whole TU is parsed: the model's user entries
-    // against the declarations it names.
-    ModelChecked = true;
-    checkModelAgainstTU(Index->model(), *Result.Context, Config);
-  }
-  ++Analysed;
-  analyse(*FD, *Result.Context);
 }
 
 void DTensorCheckBase::onEndOfTranslationUnit() {

@@ -1,8 +1,9 @@
 //===--- DTensorCheckBase.h - What every dtensor-* check shares -*- C++ -*-===//
 //
-// Options (limits, ReportSkipped), the API index, and the matcher that picks
-// the functions worth analysing: only those that call something the check
-// cares about are analysed (cost), lambdas included.
+// Options (limits, ReportSkipped), the API index, and the choice of the
+// functions worth analysing from the TU's one walk (TUFunctions): only those
+// that call something the check cares about are analysed (cost), lambdas
+// included. The check matches once per TU (the TranslationUnitDecl).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,15 +42,12 @@ public:
   void onEndOfTranslationUnit() override;
 
   /// Whether \p FD is one of interestingCallees() or overrides one; cached
-  /// per declaration (the matcher asks at every call of every function).
+  /// per declaration (asked at every call of every function).
   bool isInterestingCallee(const clang::FunctionDecl &FD) const;
   /// Whether \p Ctx's TU declares any of interestingCallees(); once per TU.
   /// When it does not, no function in it is matched (the fixed cost on a TU
   /// that uses none of the API).
   bool tuDeclaresInterestingCallee(const clang::ASTContext &Ctx) const;
-  /// The matchers note the TU's ASTContext here (for the export at the
-  /// end of the TU, where clang-tidy gives none).
-  void noteASTContext(clang::ASTContext &Ctx) const { TUContext = &Ctx; }
 
 protected:
   /// Calls to these (qualified names) make a function worth analysing.
@@ -113,7 +111,9 @@ private:
   /// The TU's engine for this check's API model and \p Limits.
   analysis::TUAnalysis &engineWith(clang::ASTContext &Ctx,
                                    const analysis::AnalysisLimits &Limits);
-  mutable clang::ASTContext *TUContext = nullptr;
+  /// The TU's ASTContext, noted at the match (for the export at the end of
+  /// the TU, where clang-tidy gives none).
+  clang::ASTContext *TUContext = nullptr;
   /// Joins the TU's summaries, reads the database when this check uses it,
   /// and adds its functions with facts to CalleeNames.
   void loadSummaryDatabase();

@@ -28,6 +28,12 @@ analysis::TUAnalysis *SharedTU::findEngine(llvm::StringRef Key) const {
   return It == Engines.end() ? nullptr : It->second.get();
 }
 
+TUFunctions &SharedTU::functions(clang::ASTContext &Ctx) {
+  if (!Functions || &Functions->context() != &Ctx)
+    Functions = std::make_unique<TUFunctions>(Ctx);
+  return *Functions;
+}
+
 analysis::SummaryLookup &SharedTU::lookup() {
   if (!Lookup) {
     Lookup = std::make_unique<analysis::SummaryLookup>(

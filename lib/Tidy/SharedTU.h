@@ -1,7 +1,8 @@
 //===--- SharedTU.h - What one TU's dtensor-* checks share ------*- C++ -*-===//
 //
 // The dtensor-* checks of one translation unit are separate objects; what
-// they share is kept here, once per TU: the analysis engine (TUAnalysis, one
+// they share is kept here, once per TU: the functions worth a look (one walk
+// of the AST for all checks), the analysis engine (TUAnalysis, one
 // per analysis configuration, normally one), the view of the summary
 // database (its lookups are recorded once, whichever check made them) and
 // the export file, written by whichever check finishes the TU last
@@ -12,6 +13,7 @@
 #ifndef MESHGUARD_TIDY_SHAREDTU_H
 #define MESHGUARD_TIDY_SHAREDTU_H
 
+#include "TUFunctions.h"
 #include "meshguard/Analysis/Engine/TUAnalysis.h"
 #include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -53,7 +55,12 @@ struct SharedTU {
   /// The engine for \p Key, if one was made.
   analysis::TUAnalysis *findEngine(llvm::StringRef Key) const;
 
+  /// The TU's function definitions and lambdas, found by the first check
+  /// that asks.
+  TUFunctions &functions(clang::ASTContext &Ctx);
+
 private:
+  std::unique_ptr<TUFunctions> Functions;
   std::unique_ptr<analysis::SummaryLookup> Lookup;
   std::string MainFile;
   /// Declared after Lookup: destroyed before the lookup they read.
