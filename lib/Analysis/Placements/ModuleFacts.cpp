@@ -122,9 +122,111 @@ const Expr *moduleInput(const CallExpr &Call, const ApiIndex &Index) {
 }
 
 ModulePlacements::ModulePlacements(const FunctionDecl &FD,
-                                   const ApiIndex &Index, ASTContext &Ctx)
+                                   const ApiIndex &Index, ASTContext &Ctx,
+                                   const ModuleSetups *Setups)
     : Index(Index), Ctx(Ctx) {
   collect(FD.getBody());
+  if (!Setups)
+    return;
+  // A module parameter this function does not distribute itself: what the
+  // file's setup function does to its namesake, from the entry on (first,
+  // so that a call here overrides it).
+  std::vector<Made> Entry;
+  for (const ParmVarDecl *P : FD.parameters()) {
+    const VarDecl *Root = P->getCanonicalDecl();
+    if (llvm::any_of(Calls,
+                     [&](const Made &M) { return M.Module.Root == Root; }))
+      continue;
+    for (Made M : Setups->like(*P)) {
+      M.Module.Root = Root;
+      M.Elsewhere = true;
+      Entry.push_back(std::move(M));
+    }
+  }
+  Calls.insert(Calls.begin(), Entry.begin(), Entry.end());
+}
+
+ModuleSetups::ModuleSetups(const ApiIndex &Index, ASTContext &Ctx)
+    : Index(Index), Ctx(Ctx) {
+  walk(*Ctx.getTranslationUnitDecl());
+}
+
+void ModuleSetups::walk(const DeclContext &DC) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Decl *D : DC.decls()) {
+    if (const auto *NS = dyn_cast<NamespaceDecl>(D)) {
+      walk(*NS);
+      continue;
+    }
+    if (const auto *LS = dyn_cast<LinkageSpecDecl>(D)) {
+      walk(*LS);
+      continue;
+    }
+    if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      continue;
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(D);
+        RD && RD->isThisDeclarationADefinition() && !RD->isDependentContext())
+      walk(*RD);
+    else if (const auto *FD = dyn_cast<FunctionDecl>(D);
+             FD && FD->doesThisDeclarationHaveABody() &&
+             !FD->isDependentContext())
+      addFunction(*FD);
+  }
+}
+
+/// The module class a parameter of type \p T is (through a reference or
+/// a pointer), or null.
+static const CXXRecordDecl *moduleParamClass(QualType T) {
+  T = T.getNonReferenceType();
+  if (const PointerType *P = T->getAs<PointerType>())
+    T = P->getPointeeType();
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return isModuleClass(RD) ? RD : nullptr;
+}
+
+void ModuleSetups::addFunction(const FunctionDecl &FD) {
+  bool AnyModule = llvm::any_of(FD.parameters(), [](const ParmVarDecl *P) {
+    return P->getIdentifier() && moduleParamClass(P->getType());
+  });
+  if (!AnyModule)
+    return;
+  ModulePlacements Own(FD, Index, Ctx);
+  for (const ParmVarDecl *P : FD.parameters()) {
+    if (!P->getIdentifier() || !moduleParamClass(P->getType()))
+      continue;
+    Setup S{P, {}};
+    for (const ModulePlacements::Made &M : Own.Calls)
+      if (M.Module.Root == P->getCanonicalDecl())
+        S.Calls.push_back(M);
+    // Gathered parameters (or a call after a gather) hold no placements
+    // for the function's callers: left out.
+    if (!S.Calls.empty() &&
+        llvm::none_of(S.Calls, [](const auto &M) { return M.Gathered; }))
+      Setups.push_back(std::move(S));
+  }
+}
+
+llvm::ArrayRef<ModulePlacements::Made>
+ModuleSetups::like(const ParmVarDecl &P) const {
+  if (!P.getIdentifier() || !moduleParamClass(P.getType()))
+    return {};
+  auto Type = [](const ParmVarDecl &V) {
+    QualType T = V.getType().getNonReferenceType();
+    if (const PointerType *Ptr = T->getAs<PointerType>())
+      T = Ptr->getPointeeType();
+    return T.getUnqualifiedType().getCanonicalType();
+  };
+  const Setup *Found = nullptr;
+  for (const Setup &S : Setups) {
+    if (S.Param->getName() != P.getName() || Type(*S.Param) != Type(P) ||
+        S.Param->getDeclContext() == P.getDeclContext())
+      continue;
+    if (Found && Found->Param->getDeclContext() != S.Param->getDeclContext())
+      return {}; // two setup functions: which one ran is not known
+    Found = &S;
+  }
+  return Found ? llvm::ArrayRef<ModulePlacements::Made>(Found->Calls)
+               : llvm::ArrayRef<ModulePlacements::Made>();
 }
 
 void ModulePlacements::collect(const Stmt *S) {
@@ -204,7 +306,7 @@ std::optional<PlacementState>
 ModulePlacements::loopParameter(const VarDecl &V) const {
   for (const Loop &L : Loops)
     if (L.Var == &V)
-      return covering(L.Module, L.For->getBeginLoc(), /*OnlyRecursive=*/true);
+      return covering(L.Module, L.For->getBeginLoc(), /*Loop=*/true);
   return std::nullopt;
 }
 
@@ -214,31 +316,36 @@ ModulePlacements::meshOf(const Expr &Module) const {
   if (!Path)
     return std::nullopt;
   std::optional<PlacementState> S =
-      covering(*Path, Module.getBeginLoc(), /*OnlyRecursive=*/false);
+      covering(*Path, Module.getBeginLoc(), /*Loop=*/false);
   if (S && !S->MeshMadeBy && !S->MeshDims)
     return std::nullopt;
   return S;
 }
 
 /// The placements of the parameters of \p Module that the last covering
-/// call before \p At gave them (the weight's, for a tensor-parallel style:
-/// its mesh is the same; with \p OnlyRecursive, such calls are skipped).
+/// call before \p At gave them: the weight's, for a tensor-parallel style
+/// (its mesh is the same); for a \p Loop over its parameters() (a Linear's
+/// weight and bias, an Embedding's weight), the weight's joined with the
+/// bias's.
 std::optional<PlacementState>
 ModulePlacements::covering(const ModulePath &Module, SourceLocation At,
-                           bool OnlyRecursive) const {
+                           bool Loop) const {
   const SourceManager &SM = Ctx.getSourceManager();
   std::optional<PlacementState> Found;
   for (const Made &M : Calls) {
-    if (!SM.isBeforeInTranslationUnit(M.Call->getEndLoc(), At))
+    if (!M.Elsewhere && !SM.isBeforeInTranslationUnit(M.Call->getEndLoc(), At))
       continue;
     if (!(M.Recursive ? Module.within(M.Module)
                       : Module.Root == M.Module.Root &&
                             Module.Fields == M.Module.Fields))
       continue;
-    if (M.Gathered)
+    if (M.Gathered) {
       Found.reset();
-    else if (M.Recursive || !OnlyRecursive)
-      Found = M.Weight; // one module's weight and bias: the same mesh
+      continue;
+    }
+    Found = M.Weight; // one module's weight and bias: the same mesh
+    if (Loop && !M.Recursive)
+      Found->join(M.Bias);
   }
   return Found;
 }
@@ -302,7 +409,8 @@ ModulePlacements::parameter(const MemberExpr &Read) const {
   // The last call before the read that covers it.
   std::optional<PlacementState> Found;
   for (const Made &M : Calls) {
-    if (!SM.isBeforeInTranslationUnit(M.Call->getEndLoc(), Read.getBeginLoc()))
+    if (!M.Elsewhere &&
+        !SM.isBeforeInTranslationUnit(M.Call->getEndLoc(), Read.getBeginLoc()))
       continue;
     if (M.Recursive ? Owner->within(M.Module)
                     : Owner->Root == M.Module.Root &&

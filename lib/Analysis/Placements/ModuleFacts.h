@@ -14,6 +14,12 @@
 // ordered: a call counts for the reads after it in the function's text,
 // until a GatheredParameters of the module (gathered: not followed).
 //
+// A declared heuristic across the functions of one file (ModuleSetups): a
+// module parameter that no call of its own function distributes takes the
+// placements that another function of the main file gives its parameter of
+// the same name and module type (a trainer's `shard_model(Linear &model)`,
+// then `grad_norm(Linear &model)`), when exactly one function does.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHGUARD_LIB_ANALYSIS_MODULEFACTS_H
@@ -21,6 +27,7 @@
 
 #include "Placements/PlacementFacts.h"
 #include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
 #include <vector>
@@ -43,23 +50,27 @@ struct ModulePath {
 /// The path of \p E, a module, a module holder or a pointer to one.
 std::optional<ModulePath> modulePath(const clang::Expr *E);
 
+class ModuleSetups;
+
 class ModulePlacements {
 public:
-  /// The fully_shard and parallelize_module calls of \p FD.
+  /// The fully_shard and parallelize_module calls of \p FD; with \p Setups,
+  /// those of the file's other functions on a parameter like one of \p FD's.
   ModulePlacements(const clang::FunctionDecl &FD, const ApiIndex &Index,
-                   clang::ASTContext &Ctx);
+                   clang::ASTContext &Ctx,
+                   const ModuleSetups *Setups = nullptr);
 
   /// The placements of \p Read, a tensor field of a module, made by a call
   /// before it; none when no such call is known.
   std::optional<PlacementState> parameter(const clang::MemberExpr &Read) const;
   /// The placements of \p V, the variable of a range `for` over a module's
-  /// parameters(), when a call before the loop made them DTensors.
+  /// parameters(), when a call before the loop made them DTensors (a
+  /// tensor-parallel style's module: the weight's and the bias's joined).
   std::optional<PlacementState> loopParameter(const clang::VarDecl &V) const;
   /// The mesh (MeshMadeBy, MeshDims, MeshAt) a call before \p Module put
   /// its parameters on, when one is known.
   std::optional<PlacementState> meshOf(const clang::Expr &Module) const;
 
-private:
   struct Made {
     ModulePath Module;
     /// The call, or a GatheredParameters variable's construction (then
@@ -72,15 +83,19 @@ private:
     /// The placements of a recursive call's parameters, or of the weight
     /// and the bias of a tensor-parallel style's module.
     PlacementState Weight, Bias;
+    /// Made in another function (ModuleSetups): holds from the entry.
+    bool Elsewhere = false;
   };
+
+private:
+  friend class ModuleSetups;
   void collect(const clang::Stmt *S);
   void add(const clang::CallExpr &Call, const PlacementCallEntry &Entry);
   void addGathered(const clang::VarDecl &V);
   void addDistributed(const clang::CallExpr &Call);
   void addLoop(const clang::CXXForRangeStmt &For);
-  std::optional<PlacementState> covering(const ModulePath &Module,
-                                         clang::SourceLocation At,
-                                         bool OnlyRecursive) const;
+  std::optional<PlacementState>
+  covering(const ModulePath &Module, clang::SourceLocation At, bool Loop) const;
   struct Loop {
     const clang::VarDecl *Var;
     ModulePath Module;
@@ -91,6 +106,30 @@ private:
   const ApiIndex &Index;
   clang::ASTContext &Ctx;
   std::vector<Made> Calls;
+};
+
+/// The calls of the main file's functions that distribute a module
+/// parameter of their own function (the heuristic above), by the
+/// parameter's name and type. Built once per TU.
+class ModuleSetups {
+public:
+  ModuleSetups(const ApiIndex &Index, clang::ASTContext &Ctx);
+  /// The calls on a parameter like \p P (its name, its module type) of the
+  /// one other function that makes them; none when no function or several
+  /// do.
+  llvm::ArrayRef<ModulePlacements::Made>
+  like(const clang::ParmVarDecl &P) const;
+
+private:
+  struct Setup {
+    const clang::ParmVarDecl *Param;
+    std::vector<ModulePlacements::Made> Calls;
+  };
+  void addFunction(const clang::FunctionDecl &FD);
+  void walk(const clang::DeclContext &DC);
+  const ApiIndex &Index;
+  clang::ASTContext &Ctx;
+  std::vector<Setup> Setups;
 };
 
 } // namespace analysis

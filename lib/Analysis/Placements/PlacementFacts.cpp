@@ -8,6 +8,7 @@
 #include "Placements/PlacementFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include <algorithm>
 
 using namespace clang;
 
@@ -39,6 +40,7 @@ void PlacementState::join(const PlacementState &O) {
   if (!Param)
     Param = O.Param;
   LocalOfParam |= O.LocalOfParam;
+  Then = std::max(Then, O.Then);
   FromShard &= O.FromShard; // a Partial's share on some path: say so
 }
 

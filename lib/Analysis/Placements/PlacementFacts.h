@@ -65,6 +65,17 @@ struct PlacementState {
   /// PartialLocal: made by reducing one rank's shard (ShardLocal) over a
   /// sharded dim at PartialOrigin, rather than by to_local of a Partial.
   bool FromShard = false;
+  /// In a helper's summary run, with LocalOfParam: what was done to that
+  /// to_local since (linear ops aside): a reduction over every dim,
+  /// non-linear pointwise ops, or both (a hand-made norm's squares). Given
+  /// a sharded argument, a reduced one gives one rank's part of the whole.
+  enum class AfterLocal : std::uint8_t {
+    None,
+    Reduced,
+    Pointwise,
+    PointwiseReduced
+  };
+  AfterLocal Then = AfterLocal::None;
 
   bool isPartialLocal() const { return What == Kind::PartialLocal; }
   bool isDTensor() const { return What == Kind::DTensor; }
@@ -78,7 +89,7 @@ struct PlacementState {
            MayPartial == O.MayPartial && PartialOrigin == O.PartialOrigin &&
            ToLocal == O.ToLocal && Param == O.Param && PlacedAt == O.PlacedAt &&
            MeshDims == O.MeshDims && LocalOfParam == O.LocalOfParam &&
-           FromShard == O.FromShard;
+           FromShard == O.FromShard && Then == O.Then;
   }
   bool operator!=(const PlacementState &O) const { return !(*this == O); }
 };
@@ -151,6 +162,11 @@ private:
   shardLocalOp(const TensorOpCall &Op, const clang::CallExpr &Call,
                llvm::ArrayRef<PlacementState> Facts,
                const OperatorRule *Rule) const;
+  /// An op in a helper's summary run on the to_local of a parameter's
+  /// argument (\p Local).
+  std::optional<PlacementState> localOfParamOp(const TensorOpCall &Op,
+                                               const PlacementState &Local,
+                                               const OperatorRule *Rule) const;
   void assign(const clang::Expr *Target, std::optional<PlacementState> S,
               PlacementVars &Vars) const;
 

@@ -129,6 +129,12 @@ private:
     llvm::json::Object O;
     if (R.isShardLocal())
       return nullptr; // a shard's local tensor: nothing to report by itself
+    // Non-linear ops on a parameter's local tensor: not stored (yet); one
+    // summed as it is is stored as the local tensor (what a Partial's
+    // share gives; a shard's part of the whole is not followed across).
+    if (R.Then == PlacementState::AfterLocal::Pointwise ||
+        R.Then == PlacementState::AfterLocal::PointwiseReduced)
+      return nullptr;
     if (R.isPartialLocal()) {
       // A share with neither its to_local nor a parameter behind it is never
       // reported: nothing to say.

@@ -34,6 +34,14 @@ struct PlacementMemo::Impl {
       Helpers;
   /// The places imported facts point to.
   std::vector<std::unique_ptr<ExternalSite>> ExternalSites;
+  /// The file's functions' calls on module parameters, built at first use.
+  std::unique_ptr<ModuleSetups> Setups;
+
+  const ModuleSetups &setups() {
+    if (!Setups)
+      Setups = std::make_unique<ModuleSetups>(Index, Ctx);
+    return *Setups;
+  }
 
   const HelperPlacements *helper(const FunctionDecl &FD);
   std::unique_ptr<HelperPlacements> summarise(const FunctionDecl &FD);
@@ -123,7 +131,7 @@ PlacementMemo::Impl::summarise(const FunctionDecl &FD) {
       Entry[{P, nullptr}] = S;
     }
   PlacementTransfer T = transfer();
-  ModulePlacements Modules(FD, Index, Ctx);
+  ModulePlacements Modules(FD, Index, Ctx, &setups());
   T.setModules(&Modules);
   PlacementFlow Flow(*Cfg, T, std::move(Entry));
   if (!Flow.solve(Limits))
@@ -167,7 +175,7 @@ PlacementScan scanPlacements(const FunctionDecl &FD, PlacementMemo &Memo) {
   if (!Cfg)
     return Scan;
   PlacementTransfer T = M.transfer();
-  ModulePlacements Modules(FD, M.Index, M.Ctx);
+  ModulePlacements Modules(FD, M.Index, M.Ctx, &M.setups());
   T.setModules(&Modules);
   PlacementFlow Flow(*Cfg, T, PlacementVars());
   if (!Flow.solve(M.Limits)) {

@@ -171,6 +171,88 @@ differentMeshes(llvm::ArrayRef<const Expr *> Operands,
   return std::nullopt;
 }
 
+/// The module whose parameters() \p E is (`m->parameters()`), or null.
+static const Expr *parametersOf(const Expr *E) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(stripCopies(E));
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || MD->getName() != "parameters" ||
+      MD->getParent()->getQualifiedNameAsString() != "torch::nn::Module")
+    return nullptr;
+  // `m->parameters()`: the module is `m`, not `m->`.
+  const Expr *Object = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+      Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
+    return Arrow->getArg(0);
+  return Object;
+}
+
+/// The modules whose parameters the local vector \p V is built from, as
+/// its function writes it: its initialiser `a->parameters()`, and
+/// `V.push_back(p)` (`emplace_back`) of the variable of a range `for` over
+/// `b->parameters()`. Flow-insensitive: each as written, anywhere.
+static llvm::SmallVector<const Expr *, 2> listedModules(const VarDecl &V) {
+  llvm::SmallVector<const Expr *, 2> Out;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(V.getParentFunctionOrMethod());
+  if (!FD || !FD->getBody() || isa<ParmVarDecl>(V))
+    return Out;
+  if (const Expr *M = parametersOf(V.getInit()))
+    Out.push_back(M);
+  llvm::DenseMap<const VarDecl *, const Expr *> LoopModule;
+  llvm::SmallVector<const CXXMemberCallExpr *, 4> Pushes;
+  llvm::SmallVector<const Stmt *, 32> Work = {FD->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
+      if (const Expr *M = parametersOf(For->getRangeInit()))
+        LoopModule[For->getLoopVariable()] = M;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S);
+        MC && MC->getNumArgs() == 1 && MC->getMethodDecl() &&
+        MC->getMethodDecl()->getIdentifier() &&
+        (MC->getMethodDecl()->getName() == "push_back" ||
+         MC->getMethodDecl()->getName() == "emplace_back") &&
+        namedVariable(MC->getImplicitObjectArgument()) == &V)
+      Pushes.push_back(MC);
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  for (const CXXMemberCallExpr *Push : Pushes)
+    if (const VarDecl *Item = namedVariable(Push->getArg(0)))
+      if (const Expr *M = LoopModule.lookup(Item))
+        Out.push_back(M);
+  return Out;
+}
+
+/// A vector of parameters built from two modules on surely different
+/// meshes (the modules' meshes: ModuleFacts.h).
+static std::optional<MixedMeshSite>
+differentModuleMeshes(const Expr *Arg, const PlacementTransfer &T,
+                      ASTContext &Ctx) {
+  const VarDecl *V = namedVariable(Arg);
+  if (!V || !T.modules() || !V->isLocalVarDecl())
+    return std::nullopt;
+  llvm::SmallVector<std::pair<const Expr *, PlacementState>, 2> Facts;
+  for (const Expr *M : listedModules(*V))
+    if (std::optional<PlacementState> Mesh = T.modules()->meshOf(*M))
+      Facts.push_back({M, *Mesh});
+  for (unsigned I = 0; I < Facts.size(); ++I)
+    for (unsigned J = I + 1; J < Facts.size(); ++J)
+      if (surelyDifferentMeshes(Facts[I].second, Facts[J].second, T.index(),
+                                Ctx)) {
+        MixedMeshSite Site;
+        Site.First = Facts[I].first;
+        Site.Second = Facts[J].first;
+        Site.FirstMesh = describeMesh(Facts[I].second, T.index(), Ctx);
+        Site.SecondMesh = describeMesh(Facts[J].second, T.index(), Ctx);
+        Site.FirstAt = Facts[I].second.MeshAt;
+        Site.SecondAt = Facts[J].second.MeshAt;
+        return Site;
+      }
+  return std::nullopt;
+}
+
 // Constructors are left out: libtorch's optimizers step each parameter
 // alone.
 std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
@@ -218,8 +300,10 @@ std::optional<MixedMeshSite> mixedMeshesAt(const Stmt *S,
     return std::nullopt;
   for (const Expr *Arg : Call->arguments()) {
     llvm::SmallVector<const Expr *, 4> Listed = listedTensors(Arg, T.index());
-    if (std::optional<MixedMeshSite> Site =
-            differentMeshes(Listed, Vars, T, Ctx)) {
+    std::optional<MixedMeshSite> Site =
+        Listed.empty() ? differentModuleMeshes(Arg, T, Ctx)
+                       : differentMeshes(Listed, Vars, T, Ctx);
+    if (Site) {
       Site->Call = Call;
       Site->Name = Name;
       Site->InList = true;

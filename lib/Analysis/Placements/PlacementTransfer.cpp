@@ -184,6 +184,31 @@ PlacementTransfer::shardLocalOp(const TensorOpCall &Op, const CallExpr &Call,
   return L;
 }
 
+/// In a helper's summary run, an op on the to_local of a parameter's
+/// argument: a linear op keeps it (below), a non-linear pointwise one marks
+/// it (a shard's rows stay rows; of a Partial's share the call gives
+/// nothing), a reduction over every dim marks it reduced.
+std::optional<PlacementState>
+PlacementTransfer::localOfParamOp(const TensorOpCall &Op,
+                                  const PlacementState &Local,
+                                  const OperatorRule *Rule) const {
+  if (!Rule || Rule->Policy != ShardedPolicy::Rule || Op.Operands.size() != 1)
+    return std::nullopt;
+  using AfterLocal = PlacementState::AfterLocal;
+  PlacementState R = Local;
+  if (Rule->Family == "pointwise") {
+    if (!Rule->KeepsPartial)
+      R.Then = AfterLocal::Pointwise;
+    return R;
+  }
+  if (Rule->Family != "reduction" || !Rule->PartialFromShard ||
+      reducedDims(Op.Others))
+    return std::nullopt;
+  R.Then = R.Then == AfterLocal::Pointwise ? AfterLocal::PointwiseReduced
+                                           : AfterLocal::Reduced;
+  return R;
+}
+
 std::optional<PlacementState>
 PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
                            const PlacementVars &Vars) const {
@@ -202,6 +227,13 @@ PlacementTransfer::applyOp(const TensorOpCall &Op, const CallExpr &Call,
       DTensors.push_back(S);
   }
   const OperatorRule *Rule = findResultRule(Op.Name);
+  using AfterLocal = PlacementState::AfterLocal;
+  if (DTensors.empty() && FirstLocal && FirstLocal->Param &&
+      FirstLocal->LocalOfParam &&
+      (FirstLocal->Then == AfterLocal::None ||
+       FirstLocal->Then == AfterLocal::Pointwise))
+    if (std::optional<PlacementState> R = localOfParamOp(Op, *FirstLocal, Rule))
+      return R;
   if (DTensors.empty()) {
     // A plain op on one rank's partial contribution: still one if the op
     // is linear (its rule keeps Partial) or decomposes (contiguous, to);
@@ -343,8 +375,27 @@ PlacementTransfer::evaluateCall(const CallExpr &Call,
     // The argument's own facts, passed through; or its to_local.
     std::optional<PlacementState> A =
         I < Args.size() ? evaluate(Args[I], Vars) : std::nullopt;
-    if (A && H->Returns->LocalOfParam)
-      return localOf(*A, Call);
+    if (A && H->Returns->LocalOfParam) {
+      std::optional<PlacementState> L = localOf(*A, Call);
+      using AfterLocal = PlacementState::AfterLocal;
+      AfterLocal Then = H->Returns->Then;
+      if (!L || Then == AfterLocal::None)
+        return L;
+      if (Then == AfterLocal::Pointwise)
+        return std::nullopt;
+      // One rank's shard reduced over every dim: its part of the whole. A
+      // Partial's share summed stays one; after non-linear ops: unknown.
+      if (L->isPartialLocal() && Then == AfterLocal::Reduced)
+        return L;
+      if (!L->isShardLocal())
+        return std::nullopt;
+      PlacementState P;
+      P.What = PlacementState::Kind::PartialLocal;
+      P.ToLocal = &Call;
+      P.PartialOrigin = &Call;
+      P.FromShard = true;
+      return P;
+    }
     return A;
   }
   return H->Returns;
@@ -363,6 +414,14 @@ PlacementTransfer::evaluate(const Expr *E, const PlacementVars &Vars) const {
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return evaluateCall(*Call, Vars);
+  // `is_dtensor(g) ? to_local(g) : g`: either side's facts, as at a join.
+  if (const auto *C = dyn_cast<AbstractConditionalOperator>(E)) {
+    std::optional<PlacementState> A = evaluate(C->getTrueExpr(), Vars);
+    std::optional<PlacementState> B = evaluate(C->getFalseExpr(), Vars);
+    if (A && B)
+      A->join(*B);
+    return A ? A : B;
+  }
   if (const auto *Field = dyn_cast<MemberExpr>(E); Field && Modules)
     return Modules->parameter(*Field);
   return std::nullopt;
