@@ -5,6 +5,7 @@
 #include "DiagnosticMessages.h"
 #include "meshguard/Analysis/Api/DeclaredNames.h"
 #include "meshguard/Analysis/Engine/SummaryExport.h"
+#include "meshguard/Analysis/Engine/UserCodeScope.h"
 #include "meshguard/Analysis/Provenance/LambdaCaptures.h"
 #include "meshguard/Analysis/Summaries/Summaries.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -177,7 +178,7 @@ void DTensorCheckBase::exportSummaries() {
   const char *Tag = std::getenv(analysis::SummaryTagVariable);
   std::string Text;
   {
-    UserCodeScope Scope(*TUContext, TUShared->functions(*TUContext));
+    analysis::UserCodeScope Scope(*TUContext);
     Text =
         analysis::exportSummaries(Shared, Tag ? Tag : "", &TUShared->lookup());
   }
@@ -208,7 +209,7 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
   if (!tuDeclaresInterestingCallee(Ctx))
     return;
   TUFunctions &Functions = TUShared->functions(Ctx);
-  UserCodeScope Scope(Ctx, Functions);
+  analysis::UserCodeScope Scope(Ctx);
   // The user's wrappers, two levels deep, when the check follows them.
   unsigned Depth = followWrappers() ? 2 : 0;
   auto Interesting = [&](const FunctionDecl &Callee) {

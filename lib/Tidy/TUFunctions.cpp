@@ -82,25 +82,8 @@ private:
 } // namespace
 
 TUFunctions::TUFunctions(ASTContext &Ctx) : Ctx(Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  DefinitionFinder(SM, Entries).TraverseAST(Ctx);
-  auto AddUserDecl = [&](Decl *D) {
-    if (!inSystemHeader(D->getBeginLoc(), SM))
-      UserDecls.push_back(D);
-  };
-  std::vector<Decl *> Scope = Ctx.getTraversalScope();
-  if (Scope.size() == 1 && isa<TranslationUnitDecl>(Scope.front()))
-    llvm::for_each(Ctx.getTranslationUnitDecl()->decls(), AddUserDecl);
-  else
-    llvm::for_each(Scope, AddUserDecl);
+  DefinitionFinder(Ctx.getSourceManager(), Entries).TraverseAST(Ctx);
 }
-
-UserCodeScope::UserCodeScope(ASTContext &Ctx, const TUFunctions &Functions)
-    : Ctx(Ctx), Saved(Ctx.getTraversalScope()) {
-  Ctx.setTraversalScope(Functions.userDecls());
-}
-
-UserCodeScope::~UserCodeScope() { Ctx.setTraversalScope(Saved); }
 
 llvm::ArrayRef<const FunctionDecl *>
 TUFunctions::calleesOf(const FunctionDecl &FD) {

@@ -46,9 +46,6 @@ public:
   const clang::ASTContext &context() const { return Ctx; }
   /// In the order of the AST.
   llvm::ArrayRef<Entry> entries() const { return Entries; }
-  /// The top-level declarations of the traversal scope outside the system
-  /// headers.
-  const std::vector<clang::Decl *> &userDecls() const { return UserDecls; }
 
   /// Whether \p E calls a function \p Wanted accepts, directly or, up to
   /// \p Depth levels down, through functions outside the system headers
@@ -67,28 +64,9 @@ private:
 
   clang::ASTContext &Ctx;
   std::vector<Entry> Entries;
-  std::vector<clang::Decl *> UserDecls;
   llvm::DenseMap<const clang::Stmt *,
                  llvm::SmallVector<const clang::FunctionDecl *, 8>>
       BodyCallees;
-};
-
-/// While alive, the AST's traversal scope is the user's declarations (those
-/// outside the system headers): ASTContext::getParents, which the analyses
-/// and the diagnostics ask, then maps the user's code, not libtorch's
-/// headers (that map cost 2 s of CPU on examples/train.cpp, a tenth of the
-/// run). clangd limits the scope to the main file's declarations the same
-/// way. The scope is restored before the AST matchers go on.
-class UserCodeScope {
-public:
-  UserCodeScope(clang::ASTContext &Ctx, const TUFunctions &Functions);
-  ~UserCodeScope();
-  UserCodeScope(const UserCodeScope &) = delete;
-  UserCodeScope &operator=(const UserCodeScope &) = delete;
-
-private:
-  clang::ASTContext &Ctx;
-  std::vector<clang::Decl *> Saved;
 };
 
 } // namespace tidy

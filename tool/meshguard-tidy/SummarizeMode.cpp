@@ -24,6 +24,7 @@
 #include "meshguard/Analysis/Api/ApiModelYAML.h"
 #include "meshguard/Analysis/Engine/SummaryExport.h"
 #include "meshguard/Analysis/Engine/TUAnalysis.h"
+#include "meshguard/Analysis/Engine/UserCodeScope.h"
 #include "meshguard/Analysis/Summaries/SummaryDatabase.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -90,6 +91,7 @@ public:
     Lookups.setOwnTU(TU);
     // The engine a check run with the default limits builds, with the
     // database: the same summaries as a check run's export.
+    UserCodeScope Scope(Ctx); // getParents: the user's code, not libtorch's.
     TUAnalysis Engine(Ctx, Index, AnalysisLimits(), &Lookups);
     std::string Text = exportSummaries(Engine, S.Tag, &Lookups);
     llvm::SmallString<256> Out(S.OutDir);
