@@ -95,7 +95,7 @@ TEST(ApiModelYAML, LoadsAFile) {
     OS << "tensor_types: [my::Tensor]\n";
   }
   llvm::Expected<ApiModel> M = loadApiModel(Path);
-  llvm::sys::fs::remove(Path);
+  EXPECT_FALSE(llvm::sys::fs::remove(Path));
   ASSERT_TRUE(bool(M)) << errorOf(std::move(M));
   EXPECT_EQ(M->TensorTypes, std::vector<std::string>{"my::Tensor"});
 }

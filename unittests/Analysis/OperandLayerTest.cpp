@@ -29,10 +29,8 @@ std::vector<const CallExpr *> callsTo(const FunctionDecl &FD,
     std::vector<const CallExpr *> Calls;
     bool VisitCallExpr(CallExpr *Call) {
       const FunctionDecl *Callee = Call->getDirectCallee();
-      if (Callee && Callee->getDeclName().isIdentifier() &&
-          Callee->getName() == Name)
-        Calls.push_back(Call);
-      else if (Callee && Callee->getNameAsString() == Name)
+      // By name; an operator (`operator+`) by its spelling.
+      if (Callee && Callee->getNameAsString() == Name)
         Calls.push_back(Call);
       return true;
     }
@@ -106,18 +104,18 @@ Presences presencesAtUses(const std::string &Code,
       std::optional<OperandReading> R =
           readOperand({Call.getArg(0), false}, Env, Origins);
       if (!R) {
-        Sites.push_back("unreadable");
+        Sites.emplace_back("unreadable");
         return;
       }
       switch (dtensorPresence(*R, Env)) {
       case DTensorPresence::Surely:
-        Sites.push_back("surely");
+        Sites.emplace_back("surely");
         break;
       case DTensorPresence::Maybe:
-        Sites.push_back("maybe");
+        Sites.emplace_back("maybe");
         break;
       case DTensorPresence::None:
-        Sites.push_back("none");
+        Sites.emplace_back("none");
         break;
       }
     }
