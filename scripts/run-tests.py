@@ -89,7 +89,7 @@ CORPORA = [
     ("bench/placements-corpus", "0.967", "1.0", PLACEMENT_CHECKS),
     # Written apart from the checks, from users' reports (issue #44 item 5):
     # its recorded figures, not the goal (0.95/0.95).
-    ("bench/placements-corpus-reports", "1.0", "0.8", PLACEMENT_CHECKS),
+    ("bench/placements-corpus-reports", "1.0", "0.866", PLACEMENT_CHECKS),
 ]
 
 

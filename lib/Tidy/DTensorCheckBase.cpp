@@ -216,7 +216,8 @@ void DTensorCheckBase::check(const MatchFinder::MatchResult &Result) {
     return isInterestingCallee(Callee);
   };
   for (const TUFunctions::Entry &E : Functions.entries()) {
-    if (!Functions.calls(E, Interesting, Depth))
+    if (!Functions.calls(E, Interesting, Depth) &&
+        !alsoAnalyse(*E.Function, Ctx))
       continue;
     const FunctionDecl *FD = E.Function;
     if (FD->isDependentContext()) {

@@ -63,6 +63,11 @@ protected:
   /// The check asks for collectives without a mesh on some path only
   /// (StrictMode): the TU's engine then finds them for every check.
   virtual bool wantsMaybeNoMesh() const { return false; }
+  /// Whether the check also analyses a function that calls none of
+  /// interestingCallees() (asked of every candidate of the TU: cheap).
+  virtual bool alsoAnalyse(const clang::FunctionDecl &, clang::ASTContext &) {
+    return false;
+  }
   /// Reports on one function (a definition, not dependent, without
   /// errors), from what engine() knows of it.
   virtual void analyse(const clang::FunctionDecl &FD,

@@ -3,8 +3,9 @@
 // dtensor-partial-local-use, -op-without-sharding-rule, -mixed-meshes and
 // -unverified-replicate analyse the same functions: those that call one of
 // the API model's placement calls a check names (from_local, to_local, ...),
-// their wrappers, and the callers of helpers of other files that have
-// placement facts in the summary database.
+// their wrappers, the callers of helpers of other files that have
+// placement facts in the summary database, and the functions whose module
+// parameters the file's setup function distributes (ModuleSetups).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,10 @@ private:
   bool followWrappers() const final { return true; }
   std::optional<analysis::SummaryFactKind> summaryFacts() const final {
     return analysis::SummaryFactKind::Placements;
+  }
+  bool alsoAnalyse(const clang::FunctionDecl &FD,
+                   clang::ASTContext &Ctx) final {
+    return engine(Ctx).placementMemo().distributedElsewhere(FD);
   }
 };
 

@@ -88,12 +88,14 @@ double shard_and_clip_one_mesh(torch::nn::Linear &enc, torch::nn::Linear &dec,
   return torch::nn::utils::clip_grad_norm_(params, max_norm);
 }
 
-// Not reported (a limit): this check analyses the functions that make a
-// placement call (distribute_tensor, from_local, fully_shard, ...) or call
-// a helper that does; these two make none, so the modules' meshes are not
-// looked at here, although the setup function is known.
+// Functions that make no placement call themselves: analysed because the
+// file's setup function distributes their module parameters (the users'
+// reports corpus, bad/11).
 at::Tensor stacked_grads(torch::nn::Linear &vit, torch::nn::Linear &lm) {
   return at::stack({vit->weight.grad(), lm->weight.grad()});
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'at::stack' is given a list that holds DTensors on different meshes: 'vit->weight.grad()' on mesh [4] and 'lm->weight.grad()' on mesh [2, 2]
+  // CHECK-NOTES: :[[@LINE-75]]:3: note: 'vit->weight.grad()' is put on mesh [4] here
+  // CHECK-NOTES: :[[@LINE-75]]:3: note: 'lm->weight.grad()' is put on mesh [2, 2] here
 }
 
 double clip(torch::nn::Linear &vit, torch::nn::Linear &lm, double max_norm) {
@@ -101,4 +103,7 @@ double clip(torch::nn::Linear &vit, torch::nn::Linear &lm, double max_norm) {
   for (const at::Tensor &p : lm->parameters())
     params.push_back(p);
   return torch::nn::utils::clip_grad_norm_(params, max_norm);
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' is given a list that holds DTensors on different meshes: 'vit' on mesh [4] and 'lm' on mesh [2, 2]
+  // CHECK-NOTES: :[[@LINE-85]]:3: note: 'vit' is put on mesh [4] here
+  // CHECK-NOTES: :[[@LINE-85]]:3: note: 'lm' is put on mesh [2, 2] here
 }

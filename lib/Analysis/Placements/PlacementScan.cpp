@@ -72,6 +72,12 @@ const HelperPlacements *PlacementMemo::summary(const FunctionDecl &FD) {
   return State->helper(FD);
 }
 
+bool PlacementMemo::distributedElsewhere(const FunctionDecl &FD) {
+  return llvm::any_of(FD.parameters(), [&](const ParmVarDecl *P) {
+    return !State->setups().like(*P).empty();
+  });
+}
+
 const HelperPlacements *PlacementMemo::Impl::helper(const FunctionDecl &FD) {
   auto [It, New] = Helpers.try_emplace(&FD);
   if (!New)

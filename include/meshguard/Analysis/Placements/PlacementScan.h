@@ -177,6 +177,10 @@ public:
   void setDatabase(SummaryLookup *DB);
   /// \p FD's facts (null: none known); what the summary export writes.
   const HelperPlacements *summary(const clang::FunctionDecl &FD);
+  /// Whether the file's setup function distributes a module parameter like
+  /// one of \p FD's (ModuleSetups): its parameters' reads then have
+  /// placements although \p FD calls no placement API itself.
+  bool distributedElsewhere(const clang::FunctionDecl &FD);
   struct Impl;
   Impl &impl() { return *State; }
 
