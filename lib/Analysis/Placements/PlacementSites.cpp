@@ -145,16 +145,11 @@ static llvm::SmallVector<const Expr *, 4> listedTensors(const Expr *Arg,
   return Out;
 }
 
-/// The first two of \p Operands whose meshes surely differ.
-static std::optional<MixedMeshSite>
-differentMeshes(llvm::ArrayRef<const Expr *> Operands,
-                const PlacementVars &Vars, const PlacementTransfer &T,
-                ASTContext &Ctx) {
-  llvm::SmallVector<std::pair<const Expr *, PlacementState>, 4> Facts;
-  for (const Expr *Operand : Operands)
-    if (std::optional<PlacementState> F = T.evaluate(Operand, Vars);
-        F && F->isDTensor())
-      Facts.push_back({Operand, *F});
+/// The first two of \p Facts (an expression and its DTensor's placements)
+/// surely on different meshes.
+static std::optional<MixedMeshSite> firstOnDifferentMeshes(
+    llvm::ArrayRef<std::pair<const Expr *, PlacementState>> Facts,
+    const PlacementTransfer &T, ASTContext &Ctx) {
   for (unsigned I = 0; I < Facts.size(); ++I)
     for (unsigned J = I + 1; J < Facts.size(); ++J)
       if (surelyDifferentMeshes(Facts[I].second, Facts[J].second, T.index(),
@@ -169,6 +164,19 @@ differentMeshes(llvm::ArrayRef<const Expr *> Operands,
         return Site;
       }
   return std::nullopt;
+}
+
+/// The first two of \p Operands whose meshes surely differ.
+static std::optional<MixedMeshSite>
+differentMeshes(llvm::ArrayRef<const Expr *> Operands,
+                const PlacementVars &Vars, const PlacementTransfer &T,
+                ASTContext &Ctx) {
+  llvm::SmallVector<std::pair<const Expr *, PlacementState>, 4> Facts;
+  for (const Expr *Operand : Operands)
+    if (std::optional<PlacementState> F = T.evaluate(Operand, Vars);
+        F && F->isDTensor())
+      Facts.push_back({Operand, *F});
+  return firstOnDifferentMeshes(Facts, T, Ctx);
 }
 
 /// The module whose parameters() \p E is (`m->parameters()`), or null.
@@ -237,20 +245,7 @@ differentModuleMeshes(const Expr *Arg, const PlacementTransfer &T,
   for (const Expr *M : listedModules(*V))
     if (std::optional<PlacementState> Mesh = T.modules()->meshOf(*M))
       Facts.push_back({M, *Mesh});
-  for (unsigned I = 0; I < Facts.size(); ++I)
-    for (unsigned J = I + 1; J < Facts.size(); ++J)
-      if (surelyDifferentMeshes(Facts[I].second, Facts[J].second, T.index(),
-                                Ctx)) {
-        MixedMeshSite Site;
-        Site.First = Facts[I].first;
-        Site.Second = Facts[J].first;
-        Site.FirstMesh = describeMesh(Facts[I].second, T.index(), Ctx);
-        Site.SecondMesh = describeMesh(Facts[J].second, T.index(), Ctx);
-        Site.FirstAt = Facts[I].second.MeshAt;
-        Site.SecondAt = Facts[J].second.MeshAt;
-        return Site;
-      }
-  return std::nullopt;
+  return firstOnDifferentMeshes(Facts, T, Ctx);
 }
 
 // Constructors are left out: libtorch's optimizers step each parameter
