@@ -49,7 +49,7 @@ TEST(Seed, AllPlainBroadcastThrows) {
             std::to_string(line)));
     EXPECT_THAT(e.what(), HasSubstr("pass the DTensor itself"));
   }
-  for (auto [fn, name] :
+  for (const auto& [fn, name] :
        std::vector<std::pair<std::function<void()>, std::string>>{
            {[&] { dist::all_reduce_({plain}, ReduceOp::SUM); },
             "c10d.allreduce_.default"},
@@ -103,13 +103,14 @@ TEST(Seed, GuardPromotesPlainTensor) {
 
   at::Tensor grad = at::full({4}, static_cast<float>(rank() + 1));
   guarded::all_reduce_({grad}, mesh, ReduceOp::SUM);
-  const float total = world_size() * (world_size() + 1) / 2.0f;
+  const auto w = static_cast<float>(world_size());
+  const float total = w * (w + 1) / 2.0f;
   EXPECT_TRUE(at::equal(grad, at::full({4}, total)));
 
   at::Tensor value = at::full({2}, float(rank()));
   guard.call_collective(
-      {value}, [](std::vector<at::Tensor> args, const DeviceMesh&) {
-        dist::broadcast_(std::move(args), 0);
+      {value}, [](const std::vector<at::Tensor>& args, const DeviceMesh&) {
+        dist::broadcast_(args, 0);
       });
   EXPECT_TRUE(at::equal(value, at::zeros({2})));
 
@@ -129,6 +130,8 @@ TEST(Mesh, OneDimensional) {
   EXPECT_EQ(mesh.coordinate(), std::vector<int64_t>{rank()});
   EXPECT_EQ(mesh.device_type(), "cpu");
   EXPECT_EQ(mesh.get_group(0)->getSize(), world_size());
+  // The copy constructor is what is tested here.
+  // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
   DeviceMesh copy = mesh;
   EXPECT_EQ(copy, mesh);
   EXPECT_THAT(mesh.to_string(), StartsWith("DeviceMesh('cpu', [0, 1"));
@@ -159,7 +162,7 @@ TEST(Mesh, TwoByTwo) {
 
 TEST(Collectives, AllReduceOnPlacements) {
   auto mesh = world_mesh();
-  const float n = world_size();
+  const auto n = static_cast<float>(world_size());
   auto partial =
       from_local(at::full({3}, float(rank() + 1)), mesh, {Partial{}});
   dist::all_reduce_({partial}, ReduceOp::SUM);
@@ -390,7 +393,7 @@ TEST(Mesh, FromUserProcessGroups) {
   EXPECT_EQ(mine.coordinate(), base.coordinate());
   auto dt = from_local(at::full({2}, float(rank() + 1)), mine, {Partial{}});
   dist::all_reduce_({dt}, ReduceOp::SUM);
-  const float n = world_size();
+  const auto n = static_cast<float>(world_size());
   EXPECT_TRUE(at::equal(to_local(dt), at::full({2}, n * (n + 1) / 2)));
   MG_EXPECT_THROW_WITH(
       DeviceMesh(

@@ -23,8 +23,8 @@ TEST(CudaRank, CollectivesAcrossGpus) {
 
   at::Tensor mine = at::full({5}, r + 1, at::TensorOptions().device(dev));
   guarded::all_reduce_({mine}, mesh, ReduceOp::SUM);
-  EXPECT_TRUE(at::equal(
-      mine.cpu(), at::full({5}, static_cast<double>(n * (n + 1) / 2))));
+  const int64_t sum = n * (n + 1) / 2; // 1 + ... + n, exact in integers
+  EXPECT_TRUE(at::equal(mine.cpu(), at::full({5}, static_cast<double>(sum))));
 
   at::Tensor from_root = at::full({5}, r, at::TensorOptions().device(dev));
   guarded::broadcast_({from_root}, mesh, 0);

@@ -32,6 +32,7 @@ void check_local_steps(const Options& options, const char* what) {
   Optimizer ref_opt(ref, options), opt(params, options);
   for (int step = 0; step < 5; ++step) {
     std::vector<at::Tensor> grads;
+    grads.reserve(init.size());
     for (const auto& t : init) {
       grads.push_back(torch::randn(t.sizes()));
     }

@@ -10,7 +10,6 @@
 
 using namespace meshguard;
 using namespace meshguard::testing;
-using ::testing::HasSubstr;
 
 namespace {
 

@@ -15,7 +15,6 @@
 
 using namespace meshguard;
 using namespace meshguard::testing;
-using ::testing::HasSubstr;
 
 using namespace meshguard::testing::differential;
 
@@ -429,6 +428,7 @@ TEST(ShardingRules, TensorParallelMlpWithoutManualLocals) {
     return at::linear(at::relu(at::linear(in, p[0], p[1])), p[2], p[3]);
   };
   std::vector<at::Tensor> ref;
+  ref.reserve(init.size());
   for (const auto& t : init) {
     ref.push_back(t.clone().requires_grad_());
   }

@@ -399,6 +399,7 @@ TEST(Module, DataParallelStepsMatchSingleProcess) {
   };
 
   std::vector<at::Tensor> ref;
+  ref.reserve(init.size());
   for (const auto& t : init) {
     ref.push_back(t.clone().requires_grad_());
   }
@@ -413,6 +414,7 @@ TEST(Module, DataParallelStepsMatchSingleProcess) {
   }
 
   std::vector<at::Tensor> params;
+  params.reserve(init.size());
   for (const auto& t : init) {
     params.push_back(
         distribute_tensor(t, mesh, {Replicate{}}).requires_grad_());
@@ -423,6 +425,7 @@ TEST(Module, DataParallelStepsMatchSingleProcess) {
   for (int step = 0; step < 4; ++step) {
     opt.zero_grad();
     std::vector<at::Tensor> locals;
+    locals.reserve(params.size());
     for (const auto& p : params) {
       locals.push_back(to_local(p));
     }
@@ -464,6 +467,7 @@ TEST(Module, TensorParallelMlpMatchesSingleProcess) {
       torch::randn({2}) * 0.1};
 
   std::vector<at::Tensor> ref;
+  ref.reserve(init.size());
   for (const auto& t : init) {
     ref.push_back(t.clone().requires_grad_());
   }

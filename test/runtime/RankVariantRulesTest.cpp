@@ -216,8 +216,8 @@ bool fused_adam_step(std::vector<std::vector<at::Tensor>> lists) {
   }
   stack.emplace_back(false); // amsgrad
   stack.emplace_back(false); // maximize
-  stack.emplace_back(c10::IValue()); // grad_scale
-  stack.emplace_back(c10::IValue()); // found_inf
+  stack.emplace_back(); // grad_scale: None
+  stack.emplace_back(); // found_inf: None
   try {
     op->callBoxed(stack);
   } catch (const c10::NotImplementedError&) {
