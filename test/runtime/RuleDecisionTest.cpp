@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -36,17 +38,16 @@ class ShapeOnlyGroup : public c10d::ProcessGroup {
 };
 
 DeviceMesh shape_only_mesh(std::vector<int64_t> shape) {
-  std::vector<int64_t> ranks;
   int64_t n = 1;
   for (int64_t s : shape) {
     n *= s;
   }
-  for (int64_t r = 0; r < n; ++r) {
-    ranks.push_back(r);
-  }
+  std::vector<int64_t> ranks(n);
+  std::iota(ranks.begin(), ranks.end(), 0);
   std::vector<c10::intrusive_ptr<c10d::ProcessGroup>> groups;
+  groups.reserve(shape.size());
   for (int64_t s : shape) {
-    groups.push_back(c10::make_intrusive<ShapeOnlyGroup>(0, s));
+    groups.emplace_back(c10::make_intrusive<ShapeOnlyGroup>(0, s));
   }
   return DeviceMesh("cpu", shape, ranks, groups, /*global_rank=*/0);
 }
@@ -102,8 +103,8 @@ struct Row {
 
 std::ostream& operator<<(std::ostream& os, const Row& row) {
   os << row.op;
-  for (size_t i = 0; i < row.placements.size(); ++i) {
-    os << " [" << row.placements[i] << "]";
+  for (const std::string& p : row.placements) {
+    os << " [" << p << "]";
   }
   return os << " on a mesh of " << row.mesh.size() << " dim(s)";
 }
@@ -117,12 +118,14 @@ TEST_P(RuleDecision, MatchesPyTorch) {
   ASSERT_NE(entry, nullptr) << row.op << " has no rule";
 
   std::vector<Placements> placements;
+  placements.reserve(row.placements.size());
   for (const std::string& p : row.placements) {
     placements.push_back(parse_placements(p));
   }
   // The stack as the kernel sees it: the operands (global-shaped meta
   // tensors stand in for the DTensors), then the other arguments.
   std::vector<c10::IValue> args;
+  args.reserve(row.shapes.size() + row.extra.size());
   for (const Shape& s : row.shapes) {
     args.emplace_back(at::empty(s, at::TensorOptions().device(at::kMeta)));
   }
@@ -151,7 +154,7 @@ const Shape k44{4, 4}, k46{4, 6}, k68{6, 8}, k48{4, 8};
 
 // Each row: what torch.distributed.tensor decides for the same call
 // (PyTorch 2.13; the conformance harness checks the values on real ranks).
-const Row kRows[] = {
+const std::vector<Row> kRows = {
     // Pointwise: the output follows its operands; Replicate is cut locally.
     {"aten::add.Tensor",
      {2},
@@ -307,12 +310,12 @@ TEST(RuleTable, OutTensorPlacementIsKept) {
   call.mesh_shape = mesh.shape();
   call.operands.push_back(ops::Operand{0, -1, shape, s0});
   call.operands.push_back(ops::Operand{1, -1, shape, s0});
-  const Placements* out[] = {&r};
+  const std::array<const Placements*, 1> out = {&r};
   auto decision =
       ops::decide("aten::add.out", *entry, call, mesh, ops::Fixed{-1, out});
   EXPECT_EQ(placements_text(decision->input_targets[0]), "R");
   EXPECT_EQ(placements_text(decision->output_placements[0]), "R");
-  const Placements* sharded[] = {&s0};
+  const std::array<const Placements*, 1> sharded = {&s0};
   decision =
       ops::decide("aten::add.out", *entry, call, mesh, ops::Fixed{-1, sharded});
   EXPECT_EQ(placements_text(decision->input_targets[0]), "S(0)");

@@ -220,7 +220,7 @@ TEST(SafetensorsFuzz, JsonReader) {
         "01",
         "1.",
         "-",
-        "\"\\x\"",
+        R"("\x")",
         "tru",
         "{\"a\" 1}",
         "[1 2]",
